@@ -1,0 +1,15 @@
+# Every dependency is a Debian 12 package (scripts/setup.sh installs them).
+find_package(MPI 3.1 REQUIRED COMPONENTS C CXX)
+# Serial HDF5 on purpose (docs/design.md): ranks read disjoint row slices of a read-only
+# store independently and only one rank writes a result, so MPI-IO buys nothing and the
+# serial build keeps mpi.h out of io/ and lets `perfit import/inspect/synth` run anywhere.
+find_package(HDF5 1.10 REQUIRED COMPONENTS C)
+if(HDF5_IS_PARALLEL)
+  message(FATAL_ERROR "perfit wants serial HDF5, but FindHDF5 picked a parallel build "
+          "(${HDF5_INCLUDE_DIRS}). Configure with -DHDF5_C_COMPILER_EXECUTABLE=$(which h5cc).")
+endif()
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(spdlog 1.10 REQUIRED)
+find_package(CLI11 2.1 REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(yaml-cpp 0.7 REQUIRED)  # target is plain `yaml-cpp` in 0.7

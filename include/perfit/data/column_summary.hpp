@@ -1,0 +1,28 @@
+// What `perfit inspect` says about a column: range of numbers, count of non-finite values,
+// and the distinct values when there are few (grids of p and b, categorical labels).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "perfit/data/column.hpp"
+
+namespace perfit::data {
+
+struct ColumnSummary {
+  std::string name;
+  ColumnType type = ColumnType::float64;
+  std::size_t rows = 0;
+  double min = 0.0, max = 0.0;   // over finite values (numeric columns)
+  std::size_t non_finite = 0;    // NaN and inf (float64)
+  std::size_t n_distinct = 0;    // exact up to kMaxDistinct, then "more than"
+  bool distinct_truncated = false;
+  std::vector<std::string> distinct;  // sorted, at most kMaxDistinct
+
+  static constexpr std::size_t kMaxDistinct = 16;
+};
+
+ColumnSummary summarize(const Column& c);
+
+}  // namespace perfit::data

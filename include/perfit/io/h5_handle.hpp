@@ -1,0 +1,56 @@
+// RAII owners of HDF5 identifiers, plus the one place HDF5 failures become exceptions.
+// HDF5's own error printing is switched off (silence_hdf5_errors): a failure becomes an
+// H5Error carrying the stack, and the user sees one message, not a dump on stderr.
+#pragma once
+
+#include <hdf5.h>
+
+#include <string>
+#include <utility>
+
+namespace perfit::io {
+
+// Sole owner of one hid_t; move-only.
+template <herr_t (*Close)(hid_t)>
+class H5Handle {
+ public:
+  H5Handle() = default;
+  explicit H5Handle(hid_t id) : id_(id) {}
+  H5Handle(H5Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)) {}
+  H5Handle& operator=(H5Handle o) noexcept {
+    std::swap(id_, o.id_);
+    return *this;
+  }
+  H5Handle(const H5Handle&) = delete;
+  ~H5Handle() {
+    if (id_ >= 0) Close(id_);  // never throws
+  }
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  // Gives up ownership (to close explicitly and check the status).
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+using H5File = H5Handle<H5Fclose>;
+using H5Group = H5Handle<H5Gclose>;
+using H5Dataset = H5Handle<H5Dclose>;
+using H5Dataspace = H5Handle<H5Sclose>;
+using H5Datatype = H5Handle<H5Tclose>;
+using H5Attribute = H5Handle<H5Aclose>;
+using H5Plist = H5Handle<H5Pclose>;
+
+// Turns off HDF5's automatic error printing for this process (idempotent).
+void silence_hdf5_errors();
+
+// The current HDF5 error stack as text (innermost first), empty when there is none.
+std::string hdf5_error_stack();
+
+// Throws: H5Error "<what>: <HDF5 stack>" when id < 0; returns id otherwise.
+hid_t h5_check(hid_t id, const std::string& what);
+// Throws: H5Error when status < 0.
+void h5_check_status(herr_t status, const std::string& what);
+
+}  // namespace perfit::io

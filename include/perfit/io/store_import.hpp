@@ -1,0 +1,39 @@
+// `perfit import`: a CSV file becomes a set of a store. The new store is assembled in a
+// temporary file (other sets copied, this one written) and renamed over the old one, so any
+// error leaves STORE.h5 exactly as it was.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace perfit::io {
+
+struct ImportOptions {
+  std::string csv;
+  std::string store;
+  std::string set;     // /<framework>/<model>[/<system>]
+  std::string target;  // measured-time column
+  std::string unit = "s";
+  std::string source;  // provenance; defaults to the CSV path
+  bool append = false;
+  bool replace = false;
+  bool drop_invalid = false;
+  std::vector<std::string> categorical;
+  // Throws: ConfigError for a bad set path, empty target, or --append with --replace.
+  void validate() const;
+};
+
+struct ImportSummary {
+  std::size_t rows_read = 0;
+  std::size_t rows_dropped = 0;  // invalid targets dropped by --drop-invalid
+  std::size_t rows_in_set = 0;   // after append
+  bool created_store = false;
+  bool appended = false;
+  bool replaced = false;
+};
+
+// Throws: ConfigError, DataError, IoError, H5Error (each message names file, line, column).
+ImportSummary import_csv(const ImportOptions& options);
+
+}  // namespace perfit::io

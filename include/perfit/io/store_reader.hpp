@@ -1,0 +1,61 @@
+// Reads measurement sets from a perfit HDF5 store: lists sets, describes them, and loads
+// chosen columns of a row range (a hyperslab), so a rank can load just its slice of a large set.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/io/h5_handle.hpp"
+
+namespace perfit::io {
+
+struct ColumnInfo {
+  std::string name;
+  data::ColumnType type = data::ColumnType::float64;
+};
+
+struct SetInfo {
+  std::string path;
+  std::size_t rows = 0;
+  std::vector<ColumnInfo> columns;
+  data::Attributes attributes;
+};
+
+// Rows [begin, end); end is clamped to the set's length.
+struct RowRange {
+  std::size_t begin = 0;
+  std::size_t end = std::numeric_limits<std::size_t>::max();
+};
+
+class StoreReader {
+ public:
+  // Throws: IoError if the file is missing or unreadable; DataError if it is not HDF5.
+  explicit StoreReader(std::string path);
+
+  const std::string& path() const { return path_; }
+  hid_t id() const { return file_.get(); }
+
+  // Paths of all sets, sorted. Throws: DataError if the file holds no perfit set.
+  std::vector<std::string> sets() const;
+  bool has_set(const std::string& set) const;
+
+  // Throws: DataError if the set is missing (listing the sets there are) or malformed.
+  SetInfo info(const std::string& set) const;
+
+  // Loads `columns` (all when empty), in the order asked, for rows in `range`.
+  // Throws: DataError for a missing set or column, or a range beyond the set.
+  data::MeasurementTable read(const std::string& set, const std::vector<std::string>& columns = {},
+                              RowRange range = {}) const;
+
+ private:
+  std::vector<std::string> find_sets() const;
+  std::string where(const std::string& set) const;
+
+  std::string path_;
+  H5File file_;
+};
+
+}  // namespace perfit::io

@@ -1,0 +1,54 @@
+// Writes a new perfit store file: sets copied whole from another store, or written from
+// tables, chunk by chunk for sets too large to hold in memory. Callers write into an
+// AtomicOutput's temporary path so that an existing store is never half-modified.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/store_reader.hpp"
+
+namespace perfit::io {
+
+// Throws: ConfigError unless path is /<framework>/<model>[/<system>] with names of
+// letters, digits and . _ + -.
+void validate_set_path(const std::string& set);
+
+// Streams rows into the column datasets of one set created with a known row count.
+class SetWriter {
+ public:
+  SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t rows, std::string where);
+  // Writes chunk's rows at [offset, offset + chunk.rows()). Columns matched by name.
+  // Throws: DataError for a chunk missing a column or overrunning the set.
+  void write(std::size_t offset, const data::MeasurementTable& chunk);
+
+ private:
+  H5Group group_;
+  std::vector<ColumnInfo> columns_;
+  std::vector<H5Dataset> datasets_;
+  std::size_t rows_;
+  std::string where_;
+};
+
+class StoreWriter {
+ public:
+  // Creates (truncates) the file. Throws: IoError if it cannot be created.
+  explicit StoreWriter(std::string path);
+
+  void copy_set(const StoreReader& src, const std::string& set);
+  // Creates the set's group, attributes and empty column datasets of `rows` rows.
+  SetWriter create_set(const std::string& set, const std::vector<ColumnInfo>& columns,
+                       std::size_t rows, const data::Attributes& attributes);
+  // Writes a whole table (its attributes become the set's).
+  void write_set(const std::string& set, const data::MeasurementTable& table);
+  // Flushes and closes. Throws: H5Error if the flush fails (disk full).
+  void close();
+
+ private:
+  std::string path_;
+  H5File file_;
+};
+
+}  // namespace perfit::io

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package perfit needs to build, test and run its scripts.
+# Idempotent: packages already installed are skipped (no apt-get at all when nothing is missing).
+#
+#   bash scripts/setup.sh            build + test + python deps
+#   bash scripts/setup.sh --slurm    also slurm-wlm and munge (the local Slurm of scripts/slurm-*.sh)
+#
+# Root installs with apt-get. Without root it installs nothing and prints what a cluster user
+# should `module load` (or ask their admins for) instead.
+set -euo pipefail
+
+want_slurm=0
+for a in "$@"; do
+  case "$a" in
+    --slurm) want_slurm=1 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+PKGS=(
+  build-essential cmake pkg-config git ca-certificates
+  libopenmpi-dev openmpi-bin      # Open MPI 4.1 (mpicxx, mpiexec)
+  libhdf5-dev hdf5-tools          # serial HDF5 1.10 (docs/design.md says why serial), h5dump
+  libeigen3-dev                   # Eigen 3.4
+  libspdlog-dev libfmt-dev        # spdlog 1.10 on external fmt 9
+  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev       # GoogleTest/GoogleMock 1.12
+  python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
+)
+SLURM_PKGS=(slurm-wlm munge)
+[ "$want_slurm" = 1 ] && PKGS+=("${SLURM_PKGS[@]}")
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup.sh: all ${#PKGS[@]} packages already installed"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  cat >&2 <<MSG
+setup.sh: not root, so nothing was installed. Missing Debian packages:
+  ${missing[*]}
+On a cluster, load the equivalents instead, e.g.:
+  module load gcc/12 cmake/3.25 openmpi/4.1 hdf5/1.10-serial eigen/3.4 python/3 (with numpy, h5py)
+and point CMake at spdlog, CLI11, nlohmann_json, yaml-cpp and GTest (CMAKE_PREFIX_PATH).
+MSG
+  exit 1
+fi
+
+# Keep package scripts from starting daemons (munge, slurm) during the install: on machines
+# without systemd their init scripts would otherwise run. scripts/slurm-start.sh starts them.
+created_policy=0
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  created_policy=1
+fi
+trap '[ "$created_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d' EXIT
+
+echo "setup.sh: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup.sh: done"

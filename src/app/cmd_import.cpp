@@ -1,0 +1,42 @@
+#include <cstdio>
+
+#include "commands.hpp"
+#include "perfit/io/store_import.hpp"
+
+namespace perfit::app {
+
+void add_import_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<io::ImportOptions>();
+  auto* cmd = app.add_subcommand(
+      "import",
+      "Import a CSV file (header row = column names) as one measurement set of an HDF5 store.\n"
+      "Column types are inferred from each column's first value. The store is rewritten\n"
+      "through a temporary file, so on any error it stays exactly as it was.");
+  cmd->add_option("csv", o->csv, "CSV file to import")->required();
+  cmd->add_option("--out", o->store, "HDF5 store to create or add to")->required();
+  cmd->add_option("--set", o->set, "set path /<framework>/<model>[/<system>]")->required();
+  cmd->add_option("--target", o->target, "column holding the measured time")->required();
+  cmd->add_option("--unit", o->unit, "unit of the target column")->capture_default_str();
+  cmd->add_option("--source", o->source, "provenance note (default: the CSV file name)");
+  cmd->add_option("--categorical", o->categorical, "columns to keep as text")->delimiter(',');
+  cmd->add_flag("--append", o->append, "add the rows to an existing set");
+  cmd->add_flag("--replace", o->replace, "overwrite an existing set");
+  cmd->add_flag("--drop-invalid", o->drop_invalid,
+                "drop rows whose target is NaN, inf, zero or negative (and count them)");
+  cmd->callback([o, &action] {
+    action = [o] {
+      const io::ImportSummary s = io::import_csv(*o);
+      std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
+                  s.rows_read - s.rows_dropped, o->csv.c_str(), o->store.c_str(), o->set.c_str(),
+                  s.created_store ? " (new store)" : "",
+                  s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""), s.rows_in_set);
+      if (s.rows_dropped > 0) {
+        std::printf("dropped %zu of %zu rows with an invalid target '%s' (--drop-invalid)\n",
+                    s.rows_dropped, s.rows_read, o->target.c_str());
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace perfit::app

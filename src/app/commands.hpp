@@ -1,0 +1,17 @@
+// Each subcommand registers its options on the CLI and, when chosen, leaves the work to do
+// in `action`, which main() runs after parsing (so errors are handled in one place).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace perfit::app {
+
+using Action = std::function<int()>;
+
+void add_import_command(CLI::App& app, Action& action);
+void add_inspect_command(CLI::App& app, Action& action);
+void add_synth_command(CLI::App& app, Action& action);
+
+}  // namespace perfit::app

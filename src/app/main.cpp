@@ -1,0 +1,52 @@
+// perfit's entry point: parse the command line, run one subcommand, turn typed errors into a
+// one-line message and the exit code of their class (docs/cli.md lists them).
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/logging.hpp"
+#include "perfit/core/version.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "perfit: fit performance models of distributed deep-learning training to measured "
+      "times.\nData lives in HDF5 stores (docs/hdf5-format.md). Exit codes: 0 ok, 1 internal, "
+      "2 bad option/config, 3 bad data, 4 HDF5 failure, 5 MPI failure, 6 file I/O."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(perfit::version()) + " (git " +
+                                        perfit::git_revision() + ")");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")
+      ->capture_default_str();
+
+  perfit::app::Action action;
+  perfit::app::add_import_command(app, action);
+  perfit::app::add_inspect_command(app, action);
+  perfit::app::add_synth_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    perfit::init_logging(0, perfit::parse_log_level(log_level));
+    return action();
+  } catch (const perfit::Error& e) {
+    std::fprintf(stderr, "perfit: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "perfit: internal error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,17 @@
+// Private helpers shared by the store reader and writer: HDF5 attributes and string types.
+#pragma once
+
+#include <string>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/io/h5_handle.hpp"
+
+namespace perfit::io::detail {
+
+// Variable-length UTF-8 C string type (what h5py reads back as str).
+H5Datatype vlen_string_type();
+
+data::Attributes read_attributes(hid_t obj, const std::string& where);
+void write_attribute(hid_t obj, const std::string& name, const data::AttributeValue& v);
+
+}  // namespace perfit::io::detail

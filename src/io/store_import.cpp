@@ -1,0 +1,136 @@
+#include "perfit/io/store_import.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/csv_reader.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
+
+namespace perfit::io {
+
+void ImportOptions::validate() const {
+  validate_set_path(set);
+  if (target.empty()) throw ConfigError("--target must name the measured-time column");
+  if (append && replace) {
+    throw ConfigError("--append and --replace exclude each other: append adds rows to set '" +
+                      set + "', replace overwrites it");
+  }
+}
+
+namespace {
+
+// Checks the target column; drops invalid rows when asked. Returns rows dropped.
+std::size_t check_target(CsvTable& csv, const ImportOptions& o) {
+  const data::Column* t = csv.table.find(o.target);
+  if (!t) {
+    std::string names;
+    for (const auto& n : csv.table.column_names()) names += (names.empty() ? "" : ", ") + n;
+    throw DataError("'" + o.csv + "' has no target column '" + o.target +
+                    "'; header columns: " + names + ". Pass --target with one of them");
+  }
+  if (!t->is_numeric()) {
+    throw DataError("'" + o.csv + "' target column '" + o.target +
+                    "' holds text (first value '" + t->str().front() +
+                    "'), expected measured times in " + o.unit);
+  }
+  const std::vector<double> v = t->to_double();
+  std::vector<bool> keep(v.size(), true);
+  std::size_t bad = 0, first_bad = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!(std::isfinite(v[i]) && v[i] > 0.0)) {
+      if (bad++ == 0) first_bad = i;
+      keep[i] = false;
+    }
+  }
+  if (bad == 0) return 0;
+  if (!o.drop_invalid) {
+    const double x = v[first_bad];
+    const std::string found = std::isnan(x) ? "NaN or empty" : t->value_text(first_bad);
+    throw DataError("'" + o.csv + "' line " + std::to_string(csv.line_of_row[first_bad]) +
+                    ", target column '" + o.target + "': found " + found +
+                    ", expected a finite time > 0 (" + std::to_string(bad) +
+                    " such rows in all). Fix them, or pass --drop-invalid to drop and count them");
+  }
+  csv.table.filter_rows(keep);
+  if (csv.table.rows() == 0) {
+    throw DataError("'" + o.csv + "': all " + std::to_string(v.size()) + " rows have an invalid "
+                    "target '" + o.target + "'; nothing to import");
+  }
+  return bad;
+}
+
+data::Attributes provenance(const ImportOptions& o) {
+  data::Attributes a;
+  std::vector<std::string> parts;
+  for (std::size_t b = 1, e; b < o.set.size(); b = e + 1) {
+    e = o.set.find('/', b);
+    if (e == std::string::npos) e = o.set.size();
+    parts.push_back(o.set.substr(b, e - b));
+  }
+  a["framework"] = parts.at(0);
+  a["model"] = parts.at(1);
+  if (parts.size() > 2) a["system"] = parts[2];
+  a["source"] = o.source.empty() ? std::filesystem::path(o.csv).filename().string() : o.source;
+  a["target"] = o.target;
+  a["unit"] = o.unit;
+  return a;
+}
+
+}  // namespace
+
+ImportSummary import_csv(const ImportOptions& o) {
+  o.validate();
+  ImportSummary s;
+  CsvOptions copts;
+  copts.categorical = o.categorical;
+  CsvTable csv = read_csv(o.csv, copts);
+  s.rows_read = csv.table.rows();
+  s.rows_dropped = check_target(csv, o);
+  data::MeasurementTable table = std::move(csv.table);
+  table.attributes() = provenance(o);
+
+  std::error_code ec;
+  s.created_store = !std::filesystem::exists(o.store, ec);
+  AtomicOutput out(o.store);
+  {
+    StoreWriter w(out.temp_path());
+    if (!s.created_store) {
+      StoreReader old(o.store);
+      bool exists = false;
+      for (const auto& set : old.sets()) {
+        if (set == o.set) {
+          exists = true;
+          continue;
+        }
+        w.copy_set(old, set);
+      }
+      if (exists && !o.append && !o.replace) {
+        throw DataError("'" + o.store + "' already has set '" + o.set +
+                        "'. Pass --append to add these rows to it or --replace to overwrite it");
+      }
+      if (exists && o.append) {
+        data::MeasurementTable merged = old.read(o.set);
+        if (merged.target() != o.target) {
+          throw DataError("'" + o.store + "' set '" + o.set + "' has target '" +
+                          merged.target() + "', the import says --target " + o.target);
+        }
+        merged.append(table);
+        merged.attributes()["source"] =
+            merged.attribute_string("source") + "; " + data::attribute_text(table.attributes().at("source"));
+        table = std::move(merged);
+        s.appended = true;
+      }
+      s.replaced = exists && o.replace;
+    }
+    w.write_set(o.set, table);
+    w.close();
+  }
+  out.commit();
+  s.rows_in_set = table.rows();
+  return s;
+}
+
+}  // namespace perfit::io

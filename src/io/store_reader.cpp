@@ -1,0 +1,258 @@
+#include "perfit/io/store_reader.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "h5_attributes.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/store_format.hpp"
+
+namespace perfit::io {
+
+namespace fs = std::filesystem;
+using data::Column;
+using data::ColumnType;
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "(none)" : s;
+}
+
+// Column names of a set group, in creation order when the group tracks it.
+herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->push_back(name);
+  return 0;
+}
+
+std::vector<std::string> member_names(hid_t group) {
+  std::vector<std::string> names;
+  hsize_t idx = 0;
+  if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, &names) < 0) {
+    hdf5_error_stack();  // not tracked (file written by another tool): fall back to names
+    names.clear();
+    idx = 0;
+    h5_check_status(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &names),
+                    "list group members");
+  }
+  return names;
+}
+
+ColumnType column_type_of(hid_t dset, const std::string& where) {
+  H5Datatype t(h5_check(H5Dget_type(dset), "type of " + where));
+  switch (H5Tget_class(t.get())) {
+    case H5T_FLOAT: return ColumnType::float64;
+    case H5T_INTEGER: return ColumnType::int64;
+    case H5T_STRING: return ColumnType::string;
+    default: break;
+  }
+  throw DataError(where + " has an unsupported HDF5 type class; expected float, integer or string");
+}
+
+herr_t find_set_groups(hid_t root, const char* name, const H5L_info_t* info, void* data) {
+  if (info->type != H5L_TYPE_HARD) return 0;
+  hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
+  if (obj < 0) return 0;
+  if (H5Iget_type(obj) == H5I_GROUP && H5Aexists(obj, kFormatAttribute) > 0) {
+    static_cast<std::vector<std::string>*>(data)->push_back(std::string("/") + name);
+  }
+  H5Oclose(obj);
+  return 0;
+}
+
+}  // namespace
+
+StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
+  silence_hdf5_errors();
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) {
+    throw IoError("store '" + path_ + "' does not exist. Create one with `perfit synth --out " +
+                  path_ + "` or `perfit import FILE.csv --out " + path_ + " ...`");
+  }
+  if (fs::is_directory(path_, ec)) {
+    throw IoError("store '" + path_ + "' is a directory, expected an HDF5 file");
+  }
+  if (!std::ifstream(path_).good()) {
+    throw IoError("store '" + path_ + "' cannot be read (permissions?)");
+  }
+  if (H5Fis_hdf5(path_.c_str()) <= 0) {
+    hdf5_error_stack();
+    throw DataError("'" + path_ + "' is not an HDF5 file. perfit stores are HDF5 "
+                    "(docs/hdf5-format.md); convert CSV with `perfit import`");
+  }
+  file_ = H5File(h5_check(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT),
+                          "open '" + path_ + "' read-only"));
+}
+
+std::string StoreReader::where(const std::string& set) const {
+  return "'" + path_ + "' set '" + set + "'";
+}
+
+std::vector<std::string> StoreReader::find_sets() const {
+  std::vector<std::string> sets;
+  h5_check_status(H5Lvisit(file_.get(), H5_INDEX_NAME, H5_ITER_INC, find_set_groups, &sets),
+                  "walk '" + path_ + "'");
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+std::vector<std::string> StoreReader::sets() const {
+  std::vector<std::string> s = find_sets();
+  if (s.empty()) {
+    throw DataError("'" + path_ + "' is an HDF5 file but holds no perfit measurement set (no "
+                    "group with attribute '" + std::string(kFormatAttribute) +
+                    "'; see docs/hdf5-format.md). Create sets with `perfit import` or "
+                    "`perfit synth`");
+  }
+  return s;
+}
+
+bool StoreReader::has_set(const std::string& set) const {
+  const auto s = find_sets();
+  return std::find(s.begin(), s.end(), set) != s.end();
+}
+
+SetInfo StoreReader::info(const std::string& set) const {
+  if (!has_set(set)) {
+    const auto s = find_sets();
+    throw DataError("'" + path_ + "' has no set '" + set + "'; sets there: " + join(s));
+  }
+  H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
+  SetInfo info;
+  info.path = set;
+  info.attributes = detail::read_attributes(g.get(), where(set));
+  const std::string version = info.attributes.count(kFormatAttribute)
+                                  ? data::attribute_text(info.attributes.at(kFormatAttribute))
+                                  : "";
+  if (version != kFormatVersion) {
+    throw DataError(where(set) + " has " + kFormatAttribute + "='" + version + "', expected '" +
+                    kFormatVersion + "'. It was written by another perfit version; re-import it");
+  }
+  bool first = true;
+  for (const auto& name : member_names(g.get())) {
+    const std::string w = where(set) + " dataset '" + name + "'";
+    H5O_type_t type = H5O_TYPE_UNKNOWN;
+    {
+      hid_t obj = h5_check(H5Oopen(g.get(), name.c_str(), H5P_DEFAULT), "open " + w);
+      type = H5Iget_type(obj) == H5I_DATASET ? H5O_TYPE_DATASET : H5O_TYPE_GROUP;
+      H5Oclose(obj);
+    }
+    if (type != H5O_TYPE_DATASET) {
+      throw DataError(w + " is a group; a set holds only 1-D column datasets");
+    }
+    H5Dataset d(h5_check(H5Dopen2(g.get(), name.c_str(), H5P_DEFAULT), "open " + w));
+    H5Dataspace sp(h5_check(H5Dget_space(d.get()), "space of " + w));
+    if (H5Sget_simple_extent_ndims(sp.get()) != 1) {
+      throw DataError(w + " has " + std::to_string(H5Sget_simple_extent_ndims(sp.get())) +
+                      " dimensions, expected 1 (one dataset per column)");
+    }
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(sp.get(), &n, nullptr);
+    if (first) {
+      info.rows = n;
+      first = false;
+    } else if (n != info.rows) {
+      throw DataError(w + " has " + std::to_string(n) + " rows, but '" +
+                      info.columns.front().name + "' has " + std::to_string(info.rows) +
+                      "; all columns of a set must have the same length");
+    }
+    info.columns.push_back({name, column_type_of(d.get(), w)});
+  }
+  if (info.columns.empty()) throw DataError(where(set) + " has no column datasets");
+  return info;
+}
+
+namespace {
+
+Column read_column(hid_t dset, const ColumnInfo& ci, hsize_t begin, hsize_t count,
+                   const std::string& w) {
+  H5Dataspace fspace(h5_check(H5Dget_space(dset), "space of " + w));
+  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &begin, nullptr, &count,
+                                      nullptr),
+                  "select rows of " + w);
+  H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), "memory space"));
+  const std::size_t n = count;
+  switch (ci.type) {
+    case ColumnType::float64: {
+      std::vector<double> v(n);
+      h5_check_status(H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
+                              v.data()),
+                      "read " + w);
+      return Column(ci.name, std::move(v));
+    }
+    case ColumnType::int64: {
+      std::vector<std::int64_t> v(n);
+      h5_check_status(H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT,
+                              v.data()),
+                      "read " + w);
+      return Column(ci.name, std::move(v));
+    }
+    case ColumnType::string: break;
+  }
+  std::vector<std::string> out(n);
+  H5Datatype ftype(h5_check(H5Dget_type(dset), "type of " + w));
+  if (H5Tis_variable_str(ftype.get()) > 0) {
+    H5Datatype mtype = detail::vlen_string_type();
+    std::vector<char*> ptrs(n, nullptr);
+    h5_check_status(H5Dread(dset, mtype.get(), mspace.get(), fspace.get(), H5P_DEFAULT,
+                            ptrs.data()),
+                    "read " + w);
+    for (std::size_t i = 0; i < n; ++i) out[i] = ptrs[i] ? ptrs[i] : "";
+    H5Dvlen_reclaim(mtype.get(), mspace.get(), H5P_DEFAULT, ptrs.data());
+  } else {
+    const std::size_t size = H5Tget_size(ftype.get());
+    std::vector<char> buf(size * n);
+    h5_check_status(H5Dread(dset, ftype.get(), mspace.get(), fspace.get(), H5P_DEFAULT,
+                            buf.data()),
+                    "read " + w);
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* s = buf.data() + i * size;
+      out[i].assign(s, strnlen(s, size));
+    }
+  }
+  return Column(ci.name, std::move(out));
+}
+
+}  // namespace
+
+data::MeasurementTable StoreReader::read(const std::string& set,
+                                         const std::vector<std::string>& columns,
+                                         RowRange range) const {
+  const SetInfo si = info(set);
+  if (range.begin > si.rows || range.begin > range.end) {
+    throw DataError(where(set) + ": row range [" + std::to_string(range.begin) + ", " +
+                    std::to_string(range.end) + ") is outside the set's " +
+                    std::to_string(si.rows) + " rows");
+  }
+  const std::size_t end = std::min(range.end, si.rows);
+  std::vector<ColumnInfo> wanted;
+  if (columns.empty()) {
+    wanted = si.columns;
+  } else {
+    for (const auto& name : columns) {
+      auto it = std::find_if(si.columns.begin(), si.columns.end(),
+                             [&](const ColumnInfo& c) { return c.name == name; });
+      if (it == si.columns.end()) {
+        std::vector<std::string> names;
+        for (const auto& c : si.columns) names.push_back(c.name);
+        throw DataError(where(set) + " has no column '" + name + "'; columns: " + join(names));
+      }
+      wanted.push_back(*it);
+    }
+  }
+  H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
+  data::MeasurementTable t;
+  for (const auto& ci : wanted) {
+    const std::string w = where(set) + " dataset '" + ci.name + "'";
+    H5Dataset d(h5_check(H5Dopen2(g.get(), ci.name.c_str(), H5P_DEFAULT), "open " + w));
+    t.add_column(read_column(d.get(), ci, range.begin, end - range.begin, w));
+  }
+  t.attributes() = si.attributes;
+  return t;
+}
+
+}  // namespace perfit::io

@@ -1,0 +1,165 @@
+#include "perfit/io/store_writer.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <regex>
+
+#include "h5_attributes.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/store_format.hpp"
+
+namespace perfit::io {
+
+using data::Column;
+using data::ColumnType;
+
+void validate_set_path(const std::string& set) {
+  static const std::regex kPath(R"(^(/[A-Za-z0-9_.+-]+){2,3}$)");
+  if (!std::regex_match(set, kPath)) {
+    throw ConfigError("set path '" + set +
+                      "' is not of the form /<framework>/<model>[/<system>] (names of letters, "
+                      "digits and . _ + -), e.g. /pytorch/resnet50");
+  }
+}
+
+namespace {
+
+H5Plist link_create_plist() {
+  H5Plist lcpl(h5_check(H5Pcreate(H5P_LINK_CREATE), "link creation plist"));
+  h5_check_status(H5Pset_create_intermediate_group(lcpl.get(), 1), "intermediate groups");
+  return lcpl;
+}
+
+hid_t file_type_of(ColumnType t) {
+  switch (t) {
+    case ColumnType::float64: return H5T_IEEE_F64LE;
+    case ColumnType::int64: return H5T_STD_I64LE;
+    case ColumnType::string: break;
+  }
+  return H5I_INVALID_HID;
+}
+
+}  // namespace
+
+StoreWriter::StoreWriter(std::string path) : path_(std::move(path)) {
+  silence_hdf5_errors();
+  const hid_t id = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (id < 0) {
+    const std::string stack = hdf5_error_stack();
+    throw IoError("cannot create '" + path_ + "': " + std::strerror(errno) + " (HDF5: " + stack +
+                  ")");
+  }
+  file_ = H5File(id);
+}
+
+void StoreWriter::copy_set(const StoreReader& src, const std::string& set) {
+  H5Plist lcpl = link_create_plist();
+  h5_check_status(H5Ocopy(src.id(), set.c_str(), file_.get(), set.c_str(), H5P_DEFAULT,
+                          lcpl.get()),
+                  "copy set '" + set + "' from '" + src.path() + "' to '" + path_ + "'");
+}
+
+SetWriter StoreWriter::create_set(const std::string& set, const std::vector<ColumnInfo>& columns,
+                                  std::size_t rows, const data::Attributes& attributes) {
+  validate_set_path(set);
+  const std::string where = "'" + path_ + "' set '" + set + "'";
+  H5Plist lcpl = link_create_plist();
+  // Track creation order so columns read back in the order they were written.
+  H5Plist gcpl(h5_check(H5Pcreate(H5P_GROUP_CREATE), "group creation plist"));
+  h5_check_status(
+      H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+      "track creation order");
+  H5Group g(h5_check(H5Gcreate2(file_.get(), set.c_str(), lcpl.get(), gcpl.get(), H5P_DEFAULT),
+                     "create " + where));
+  detail::write_attribute(g.get(), kFormatAttribute, std::string(kFormatVersion));
+  for (const auto& [k, v] : attributes) {
+    if (k != kFormatAttribute) detail::write_attribute(g.get(), k, v);
+  }
+  return SetWriter(std::move(g), columns, rows, where);
+}
+
+void StoreWriter::write_set(const std::string& set, const data::MeasurementTable& table) {
+  std::vector<ColumnInfo> cols;
+  for (const auto& c : table.columns()) cols.push_back({c.name(), c.type()});
+  SetWriter w = create_set(set, cols, table.rows(), table.attributes());
+  w.write(0, table);
+}
+
+void StoreWriter::close() {
+  h5_check_status(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush '" + path_ + "'");
+  h5_check_status(H5Fclose(file_.release()), "close '" + path_ + "'");
+}
+
+SetWriter::SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t rows,
+                     std::string where)
+    : group_(std::move(group)), columns_(std::move(columns)), rows_(rows), where_(std::move(where)) {
+  const hsize_t n = rows_;
+  for (const auto& c : columns_) {
+    H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), "dataspace"));
+    H5Plist dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), "dataset creation plist"));
+    if (rows_ >= kChunkThresholdRows) {
+      const hsize_t chunk = std::min<hsize_t>(kChunkRows, n);
+      h5_check_status(H5Pset_chunk(dcpl.get(), 1, &chunk), "set chunk");
+      // Filters on variable-length strings would compress heap pointers, not text.
+      if (c.type != ColumnType::string) {
+        h5_check_status(H5Pset_shuffle(dcpl.get()), "set shuffle");
+        h5_check_status(H5Pset_deflate(dcpl.get(), kDeflateLevel), "set deflate");
+      }
+    }
+    H5Datatype vlen;
+    hid_t ftype = file_type_of(c.type);
+    if (c.type == ColumnType::string) {
+      vlen = detail::vlen_string_type();
+      ftype = vlen.get();
+    }
+    datasets_.emplace_back(h5_check(H5Dcreate2(group_.get(), c.name.c_str(), ftype, space.get(),
+                                               H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                                    "create " + where_ + " dataset '" + c.name + "'"));
+  }
+}
+
+void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
+  if (offset + chunk.rows() > rows_) {
+    throw DataError(where_ + ": writing rows [" + std::to_string(offset) + ", " +
+                    std::to_string(offset + chunk.rows()) + ") overruns the set's " +
+                    std::to_string(rows_) + " rows");
+  }
+  if (chunk.rows() == 0) return;
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    const Column& col = chunk.column(columns_[i].name);
+    const std::string w = "write " + where_ + " dataset '" + columns_[i].name + "'";
+    const hid_t d = datasets_[i].get();
+    H5Dataspace fspace(h5_check(H5Dget_space(d), w));
+    const hsize_t start = offset, count = chunk.rows();
+    h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count,
+                                        nullptr),
+                    w);
+    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
+    if (columns_[i].type == ColumnType::string) {
+      if (col.type() != ColumnType::string) {
+        throw DataError(w + ": column is string in the set, " + to_string(col.type()) +
+                        " in the rows");
+      }
+      std::vector<const char*> ptrs;
+      ptrs.reserve(col.size());
+      for (const auto& s : col.str()) ptrs.push_back(s.c_str());
+      H5Datatype t = detail::vlen_string_type();
+      h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, ptrs.data()),
+                      w);
+    } else if (columns_[i].type == ColumnType::int64 && col.type() == ColumnType::int64) {
+      h5_check_status(H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT,
+                               col.i64().data()),
+                      w);
+    } else if (columns_[i].type == ColumnType::float64 && col.type() == ColumnType::float64) {
+      h5_check_status(H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
+                               col.f64().data()),
+                      w);
+    } else {
+      throw DataError(w + ": column is " + to_string(columns_[i].type) + " in the set, " +
+                      to_string(col.type()) + " in the rows");
+    }
+  }
+}
+
+}  // namespace perfit::io

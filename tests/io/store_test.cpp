@@ -1,0 +1,134 @@
+// Store writer and reader together: what is written is what is read, exactly.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
+#include "support/temp_dir.hpp"
+
+namespace perfit::io {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using data::Column;
+using data::MeasurementTable;
+using testing_support::TempDir;
+
+MeasurementTable table_of(std::size_t n) {
+  MeasurementTable t;
+  std::vector<std::int64_t> p(n);
+  std::vector<double> time(n);
+  std::vector<std::string> fw(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i] = static_cast<std::int64_t>(1) << (i % 11);
+    time[i] = 1.0 / (1.0 + static_cast<double>(i)) + 1e-300 * static_cast<double>(i % 3);
+    fw[i] = i % 2 ? "tensorflow" : "pytorch \xC3\xA9";  // UTF-8 survives
+  }
+  t.add_column(Column("p", std::move(p)));
+  t.add_column(Column("time_s", std::move(time)));
+  t.add_column(Column("fw", std::move(fw)));
+  t.attributes()["target"] = std::string("time_s");
+  t.attributes()["truth_c0"] = 4.5;
+  t.attributes()["count"] = std::int64_t{7};
+  return t;
+}
+
+void write_store(const std::string& path, const std::string& set, const MeasurementTable& t) {
+  StoreWriter w(path);
+  w.write_set(set, t);
+  w.close();
+}
+
+TEST(Store, RoundTripIsExactForSmallAndChunkedSets) {
+  TempDir dir;
+  for (std::size_t n : {std::size_t{5}, std::size_t{100000}}) {
+    const auto path = dir.file("s" + std::to_string(n) + ".h5");
+    const MeasurementTable t = table_of(n);
+    write_store(path, "/pytorch/resnet50", t);
+    StoreReader r(path);
+    EXPECT_EQ(r.sets(), std::vector<std::string>{"/pytorch/resnet50"});
+    const MeasurementTable back = r.read("/pytorch/resnet50");
+    EXPECT_EQ(back.column_names(), (std::vector<std::string>{"p", "time_s", "fw"}));
+    EXPECT_EQ(back.column("p").i64(), t.column("p").i64());
+    EXPECT_EQ(back.column("time_s").f64(), t.column("time_s").f64());
+    EXPECT_EQ(back.column("fw").str(), t.column("fw").str());
+    EXPECT_EQ(std::get<double>(back.attributes().at("truth_c0")), 4.5);
+    EXPECT_EQ(std::get<std::int64_t>(back.attributes().at("count")), 7);
+    EXPECT_EQ(back.target(), "time_s");
+  }
+}
+
+TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {
+  TempDir dir;
+  const auto path = dir.file("s.h5");
+  const MeasurementTable t = table_of(70000);
+  write_store(path, "/tf/bert/dgx", t);
+  StoreReader r(path);
+  const MeasurementTable part = r.read("/tf/bert/dgx", {"time_s", "p"}, {65530, 65540});
+  EXPECT_EQ(part.column_names(), (std::vector<std::string>{"time_s", "p"}));
+  ASSERT_EQ(part.rows(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(part.column("time_s").f64()[i], t.column("time_s").f64()[65530 + i]);
+  }
+  EXPECT_EQ(r.read("/tf/bert/dgx", {"p"}, {69990}).rows(), 10u);  // end clamps
+  EXPECT_THAT([&] { r.read("/tf/bert/dgx", {"p"}, {70001, 70002}); },
+              ThrowsMessage<DataError>(HasSubstr("outside the set's 70000 rows")));
+  EXPECT_THAT([&] { r.read("/tf/bert/dgx", {"nope"}); },
+              ThrowsMessage<DataError>(HasSubstr("has no column 'nope'; columns: p, time_s, fw")));
+  EXPECT_THAT([&] { r.read("/tf/gpt"); },
+              ThrowsMessage<DataError>(HasSubstr("has no set '/tf/gpt'; sets there: /tf/bert/dgx")));
+}
+
+TEST(Store, ChunkedWritesFillTheSetInPieces) {
+  TempDir dir;
+  const auto path = dir.file("s.h5");
+  const MeasurementTable t = table_of(10);
+  {
+    StoreWriter w(path);
+    SetWriter sw = w.create_set("/a/b", {{"p", data::ColumnType::int64},
+                                         {"time_s", data::ColumnType::float64},
+                                         {"fw", data::ColumnType::string}},
+                                30, t.attributes());
+    for (std::size_t off = 0; off < 30; off += 10) sw.write(off, t);
+    EXPECT_THAT([&] { sw.write(25, t); },
+                ThrowsMessage<DataError>(HasSubstr("overruns the set's 30 rows")));
+    w.close();
+  }
+  const MeasurementTable back = StoreReader(path).read("/a/b");
+  ASSERT_EQ(back.rows(), 30u);
+  EXPECT_EQ(back.column("p").i64()[23], t.column("p").i64()[3]);
+}
+
+TEST(Store, NotHdf5AndForeignHdf5AreClearErrors) {
+  TempDir dir;
+  const auto text = dir.write("x.h5", "hello, I am text\n");
+  EXPECT_THAT([&] { StoreReader r(text); },
+              ThrowsMessage<DataError>(HasSubstr("is not an HDF5 file")));
+  const auto foreign = dir.file("foreign.h5");
+  {
+    hid_t f = H5Fcreate(foreign.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(f, "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Gclose(g);
+    H5Fclose(f);
+  }
+  StoreReader r(foreign);
+  EXPECT_THAT([&] { r.sets(); },
+              ThrowsMessage<DataError>(HasSubstr("holds no perfit measurement set")));
+  EXPECT_THAT([&] { StoreReader missing(dir.file("none.h5")); },
+              ThrowsMessage<IoError>(HasSubstr("does not exist")));
+}
+
+TEST(Store, SetPathsMustFollowTheConvention) {
+  EXPECT_NO_THROW(validate_set_path("/pytorch/resnet50"));
+  EXPECT_NO_THROW(validate_set_path("/pytorch/resnet50/dgx-a100"));
+  for (const char* bad : {"pytorch/resnet50", "/pytorch", "/a/b/c/d", "/a//b", "/a/b c"}) {
+    EXPECT_THAT([&] { validate_set_path(bad); },
+                ThrowsMessage<ConfigError>(HasSubstr("/<framework>/<model>[/<system>]")))
+        << bad;
+  }
+}
+
+}  // namespace perfit::io
