@@ -12,6 +12,7 @@ using Action = std::function<int()>;
 
 void add_import_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
+void add_models_command(CLI::App& app, Action& action);
 void add_synth_command(CLI::App& app, Action& action);
 
 }  // namespace perfit::app

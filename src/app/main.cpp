@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   perfit::app::Action action;
   perfit::app::add_import_command(app, action);
   perfit::app::add_inspect_command(app, action);
+  perfit::app::add_models_command(app, action);
   perfit::app::add_synth_command(app, action);
 
   try {

@@ -55,6 +55,18 @@ expect(["import", "m.csv", "--out", "s.h5", "--set", "/a/b", "--target", "time_s
 expect(["import", "m.csv", "--out", "s.h5", "--set", "bad", "--target", "time_s"], 2,
        "is not of the form")
 
+expect(["models"], 0, "generic", "amdahl", "usl", "pmnf", "bandwidth", "c1[1e-06, 1, log]")
+r = expect(["models", "generic", "--json"], 0, '"name": "generic"')
+if json.loads(r.stdout)[0]["params"][0]["name"] != "c0":
+    failures.append("models --json: first param is not c0")
+with open(os.path.join(work, "bad.yaml"), "w") as f:
+    f.write("name: bad\nexpression: c0 + (c1*p\nparams: {c0: [0, 1], c1: [0, 1]}\n")
+expect(["models", "bad.yaml"], 2, "expected ')'", "^")
+with open(os.path.join(work, "bounds.yaml"), "w") as f:
+    f.write("name: b\nexpression: c0*p\nparams: {c0: [0, 1, log]}\n")
+expect(["models", "bounds.yaml"], 2, "param 'c0' is log-scaled but its lower bound 0 is <= 0")
+expect(["models", "nope"], 2, "neither a built-in model")
+
 if failures:
     print("FAILED:\n" + "\n".join(failures))
     sys.exit(1)

@@ -1,0 +1,33 @@
+// The regularised cost that the fit minimises (Kavarakuntla et al. 2024, sec. on fitting):
+//   cost(x) = mean_i w_i*res(pred_i(x), meas_i) / mean_i w_i  +  lambda * penalty(x)
+// with the penalty on params normalised to [0,1] by their bounds (log-aware), so that lambda
+// means the same whatever the units of each constant.
+#pragma once
+
+#include <string>
+
+namespace perfit::model {
+
+enum class Residual {
+  rel_sq,  // ((pred - meas)/meas)^2: every configuration counts alike (default)
+  sq_log,  // (log pred - log meas)^2: symmetric in over/under-prediction
+  ape,     // |pred - meas|/meas: robust to a few bad measurements
+  sq       // (pred - meas)^2: plain least squares, dominated by the slowest runs
+};
+enum class Penalty { none, l1, l2 };
+
+Residual parse_residual(const std::string& name);  // Throws: ConfigError listing the choices
+Penalty parse_penalty(const std::string& name);
+const char* to_string(Residual r);
+const char* to_string(Penalty p);
+
+struct CostOptions {
+  Residual residual = Residual::rel_sq;
+  std::string weight_column;  // empty: all rows weigh 1
+  Penalty penalty = Penalty::l2;
+  double lambda = 0.0;  // 0: no regularisation
+  // Throws: ConfigError for a negative or non-finite lambda.
+  void validate() const;
+};
+
+}  // namespace perfit::model

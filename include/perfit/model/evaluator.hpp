@@ -1,0 +1,80 @@
+// The population-batched evaluator: the fit's hot path. It reads each block of rows once per
+// generation and evaluates every candidate on it while the block is in cache; per-row work
+// that does not depend on the params (d/(b*p), log2(p), log(b), 1/meas) is done once per
+// block, not once per candidate; the residual is summed in the same pass, so predictions are
+// never stored. A NaN, inf or negative prediction makes that candidate's cost infinite.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/model/cost.hpp"
+#include "perfit/model/model.hpp"
+
+namespace perfit::model {
+
+namespace detail {
+class TapeKernel;
+}
+
+struct EvaluatorOptions {
+  std::size_t block_rows = 1024;  // rows per block (measured best: 0.93x hand-written vs 0.79x at 256)
+  unsigned threads = 1;          // rows are split among threads; sums combine in fixed order
+};
+
+class Evaluator {
+ public:
+  // Binds the model to the table's columns (converted to double once) and its target.
+  // Throws: DataError for a missing/non-numeric column, a target that is not > 0 and finite,
+  // or a weight column with negative or non-finite values.
+  Evaluator(const Model& model, const data::MeasurementTable& table, CostOptions cost = {},
+            EvaluatorOptions options = {});
+  ~Evaluator();
+  Evaluator(Evaluator&&) noexcept;
+
+  std::size_t rows() const { return static_cast<std::size_t>(measured_.size()); }
+  const Model& model() const { return *model_; }
+  const CostOptions& cost_options() const { return cost_; }
+  const Eigen::VectorXd& measured() const { return measured_; }
+
+  // pop: n_params x n, one candidate (params in their own units) per column.
+  // sums(j) = sum_i w_i * res_ij, +inf where any prediction is NaN, inf or negative.
+  void residual_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
+                     Eigen::Ref<Eigen::VectorXd> sums) const;
+  double weight_sum() const { return weight_sum_; }
+  // costs(j) = sums(j)/weight_sum + lambda * penalty(pop.col(j)).
+  void costs(const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::Ref<Eigen::VectorXd> costs) const;
+  double cost(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+  double penalty(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+
+  // Predictions for every row.
+  Eigen::VectorXd predict(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+  // rows x terms: value of each top-level additive term (model().term_names()) per row.
+  Eigen::MatrixXd term_values(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+
+ private:
+  template <class Sink>
+  void for_blocks(const detail::TapeKernel& k, const Eigen::Ref<const Eigen::MatrixXd>& pop,
+                  std::size_t b0, std::size_t b1, Sink&& sink) const;
+
+ public:
+  // Residual sum of n stored predictions from row `begin` (used when the model's result is
+  // not a fused lincomb). Public only so the evaluator's internal sinks can reach it.
+  double block_residual(const double* pred, std::size_t begin, std::size_t n) const;
+
+ private:
+  const Model* model_;
+  CostOptions cost_;
+  EvaluatorOptions options_;
+  std::vector<std::vector<double>> columns_;  // columns_used() as double
+  std::vector<const double*> column_ptrs_;
+  Eigen::VectorXd measured_, inv_measured_, log_measured_, weights_;
+  double weight_sum_ = 0.0;
+  std::unique_ptr<detail::TapeKernel> kernel_;
+  std::vector<std::unique_ptr<detail::TapeKernel>> term_kernels_;
+};
+
+}  // namespace perfit::model

@@ -1,0 +1,74 @@
+// A performance model: an expression of measured factors (columns) and fitted constants
+// (params, each with bounds, optionally searched in log space), fixed constants, and named
+// sub-expressions (terms). Binding it to a set's columns compiles it to tapes: one for the
+// whole expression and one per top-level additive term, for per-term contributions.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "perfit/model/expression.hpp"
+#include "perfit/model/tape.hpp"
+
+namespace perfit::model {
+
+struct ParamSpec {
+  std::string name;
+  double lo = 0.0, hi = 0.0;
+  bool log_scale = false;  // search log(lo)..log(hi): for constants spanning decades
+};
+
+struct TermSpec {
+  std::string name;
+  std::string expression;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string description;
+  std::string origin;  // "built-in" or the YAML file
+  std::string expression;
+  std::vector<ParamSpec> params;
+  std::vector<std::pair<std::string, double>> constants;
+  std::vector<TermSpec> terms;
+
+  // Throws: ConfigError naming the param (no bounds, inverted, log bound <= 0, non-finite),
+  // a duplicate name, or a syntax error with a caret.
+  void validate() const;
+};
+
+class Model {
+ public:
+  // Throws: ConfigError as validate(); DataError for an identifier that is neither a column
+  // nor a param/constant/term (listing both), or for terms that refer to themselves.
+  Model(ModelSpec spec, const std::vector<std::string>& columns);
+
+  const ModelSpec& spec() const { return spec_; }
+  std::size_t n_params() const { return spec_.params.size(); }
+  const std::vector<std::string>& param_names() const { return param_names_; }
+  // Columns the expression reads, in the tapes' column-index order.
+  const std::vector<std::string>& columns_used() const { return columns_used_; }
+
+  const Tape& tape() const { return tape_; }
+  const std::vector<std::string>& term_names() const { return term_names_; }
+  const std::vector<Tape>& term_tapes() const { return term_tapes_; }
+
+  // Parameter vector <-> unit cube [0,1]^n by the bounds (log-aware). DE searches the cube.
+  double to_unit(std::size_t i, double value) const;
+  double from_unit(std::size_t i, double u) const;
+
+ private:
+  Binding resolve(const std::string& name, std::vector<std::string>& stack) const;
+
+  ModelSpec spec_;
+  std::vector<std::string> table_columns_;
+  std::vector<std::string> param_names_;
+  std::vector<std::string> columns_used_;
+  std::vector<std::pair<std::string, ExprPtr>> parsed_terms_;
+  Tape tape_;
+  std::vector<std::string> term_names_;
+  std::vector<Tape> term_tapes_;
+};
+
+}  // namespace perfit::model

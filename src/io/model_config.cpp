@@ -1,0 +1,136 @@
+#include "perfit/io/model_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "perfit/core/error.hpp"
+#include "builtin_models.hpp"
+
+namespace perfit::io {
+
+namespace {
+
+double number(const YAML::Node& n, const std::string& where) {
+  try {
+    return n.as<double>();
+  } catch (const YAML::Exception&) {
+    throw ConfigError(where + ": expected a number, found '" +
+                      (n.IsScalar() ? n.Scalar() : std::string("a list or map")) + "'");
+  }
+}
+
+model::ParamSpec param(const std::string& name, const YAML::Node& n, const std::string& where) {
+  const std::string w = where + " param '" + name + "'";
+  model::ParamSpec p;
+  p.name = name;
+  if (n.IsSequence()) {
+    if (n.size() < 2 || n.size() > 3) {
+      throw ConfigError(w + " has " + std::to_string(n.size()) +
+                        " entries; expected [lo, hi] or [lo, hi, log]");
+    }
+    p.lo = number(n[0], w + " lower bound");
+    p.hi = number(n[1], w + " upper bound");
+    if (n.size() == 3) {
+      const std::string s = n[2].as<std::string>();
+      if (s != "log" && s != "linear") {
+        throw ConfigError(w + ": third entry '" + s + "' should be 'log' (or 'linear')");
+      }
+      p.log_scale = s == "log";
+    }
+    return p;
+  }
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const auto k = kv.first.as<std::string>();
+      if (k != "min" && k != "max" && k != "scale") {
+        throw ConfigError(w + ": unknown key '" + k + "'; use min, max, scale");
+      }
+    }
+    if (!n["min"] || !n["max"]) throw ConfigError(w + " needs bounds: [lo, hi] or {min:, max:}");
+    p.lo = number(n["min"], w + " min");
+    p.hi = number(n["max"], w + " max");
+    p.log_scale = n["scale"] && n["scale"].as<std::string>() == "log";
+    return p;
+  }
+  throw ConfigError(w + " has no bounds; write '" + name + ": [lo, hi]' or '" + name +
+                    ": [lo, hi, log]'");
+}
+
+}  // namespace
+
+model::ModelSpec parse_model_yaml(const std::string& text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("model file '" + origin + "': YAML error at line " +
+                      std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!root.IsMap()) throw ConfigError("model file '" + origin + "' is not a YAML map");
+  model::ModelSpec m;
+  m.origin = origin;
+  const std::string where = "model file '" + origin + "'";
+  try {
+    for (const auto& kv : root) {
+      const auto key = kv.first.as<std::string>();
+      const YAML::Node& v = kv.second;
+      if (key == "name") {
+        m.name = v.as<std::string>();
+      } else if (key == "description") {
+        m.description = v.as<std::string>();
+      } else if (key == "expression") {
+        m.expression = v.as<std::string>();
+      } else if (key == "params") {
+        if (!v.IsMap()) throw ConfigError(where + ": 'params' must map names to [lo, hi]");
+        for (const auto& p : v) m.params.push_back(param(p.first.as<std::string>(), p.second, where));
+      } else if (key == "constants") {
+        if (!v.IsMap()) throw ConfigError(where + ": 'constants' must map names to numbers");
+        for (const auto& c : v) {
+          const auto n = c.first.as<std::string>();
+          m.constants.emplace_back(n, number(c.second, where + " constant '" + n + "'"));
+        }
+      } else if (key == "terms") {
+        if (!v.IsMap()) throw ConfigError(where + ": 'terms' must map names to expressions");
+        for (const auto& t : v) m.terms.push_back({t.first.as<std::string>(), t.second.as<std::string>()});
+      } else {
+        throw ConfigError(where + ": unknown key '" + key +
+                          "'; a model has name, description, expression, params, constants, terms");
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(where + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (m.name.empty()) throw ConfigError(where + " has no 'name'");
+  m.validate();
+  return m;
+}
+
+std::vector<model::ModelSpec> builtin_models() {
+  std::vector<model::ModelSpec> out;
+  for (const auto& [file, text] : detail::builtin_model_sources()) {
+    out.push_back(parse_model_yaml(text, "built-in " + file));
+  }
+  return out;
+}
+
+model::ModelSpec load_model(const std::string& name_or_path) {
+  std::string names;
+  for (auto& m : builtin_models()) {
+    if (m.name == name_or_path) return m;
+    names += (names.empty() ? "" : ", ") + m.name;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name_or_path, ec)) {
+    std::ifstream in(name_or_path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_model_yaml(ss.str(), name_or_path);
+  }
+  throw ConfigError("model '" + name_or_path + "' is neither a built-in model (" + names +
+                    ") nor a YAML file. See `perfit models`");
+}
+
+}  // namespace perfit::io

@@ -1,0 +1,183 @@
+#include "perfit/model/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "perfit/core/error.hpp"
+
+namespace perfit::model {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "(none)" : s;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+void ModelSpec::validate() const {
+  const std::string where = "model '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")");
+  static const std::regex kName("^[A-Za-z_][A-Za-z0-9_]*$");
+  if (name.empty()) throw ConfigError("a model needs a 'name'");
+  if (expression.empty()) throw ConfigError(where + " has no 'expression'");
+  std::vector<std::string> names;
+  auto declare = [&](const std::string& n, const char* kind) {
+    if (!std::regex_match(n, kName)) {
+      throw ConfigError(where + ": " + kind + " name '" + n +
+                        "' is not an identifier (letters, digits, _; not starting with a digit)");
+    }
+    if (std::find(names.begin(), names.end(), n) != names.end()) {
+      throw ConfigError(where + ": name '" + n + "' is declared twice (params, constants and "
+                        "terms share one namespace)");
+    }
+    names.push_back(n);
+  };
+  for (const auto& p : params) {
+    declare(p.name, "param");
+    const std::string pw = where + " param '" + p.name + "'";
+    if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) {
+      throw ConfigError(pw + " has non-finite bounds [" + num(p.lo) + ", " + num(p.hi) +
+                        "]; give finite [lo, hi]");
+    }
+    if (!(p.lo < p.hi)) {
+      throw ConfigError(pw + " has bounds [" + num(p.lo) + ", " + num(p.hi) +
+                        "]: lo must be below hi" +
+                        (p.lo == p.hi ? " (for a fixed value use 'constants:')" : ""));
+    }
+    if (p.log_scale && p.lo <= 0.0) {
+      throw ConfigError(pw + " is log-scaled but its lower bound " + num(p.lo) +
+                        " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + num(p.hi) + ", log])");
+    }
+  }
+  if (params.empty()) throw ConfigError(where + " declares no params to fit");
+  for (const auto& [n, v] : constants) {
+    declare(n, "constant");
+    if (!std::isfinite(v)) throw ConfigError(where + " constant '" + n + "' is not finite");
+  }
+  for (const auto& t : terms) {
+    declare(t.name, "term");
+    parse_expression(t.expression, where + " term '" + t.name + "'");
+  }
+  parse_expression(expression, where + " expression");
+}
+
+Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
+    : spec_(std::move(spec)), table_columns_(columns) {
+  spec_.validate();
+  const std::string where = "model '" + spec_.name + "'";
+  for (const auto& p : spec_.params) {
+    param_names_.push_back(p.name);
+    if (std::find(columns.begin(), columns.end(), p.name) != columns.end()) {
+      throw ConfigError(where + ": param '" + p.name +
+                        "' has the name of a column of the set; rename the param");
+    }
+  }
+  for (const auto& t : spec_.terms) {
+    parsed_terms_.emplace_back(t.name, parse_expression(t.expression, where + " term " + t.name));
+  }
+  const ExprPtr root = parse_expression(spec_.expression, where + " expression");
+
+  // Check every identifier (through terms) before compiling, so the error lists choices.
+  std::vector<std::string> stack;
+  std::function<void(const ExprPtr&)> check = [&](const ExprPtr& e) {
+    for (const auto& id : identifiers(e)) {
+      const Binding b = resolve(id, stack);
+      if (b.kind == Binding::Kind::unknown) {
+        std::vector<std::string> declared = param_names_;
+        for (const auto& [n, v] : spec_.constants) declared.push_back(n);
+        for (const auto& t : spec_.terms) declared.push_back(t.name);
+        throw ConfigError(where + ": unknown identifier '" + id + "'. The set's columns: " +
+                          join(table_columns_) + ". Declared params, constants and terms: " +
+                          join(declared));
+      }
+      if (b.kind == Binding::Kind::term) {
+        if (std::find(stack.begin(), stack.end(), id) != stack.end()) {
+          throw ConfigError(where + ": term '" + id + "' refers to itself (through " +
+                            join(stack) + ")");
+        }
+        stack.push_back(id);
+        check(b.term);
+        stack.pop_back();
+      }
+    }
+  };
+  check(root);
+
+  const Resolver resolver = [this](const std::string& name) {
+    std::vector<std::string> unused;
+    Binding b = resolve(name, unused);
+    if (b.kind == Binding::Kind::column) {
+      auto it = std::find(columns_used_.begin(), columns_used_.end(), name);
+      if (it == columns_used_.end()) {
+        columns_used_.push_back(name);
+        it = columns_used_.end() - 1;
+      }
+      b.index = static_cast<std::int32_t>(it - columns_used_.begin());
+    }
+    return b;
+  };
+  tape_ = compile(root, resolver);
+  int k = 0;
+  for (const auto& term : additive_terms(root)) {
+    ++k;
+    std::string name = "term" + std::to_string(k);
+    if (term->kind == Expr::Kind::ident) name = term->name;
+    if (term->kind == Expr::Kind::neg && term->args[0]->kind == Expr::Kind::ident) {
+      name = "-" + term->args[0]->name;
+    }
+    term_names_.push_back(name);
+    term_tapes_.push_back(compile(term, resolver));
+  }
+}
+
+Binding Model::resolve(const std::string& name, std::vector<std::string>&) const {
+  Binding b;
+  for (std::size_t i = 0; i < spec_.params.size(); ++i) {
+    if (spec_.params[i].name == name) {
+      b.kind = Binding::Kind::param;
+      b.index = static_cast<std::int32_t>(i);
+      return b;
+    }
+  }
+  for (const auto& [n, v] : spec_.constants) {
+    if (n == name) {
+      b.kind = Binding::Kind::constant;
+      b.value = v;
+      return b;
+    }
+  }
+  for (const auto& [n, e] : parsed_terms_) {
+    if (n == name) {
+      b.kind = Binding::Kind::term;
+      b.term = e;
+      return b;
+    }
+  }
+  if (std::find(table_columns_.begin(), table_columns_.end(), name) != table_columns_.end()) {
+    b.kind = Binding::Kind::column;
+  }
+  return b;
+}
+
+double Model::to_unit(std::size_t i, double value) const {
+  const ParamSpec& p = spec_.params[i];
+  if (p.log_scale) return (std::log(value) - std::log(p.lo)) / (std::log(p.hi) - std::log(p.lo));
+  return (value - p.lo) / (p.hi - p.lo);
+}
+
+double Model::from_unit(std::size_t i, double u) const {
+  const ParamSpec& p = spec_.params[i];
+  if (p.log_scale) return std::exp(std::log(p.lo) + u * (std::log(p.hi) - std::log(p.lo)));
+  return p.lo + u * (p.hi - p.lo);
+}
+
+}  // namespace perfit::model

@@ -1,0 +1,90 @@
+#include "perfit/io/model_config.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "perfit/core/error.hpp"
+#include "perfit/data/synth.hpp"
+#include "perfit/model/evaluator.hpp"
+#include "support/temp_dir.hpp"
+
+namespace perfit::io {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+TEST(ModelConfig, CatalogueHasTheDocumentedModelsAndAllCompile) {
+  std::vector<std::string> names;
+  for (const auto& m : builtin_models()) names.push_back(m.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"generic", "amdahl", "gustafson", "usl", "iteration",
+                                             "iteration_tree", "iteration_overlap", "pmnf"}));
+  const std::vector<std::string> cols = {"p", "nodes", "b", "d", "epochs", "time_s"};
+  for (const auto& m : builtin_models()) EXPECT_NO_THROW(model::Model(m, cols)) << m.name;
+}
+
+TEST(ModelConfig, BuiltinGenericIsTheSynthTruthFormula) {
+  data::SynthOptions o;
+  o.rows = 5000;
+  o.noise = 0;
+  const auto spec = data::synth_catalogue()[1];
+  data::SynthGenerator g(spec, o, 1);
+  const data::MeasurementTable t = [&] {
+    auto c = g.next_chunk(o.rows);
+    c.attributes() = g.attributes();
+    return c;
+  }();
+  const model::Model m(load_model("generic"), t.column_names());
+  const model::Evaluator ev(m, t);
+  const auto& tr = spec.truth;
+  Eigen::VectorXd x(6);
+  x << tr.c0, tr.c1, tr.g, tr.c2, tr.c3, tr.c4;
+  EXPECT_EQ(m.param_names(), (std::vector<std::string>{"c0", "c1", "g", "c2", "c3", "c4"}));
+  const Eigen::VectorXd pred = ev.predict(x);
+  for (Eigen::Index i = 0; i < pred.size(); ++i) {
+    ASSERT_NEAR(pred(i), t.column("time_s").f64()[i], 1e-12 * pred(i)) << i;
+  }
+  EXPECT_LT(ev.cost(x), 1e-24);
+  EXPECT_EQ(m.term_names(),
+            (std::vector<std::string>{"startup", "compute", "overhead", "latency", "bandwidth"}));
+}
+
+TEST(ModelConfig, YamlWithTermsConstantsAndLogBounds) {
+  const auto m = parse_model_yaml(R"y(
+name: my_model
+expression: "c0 + c1*d/p + (d/(p*b))*(c2 + c3*log2(p))"
+params: {c0: [0, 100], c1: [1e-9, 1e-1, log], c2: [0, 10], c3: {min: 0, max: 1}}
+constants: {M: 1e8}
+)y", "inline");
+  EXPECT_EQ(m.params.size(), 4u);
+  EXPECT_TRUE(m.params[1].log_scale);
+  EXPECT_EQ(m.params[3].hi, 1.0);
+  EXPECT_EQ(m.constants.front().second, 1e8);
+}
+
+TEST(ModelConfig, ErrorsNameTheFileAndKey) {
+  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [1]}\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("'f.yaml' param 'c0' has 1 entries; expected [lo, hi]")));
+  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: 5}\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("param 'c0' has no bounds")));
+  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [0, 1, sqrt]}\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("third entry 'sqrt' should be 'log'")));
+  EXPECT_THAT([] { parse_model_yaml("name: x\nexpresion: c0\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("unknown key 'expresion'")));
+  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [0, abc]}\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("upper bound: expected a number, found 'abc'")));
+  EXPECT_THAT([] { parse_model_yaml("name: [x\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("'f.yaml': YAML error at line")));
+  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0 +\nparams: {c0: [0, 1]}\n", "f.yaml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("syntax error")));
+}
+
+TEST(ModelConfig, LoadModelTakesANameOrAPath) {
+  testing_support::TempDir dir;
+  const auto path = dir.write("m.yaml", "name: mine\nexpression: a*p\nparams: {a: [0, 1]}\n");
+  EXPECT_EQ(load_model(path).name, "mine");
+  EXPECT_EQ(load_model("usl").name, "usl");
+  EXPECT_THAT([] { load_model("gpt"); },
+              ThrowsMessage<ConfigError>(HasSubstr("neither a built-in model (generic, amdahl")));
+}
+
+}  // namespace perfit::io

@@ -1,0 +1,185 @@
+#include "perfit/model/evaluator.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "perfit/core/error.hpp"
+#include "perfit/core/rng.hpp"
+#include "perfit/data/synth.hpp"
+
+namespace perfit::model {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using data::Column;
+using data::MeasurementTable;
+
+// Rows of p (1..1024), b (16..1024), d, and a positive time column.
+MeasurementTable grid(std::size_t n, std::uint64_t seed = 1) {
+  Rng r(seed);
+  std::vector<std::int64_t> p(n), b(n);
+  std::vector<double> d(n), t(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i] = std::int64_t{1} << r.below(11);
+    b[i] = std::int64_t{16} << r.below(7);
+    d[i] = r.uniform(1e3, 1e6);
+    t[i] = r.uniform(1.0, 100.0);
+  }
+  MeasurementTable m;
+  m.add_column(Column("p", std::move(p)));
+  m.add_column(Column("b", std::move(b)));
+  m.add_column(Column("d", std::move(d)));
+  m.add_column(Column("time_s", std::move(t)));
+  m.attributes()["target"] = std::string("time_s");
+  return m;
+}
+
+ModelSpec spec4(const std::string& expr) {
+  ModelSpec s;
+  s.name = "t";
+  s.expression = expr;
+  s.params = {{"c0", 0.1, 2, false}, {"c1", 1e-6, 1, true}, {"c2", 0.5, 1.5, false},
+              {"c3", -1, 1, false}};
+  return s;
+}
+
+using Direct = std::function<double(double p, double b, double d, const double* c)>;
+
+struct Case {
+  const char* expr;
+  Direct f;
+};
+
+TEST(Evaluator, EveryOperationMatchesDirectCppTo1e12) {
+  const std::vector<Case> cases = {
+      {"c0 + c1*d/(b*p)", [](double p, double b, double d, const double* c) { return c[0] + c[1] * d / (b * p); }},
+      {"c0 - c3*p + b/c2", [](double p, double b, double, const double* c) { return c[0] - c[3] * p + b / c[2]; }},
+      {"b^c2 * c1", [](double, double b, double, const double* c) { return std::pow(b, c[2]) * c[1]; }},
+      {"(p+c0)^(c2+1)", [](double p, double, double, const double* c) { return std::pow(p + c[0], c[2] + 1); }},
+      {"c0^p / 1e3", [](double p, double, double, const double* c) { return std::pow(c[0], p) / 1e3; }},
+      {"log2(p)^c2 + log(d)*c0", [](double p, double, double d, const double* c) { return std::pow(std::log2(p), c[2]) + std::log(d) * c[0]; }},
+      {"exp(-c2*log(b)) + sqrt(d)*c1", [](double, double b, double d, const double* c) { return std::exp(-c[2] * std::log(b)) + std::sqrt(d) * c[1]; }},
+      {"abs(c3*p - b) + min(c0*b, p) + max(c2, 1/p)", [](double p, double b, double, const double* c) { return std::fabs(c[3] * p - b) + std::fmin(c[0] * b, p) + std::fmax(c[2], 1 / p); }},
+      {"ceil(p/c2) + floor(b*c0) + p^2 - p^3/b + p^-1", [](double p, double b, double, const double* c) { return std::ceil(p / c[2]) + std::floor(b * c[0]) + p * p - p * p * p / b + 1 / p; }},
+      {"-(c1) + c0*(p-1)/p + c3*c2*log2(p)*d", [](double p, double, double d, const double* c) { return -c[1] + c[0] * (p - 1) / p + c[3] * c[2] * std::log2(p) * d; }},
+      {"c0 + c1", [](double, double, double, const double* c) { return c[0] + c[1]; }},
+  };
+  const MeasurementTable t = grid(1000);
+  Rng r(5);
+  for (const auto& k : cases) {
+    const Model model(spec4(k.expr), t.column_names());
+    for (unsigned threads : {1u, 2u}) {
+      EvaluatorOptions eo;
+      eo.block_rows = 64;  // 1000 rows: 15 full blocks and a partial one
+      eo.threads = threads;
+      const Evaluator ev(model, t, {}, eo);
+      for (int rep = 0; rep < 3; ++rep) {
+        Eigen::Vector4d c;
+        for (int i = 0; i < 4; ++i) c(i) = model.from_unit(i, r.uniform());
+        const Eigen::VectorXd pred = ev.predict(c);
+        for (std::size_t i = 0; i < t.rows(); ++i) {
+          const double want = k.f(t.column("p").i64()[i], t.column("b").i64()[i],
+                                  t.column("d").f64()[i], c.data());
+          ASSERT_NEAR(pred(i), want, 1e-12 * std::fabs(want) + 1e-300)
+              << k.expr << " row " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(Evaluator, PopulationCostsEqualCostsOfEachCandidateAlone) {
+  const MeasurementTable t = grid(3000);
+  const Model model(spec4("c0 + c1*d/(b*p) * b^c2 + c3*log2(p)"), t.column_names());
+  const Evaluator ev(model, t);
+  Rng r(2);
+  Eigen::MatrixXd pop(4, 17);
+  for (int j = 0; j < pop.cols(); ++j) {
+    for (int i = 0; i < 4; ++i) pop(i, j) = model.from_unit(i, r.uniform());
+  }
+  Eigen::VectorXd costs(pop.cols());
+  ev.costs(pop, costs);
+  for (int j = 0; j < pop.cols(); ++j) {
+    const Eigen::VectorXd pred = ev.predict(pop.col(j));
+    if (pred.minCoeff() < 0) {
+      EXPECT_TRUE(std::isinf(costs(j)));
+      continue;
+    }
+    const double direct = ((pred.array() - ev.measured().array()) / ev.measured().array()).square().mean();
+    EXPECT_NEAR(costs(j), direct, 1e-12 * direct) << j;
+    EXPECT_EQ(costs(j), ev.cost(pop.col(j)));
+  }
+}
+
+TEST(Evaluator, NanInfOrNegativePredictionsGiveInfiniteCostNotACrash) {
+  const MeasurementTable t = grid(500);
+  for (const char* expr : {"c3 - 2", "log(c3*p)", "c0/(c3*0)", "sqrt(c3 - 5) + p"}) {
+    const Model model(spec4(expr), t.column_names());
+    const Evaluator ev(model, t);
+    Eigen::Vector4d c(1.0, 1e-3, 1.0, -0.5);
+    EXPECT_TRUE(std::isinf(ev.cost(c))) << expr;
+    EXPECT_GT(ev.cost(c), 0) << expr;
+  }
+}
+
+TEST(Evaluator, ResidualKindsWeightsAndPenalty) {
+  MeasurementTable t;
+  t.add_column(Column("p", std::vector<double>{1, 2}));
+  t.add_column(Column("w", std::vector<double>{1, 3}));
+  t.add_column(Column("time_s", std::vector<double>{2, 4}));
+  t.attributes()["target"] = std::string("time_s");
+  ModelSpec s;
+  s.name = "lin";
+  s.expression = "c0*p";
+  s.params = {{"c0", 0, 10, false}};
+  const Model model(s, t.column_names());
+  const Eigen::VectorXd x = Eigen::VectorXd::Constant(1, 3.0);  // predicts 3, 6
+  auto cost = [&](Residual r, const std::string& w = "", Penalty pen = Penalty::none, double lam = 0) {
+    CostOptions o;
+    o.residual = r;
+    o.weight_column = w;
+    o.penalty = pen;
+    o.lambda = lam;
+    return Evaluator(model, t, o).cost(x);
+  };
+  EXPECT_DOUBLE_EQ(cost(Residual::rel_sq), (0.25 + 0.25) / 2);
+  EXPECT_DOUBLE_EQ(cost(Residual::sq), (1.0 + 4.0) / 2);
+  EXPECT_DOUBLE_EQ(cost(Residual::ape), (0.5 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(cost(Residual::sq_log), std::pow(std::log(1.5), 2));
+  EXPECT_DOUBLE_EQ(cost(Residual::sq, "w"), (1.0 * 1 + 3.0 * 4) / 4);
+  EXPECT_DOUBLE_EQ(cost(Residual::rel_sq, "", Penalty::l2, 0.1), 0.25 + 0.1 * 0.09);
+  EXPECT_DOUBLE_EQ(cost(Residual::rel_sq, "", Penalty::l1, 0.1), 0.25 + 0.1 * 0.3);
+}
+
+TEST(Evaluator, TermValuesSumToThePrediction) {
+  const MeasurementTable t = grid(700);
+  ModelSpec s = spec4("startup + compute + comm");
+  s.terms = {{"startup", "c0"}, {"compute", "c1*d/(b*p)*b^c2"}, {"comm", "abs(c3)*log2(p)"}};
+  const Model model(s, t.column_names());
+  const Evaluator ev(model, t);
+  const Eigen::Vector4d c(1.5, 1e-3, 0.9, 0.2);
+  const Eigen::MatrixXd terms = ev.term_values(c);
+  ASSERT_EQ(terms.cols(), 3);
+  const Eigen::VectorXd pred = ev.predict(c);
+  for (Eigen::Index i = 0; i < pred.size(); ++i) {
+    EXPECT_NEAR(terms.row(i).sum(), pred(i), 1e-12 * pred(i));
+    EXPECT_EQ(terms(i, 0), 1.5);
+  }
+}
+
+TEST(Evaluator, BadTargetsAndTextColumnsAreDataErrors) {
+  MeasurementTable t = grid(10);
+  t.add_column(Column("fw", std::vector<std::string>(10, "tf")));
+  ModelSpec s = spec4("c0*fw");
+  EXPECT_THAT([&] { Evaluator(Model(s, t.column_names()), t); },
+              ThrowsMessage<DataError>(HasSubstr("uses column 'fw', which holds text")));
+  t.columns()[3].f64()[4] = -1.0;
+  const Model ok(spec4("c0*p"), t.column_names());
+  EXPECT_THAT([&] { Evaluator(ok, t); },
+              ThrowsMessage<DataError>(HasSubstr("row 4 is -1.000000; measured times must be")));
+}
+
+}  // namespace perfit::model

@@ -1,0 +1,58 @@
+#include "perfit/model/expression.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "perfit/core/error.hpp"
+
+namespace perfit::model {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+TEST(Expression, PrecedenceAndAssociativity) {
+  // -p^2 is -(p^2); ^ is right-associative; * and / bind tighter than + and -.
+  auto e = parse_expression("-p^2");
+  ASSERT_EQ(e->kind, Expr::Kind::neg);
+  EXPECT_EQ(e->args[0]->kind, Expr::Kind::pow);
+  e = parse_expression("a^b^c");
+  ASSERT_EQ(e->kind, Expr::Kind::pow);
+  EXPECT_EQ(e->args[1]->kind, Expr::Kind::pow);
+  e = parse_expression("a - b*c/d + 2e-3");
+  ASSERT_EQ(e->kind, Expr::Kind::add);
+  EXPECT_EQ(e->args[1]->value, 2e-3);
+  EXPECT_EQ(e->args[0]->kind, Expr::Kind::sub);
+  e = parse_expression("p^-1");
+  EXPECT_EQ(e->args[1]->kind, Expr::Kind::neg);
+}
+
+TEST(Expression, AdditiveTermsKeepSigns) {
+  const auto terms = additive_terms(parse_expression("c0 + c1*d/p - comm + (x + y)"));
+  ASSERT_EQ(terms.size(), 5u);  // parentheses do not hide a sum's terms
+  EXPECT_EQ(terms[0]->name, "c0");
+  EXPECT_EQ(terms[2]->kind, Expr::Kind::neg);
+  EXPECT_EQ(terms[2]->args[0]->name, "comm");
+}
+
+TEST(Expression, IdentifiersInFirstUseOrder) {
+  EXPECT_EQ(identifiers(parse_expression("c0 + c1*max(p, b)/p + log2(c0)")),
+            (std::vector<std::string>{"c0", "c1", "p", "b"}));
+}
+
+TEST(Expression, SyntaxErrorShowsACaretAtThePosition) {
+  EXPECT_THAT([] { parse_expression("c0 + (c1*d"); },
+              ThrowsMessage<ConfigError>(AllOf(HasSubstr("at column 11: expected ')'"),
+                                               HasSubstr("    c0 + (c1*d\n              ^"))));
+  EXPECT_THAT([] { parse_expression("c0 + * p"); },
+              ThrowsMessage<ConfigError>(HasSubstr("column 6: expected a number, name or '('")));
+  EXPECT_THAT([] { parse_expression("c0 c1"); },
+              ThrowsMessage<ConfigError>(HasSubstr("unexpected 'c'")));
+  EXPECT_THAT([] { parse_expression("sin(p)"); },
+              ThrowsMessage<ConfigError>(HasSubstr("unknown function 'sin'; functions are log")));
+  EXPECT_THAT([] { parse_expression("max(p)"); },
+              ThrowsMessage<ConfigError>(HasSubstr("max() takes 2 argument(s), got 1")));
+  EXPECT_THAT([] { parse_expression("  "); },
+              ThrowsMessage<ConfigError>(HasSubstr("the expression is empty")));
+}
+
+}  // namespace perfit::model

@@ -1,0 +1,74 @@
+#include "perfit/model/model.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "perfit/core/error.hpp"
+
+namespace perfit::model {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+ModelSpec spec(const std::string& expr, std::vector<ParamSpec> params = {{"c0", 0, 10, false},
+                                                                          {"c1", 1e-9, 1, true}}) {
+  ModelSpec m;
+  m.name = "t";
+  m.expression = expr;
+  m.params = std::move(params);
+  return m;
+}
+
+TEST(ModelSpec, BadBoundsNameTheParam) {
+  EXPECT_THAT([] { spec("c0", {{"c0", 5, 1, false}}).validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("param 'c0' has bounds [5, 1]: lo must be below hi")));
+  EXPECT_THAT([] { spec("c0", {{"c0", 0, 1, true}}).validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("param 'c0' is log-scaled but its lower bound 0 is <= 0")));
+  EXPECT_THAT([] { spec("c0", {{"c0", 2, 2, false}}).validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("use 'constants:'")));
+  EXPECT_THAT([] { spec("c0", {{"c0", 0, INFINITY, false}}).validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("non-finite bounds")));
+  EXPECT_THAT([] { spec("c0", {}).validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("declares no params")));
+  EXPECT_THAT([] { spec("c0", {{"c0", 0, 1, false}, {"c0", 0, 1, false}}).validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("name 'c0' is declared twice")));
+}
+
+TEST(Model, UnknownIdentifierListsColumnsAndParams) {
+  EXPECT_THAT([] { Model(spec("c0 + c1*q"), {"p", "b", "time_s"}); },
+              ThrowsMessage<ConfigError>(AllOf(HasSubstr("unknown identifier 'q'"),
+                                               HasSubstr("columns: p, b, time_s"),
+                                               HasSubstr("terms: c0, c1"))));
+}
+
+TEST(Model, ParamShadowingAColumnIsRejected) {
+  EXPECT_THAT([] { Model(spec("c0*p", {{"p", 0, 1, false}, {"c0", 0, 1, false}}), {"p"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("param 'p' has the name of a column")));
+}
+
+TEST(Model, SelfReferentialTermsAreRejected) {
+  ModelSpec m = spec("c0 + a");
+  m.terms = {{"a", "c1*b2"}, {"b2", "a*2"}};
+  EXPECT_THAT([&] { Model(m, {"p"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("refers to itself")));
+}
+
+TEST(Model, TermsKeepTheirNamesAndColumnsAreOnlyThoseUsed) {
+  ModelSpec m = spec("startup + compute - c1");
+  m.terms = {{"startup", "c0"}, {"compute", "c1*d/p"}};
+  const Model model(m, {"p", "b", "d", "time_s"});
+  EXPECT_EQ(model.term_names(), (std::vector<std::string>{"startup", "compute", "-c1"}));
+  EXPECT_EQ(model.columns_used(), (std::vector<std::string>{"d", "p"}));
+  EXPECT_EQ(model.term_tapes().size(), 3u);
+}
+
+TEST(Model, UnitCubeMappingIsLogAware) {
+  const Model model(spec("c0 + c1"), {});
+  EXPECT_DOUBLE_EQ(model.from_unit(0, 0.25), 2.5);
+  EXPECT_NEAR(model.from_unit(1, 0.5), 1e-9 * std::sqrt(1e9), 1e-18);
+  EXPECT_NEAR(model.to_unit(1, model.from_unit(1, 0.3)), 0.3, 1e-12);
+}
+
+}  // namespace perfit::model
