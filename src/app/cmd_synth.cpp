@@ -11,7 +11,7 @@ namespace perfit::app {
 namespace {
 struct SynthArgs {
   std::string out;
-  double rows = 20000;
+  double rows = 100000;
   std::uint64_t seed = 1;
   double noise = 0.02;
   std::vector<std::string> sets;

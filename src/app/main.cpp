@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   perfit::app::Action action;
+  perfit::app::add_fit_command(app, action);
+  perfit::app::add_predict_command(app, action);
   perfit::app::add_import_command(app, action);
   perfit::app::add_inspect_command(app, action);
   perfit::app::add_models_command(app, action);

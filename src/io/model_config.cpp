@@ -108,6 +108,33 @@ model::ModelSpec parse_model_yaml(const std::string& text, const std::string& or
   return m;
 }
 
+std::string model_to_yaml(const model::ModelSpec& m) {
+  YAML::Emitter e;
+  e.SetDoublePrecision(17);
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << m.name;
+  if (!m.description.empty()) e << YAML::Key << "description" << YAML::Value << m.description;
+  e << YAML::Key << "expression" << YAML::Value << YAML::DoubleQuoted << m.expression;
+  if (!m.terms.empty()) {
+    e << YAML::Key << "terms" << YAML::Value << YAML::BeginMap;
+    for (const auto& t : m.terms) e << YAML::Key << t.name << YAML::Value << YAML::DoubleQuoted << t.expression;
+    e << YAML::EndMap;
+  }
+  if (!m.constants.empty()) {
+    e << YAML::Key << "constants" << YAML::Value << YAML::BeginMap;
+    for (const auto& [n, v] : m.constants) e << YAML::Key << n << YAML::Value << v;
+    e << YAML::EndMap;
+  }
+  e << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
+  for (const auto& p : m.params) {
+    e << YAML::Key << p.name << YAML::Value << YAML::Flow << YAML::BeginSeq << p.lo << p.hi;
+    if (p.log_scale) e << "log";
+    e << YAML::EndSeq;
+  }
+  e << YAML::EndMap << YAML::EndMap;
+  return e.c_str();
+}
+
 std::vector<model::ModelSpec> builtin_models() {
   std::vector<model::ModelSpec> out;
   for (const auto& [file, text] : detail::builtin_model_sources()) {

@@ -121,10 +121,7 @@ SetInfo StoreReader::info(const std::string& set) const {
     const auto s = find_sets();
     throw DataError("'" + path_ + "' has no set '" + set + "'; sets there: " + join(s));
   }
-  H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
-  SetInfo info;
-  info.path = set;
-  info.attributes = detail::read_attributes(g.get(), where(set));
+  SetInfo info = describe(set);
   const std::string version = info.attributes.count(kFormatAttribute)
                                   ? data::attribute_text(info.attributes.at(kFormatAttribute))
                                   : "";
@@ -132,6 +129,19 @@ SetInfo StoreReader::info(const std::string& set) const {
     throw DataError(where(set) + " has " + kFormatAttribute + "='" + version + "', expected '" +
                     kFormatVersion + "'. It was written by another perfit version; re-import it");
   }
+  if (info.columns.empty()) throw DataError(where(set) + " has no column datasets");
+  return info;
+}
+
+SetInfo StoreReader::describe(const std::string& set) const {
+  if (H5Lexists(file_.get(), set.c_str(), H5P_DEFAULT) <= 0) {
+    hdf5_error_stack();
+    throw DataError("'" + path_ + "' has no group '" + set + "'");
+  }
+  H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
+  SetInfo info;
+  info.path = set;
+  info.attributes = detail::read_attributes(g.get(), where(set));
   bool first = true;
   for (const auto& name : member_names(g.get())) {
     const std::string w = where(set) + " dataset '" + name + "'";
@@ -162,8 +172,17 @@ SetInfo StoreReader::info(const std::string& set) const {
     }
     info.columns.push_back({name, column_type_of(d.get(), w)});
   }
-  if (info.columns.empty()) throw DataError(where(set) + " has no column datasets");
   return info;
+}
+
+data::MeasurementTable StoreReader::read_group(const std::string& path) const {
+  const SetInfo si = describe(path);
+  return load(si, si.columns, 0, si.rows);
+}
+
+data::Attributes StoreReader::root_attributes() const {
+  H5Group root(h5_check(H5Gopen2(file_.get(), "/", H5P_DEFAULT), "open '" + path_ + "' root"));
+  return detail::read_attributes(root.get(), "'" + path_ + "'");
 }
 
 namespace {
@@ -244,12 +263,17 @@ data::MeasurementTable StoreReader::read(const std::string& set,
       wanted.push_back(*it);
     }
   }
-  H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
+  return load(si, wanted, range.begin, end);
+}
+
+data::MeasurementTable StoreReader::load(const SetInfo& si, const std::vector<ColumnInfo>& wanted,
+                                         std::size_t begin, std::size_t end) const {
+  H5Group g(h5_check(H5Gopen2(file_.get(), si.path.c_str(), H5P_DEFAULT), "open " + where(si.path)));
   data::MeasurementTable t;
   for (const auto& ci : wanted) {
-    const std::string w = where(set) + " dataset '" + ci.name + "'";
+    const std::string w = where(si.path) + " dataset '" + ci.name + "'";
     H5Dataset d(h5_check(H5Dopen2(g.get(), ci.name.c_str(), H5P_DEFAULT), "open " + w));
-    t.add_column(read_column(d.get(), ci, range.begin, end - range.begin, w));
+    t.add_column(read_column(d.get(), ci, begin, end - begin, w));
   }
   t.attributes() = si.attributes;
   return t;

@@ -63,7 +63,24 @@ void StoreWriter::copy_set(const StoreReader& src, const std::string& set) {
 SetWriter StoreWriter::create_set(const std::string& set, const std::vector<ColumnInfo>& columns,
                                   std::size_t rows, const data::Attributes& attributes) {
   validate_set_path(set);
-  const std::string where = "'" + path_ + "' set '" + set + "'";
+  return create_group(set, columns, rows, attributes, true);
+}
+
+void StoreWriter::write_group(const std::string& path, const data::MeasurementTable& table) {
+  std::vector<ColumnInfo> cols;
+  for (const auto& c : table.columns()) cols.push_back({c.name(), c.type()});
+  create_group(path, cols, table.rows(), table.attributes(), false).write(0, table);
+}
+
+void StoreWriter::write_root_attribute(const std::string& name, const data::AttributeValue& v) {
+  H5Group root(h5_check(H5Gopen2(file_.get(), "/", H5P_DEFAULT), "open '" + path_ + "' root"));
+  detail::write_attribute(root.get(), name, v);
+}
+
+SetWriter StoreWriter::create_group(const std::string& set, const std::vector<ColumnInfo>& columns,
+                                    std::size_t rows, const data::Attributes& attributes,
+                                    bool is_set) {
+  const std::string where = "'" + path_ + "' group '" + set + "'";
   H5Plist lcpl = link_create_plist();
   // Track creation order so columns read back in the order they were written.
   H5Plist gcpl(h5_check(H5Pcreate(H5P_GROUP_CREATE), "group creation plist"));
@@ -72,7 +89,7 @@ SetWriter StoreWriter::create_set(const std::string& set, const std::vector<Colu
       "track creation order");
   H5Group g(h5_check(H5Gcreate2(file_.get(), set.c_str(), lcpl.get(), gcpl.get(), H5P_DEFAULT),
                      "create " + where));
-  detail::write_attribute(g.get(), kFormatAttribute, std::string(kFormatVersion));
+  if (is_set) detail::write_attribute(g.get(), kFormatAttribute, std::string(kFormatVersion));
   for (const auto& [k, v] : attributes) {
     if (k != kFormatAttribute) detail::write_attribute(g.get(), k, v);
   }

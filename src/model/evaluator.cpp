@@ -4,6 +4,7 @@
 #include <limits>
 #include <thread>
 
+#include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
 #include "lincomb_kernel.hpp"
 #include "tape_kernel.hpp"
@@ -123,10 +124,13 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
   }
   for (const auto& c : columns_) column_ptrs_.push_back(c.data());
 
-  const std::string target = table.target();
-  if (target.empty()) {
-    throw DataError("the set has no 'target' attribute naming its measured-time column");
+  n_rows_ = table.rows();
+  kernel_ = std::make_unique<detail::TapeKernel>(model.tape());
+  for (const auto& t : model.term_tapes()) {
+    term_kernels_.push_back(std::make_unique<detail::TapeKernel>(t));
   }
+  const std::string target = table.target();
+  if (target.empty()) return;  // prediction only
   const std::vector<double> y = table.column(target).to_double();
   const std::size_t n = y.size();
   if (n == 0) throw DataError("the set has no rows to fit");
@@ -153,10 +157,6 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
     if (!(weight_sum_ > 0.0)) throw DataError("weight column '" + cost_.weight_column + "' is all zero");
   } else {
     weight_sum_ = static_cast<double>(n);
-  }
-  kernel_ = std::make_unique<detail::TapeKernel>(model.tape());
-  for (const auto& t : model.term_tapes()) {
-    term_kernels_.push_back(std::make_unique<detail::TapeKernel>(t));
   }
 }
 
@@ -234,6 +234,7 @@ struct StoreSink {
 
 void Evaluator::residual_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                               Eigen::Ref<Eigen::VectorXd> sums) const {
+  PERFIT_ASSERT(has_target(), "cost of a prediction-only evaluator");
   const std::size_t n_cand = static_cast<std::size_t>(pop.cols());
   const std::size_t n_blocks = (rows() + options_.block_rows - 1) / options_.block_rows;
   // Few blocks per thread: the thread start-up would cost more than it saves.
@@ -301,6 +302,34 @@ Eigen::VectorXd Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x) c
   StoreSink sink{out.data()};
   for_blocks(*kernel_, x, 0, n_blocks, sink);
   return out;
+}
+
+Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  PERFIT_ASSERT(has_target(), "residuals of a prediction-only evaluator");
+  const Eigen::ArrayXd pred = predict(x).array();
+  const Eigen::Index n = static_cast<Eigen::Index>(rows());
+  const bool pen = cost_.penalty != Penalty::none && cost_.lambda > 0;
+  Eigen::VectorXd r(n + (pen ? x.size() : 0));
+  Eigen::ArrayXd e;
+  switch (cost_.residual) {
+    case Residual::rel_sq: e = pred * inv_measured_.array() - 1.0; break;
+    case Residual::sq_log: e = pred.log() - log_measured_.array(); break;
+    case Residual::ape: e = (pred * inv_measured_.array() - 1.0).abs().sqrt(); break;
+    case Residual::sq: e = pred - measured_.array(); break;
+  }
+  // Negative predictions are infeasible (cost +inf), whatever the residual kind.
+  e = (pred < 0.0).select(std::numeric_limits<double>::quiet_NaN(), e);
+  Eigen::ArrayXd scale = Eigen::ArrayXd::Constant(n, 1.0 / std::sqrt(weight_sum_));
+  if (weights_.size() > 0) scale = (weights_.array() / weight_sum_).sqrt();
+  r.head(n) = (e * scale).matrix();
+  if (pen) {
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
+      const double u = model_->to_unit(static_cast<std::size_t>(k), x(k));
+      r(n + k) = cost_.penalty == Penalty::l2 ? std::sqrt(cost_.lambda) * u
+                                               : std::sqrt(cost_.lambda * std::fabs(u));
+    }
+  }
+  return r;
 }
 
 Eigen::MatrixXd Evaluator::term_values(const Eigen::Ref<const Eigen::VectorXd>& x) const {

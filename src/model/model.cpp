@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <regex>
 
 #include "perfit/core/error.hpp"
@@ -137,6 +138,30 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
     term_names_.push_back(name);
     term_tapes_.push_back(compile(term, resolver));
   }
+}
+
+std::vector<std::string> Model::factors(const ModelSpec& spec) {
+  spec.validate();
+  std::vector<std::string> declared, out, seen_terms;
+  for (const auto& p : spec.params) declared.push_back(p.name);
+  for (const auto& [n, v] : spec.constants) declared.push_back(n);
+  std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+    for (const auto& id : identifiers(e)) {
+      auto t = std::find_if(spec.terms.begin(), spec.terms.end(),
+                            [&](const TermSpec& ts) { return ts.name == id; });
+      if (t != spec.terms.end()) {
+        if (std::find(seen_terms.begin(), seen_terms.end(), id) == seen_terms.end()) {
+          seen_terms.push_back(id);
+          walk(parse_expression(t->expression));
+        }
+      } else if (std::find(declared.begin(), declared.end(), id) == declared.end() &&
+                 std::find(out.begin(), out.end(), id) == out.end()) {
+        out.push_back(id);
+      }
+    }
+  };
+  walk(parse_expression(spec.expression));
+  return out;
 }
 
 Binding Model::resolve(const std::string& name, std::vector<std::string>&) const {

@@ -67,6 +67,54 @@ with open(os.path.join(work, "bounds.yaml"), "w") as f:
 expect(["models", "bounds.yaml"], 2, "param 'c0' is log-scaled but its lower bound 0 is <= 0")
 expect(["models", "nope"], 2, "neither a built-in model")
 
+# fit and predict on a small synthetic set (fast: 2000 rows, 60 generations)
+expect(["synth", "--out", "f.h5", "--rows", "2000", "--set", "/pytorch/resnet50"], 0, "wrote 1 sets")
+r = expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "fr.h5",
+            "--max-generations", "60", "--json"], 0, '"params"', '"stop_reason"')
+doc = json.loads(r.stdout)
+for key in ["model", "set", "params", "cost", "metrics", "generations", "evaluations",
+            "stop_reason", "seed"]:
+    if key not in doc:
+        failures.append(f"fit --json lacks {key}: {r.stdout[:200]}")
+if set(doc["params"]) != {"c0", "c1", "g", "c2", "c3", "c4"} or doc["generations"] != 60:
+    failures.append(f"fit --json content: {r.stdout[:300]}")
+if not (0 < doc["metrics"]["mape"] < 10):
+    failures.append(f"fit MAPE off: {doc['metrics']}")
+expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "fr2.h5",
+        "--max-generations", "20"], 0, "param", "metrics: MAPE", "stopped: max_generations", "wrote fr2.h5")
+r = expect(["predict", "--result", "fr.h5", "--at", "p=64,b=256,d=1.28e6,epochs=1", "--json"], 0,
+           '"prediction"', '"startup"', '"bandwidth"')
+pj = json.loads(r.stdout)
+if abs(sum(pj["terms"].values()) - pj["prediction"]) > 1e-9 * pj["prediction"]:
+    failures.append(f"predict terms do not sum to the prediction: {pj}")
+expect(["predict", "--result", "fr.h5", "--at", "p=64,b=256"], 2, "missing factor(s) epochs, d")
+expect(["predict", "--result", "fr.h5", "--at", "p=64,b=256,d=1,epochs=1,q=3"], 2,
+       "unknown factor(s) q")
+expect(["predict", "--result", "fr.h5", "--at", "p=64,b"], 2, "is not NAME=NUMBER")
+with open(os.path.join(work, "grid.csv"), "w") as f:
+    f.write("p,b,d,epochs\n1,32,1e6,1\n1024,32,1e6,1\n")
+expect(["predict", "--result", "fr.h5", "--grid", "grid.csv", "--out", "pred.csv"], 0,
+       "wrote 2 predictions")
+with open(os.path.join(work, "pred.csv")) as f:
+    lines = f.read().splitlines()
+if not lines[0].startswith("p,b,d,epochs,predicted_time_s,term_startup") or len(lines) != 3:
+    failures.append(f"pred.csv: {lines}")
+expect(["predict", "--result", "f.h5", "--at", "p=1"], 3, "not a perfit result")
+expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50"], 2, "no output: pass --out")
+expect(["fit", "--data", "f.h5", "--set", "/pytorch/gpt", "--out", "x.h5"], 3, "has no set '/pytorch/gpt'")
+expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "x.h5", "--model", "usl",
+        "--strategy", "nope"], 2, "strategy 'nope' is not one of")
+with open(os.path.join(work, "m.yaml"), "w") as f:
+    f.write("name: m\nexpression: a*q\nparams: {a: [0, 1]}\n")
+expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "x.h5", "--model", "m.yaml"],
+       2, "unknown identifier 'q'", "columns: p, nodes, b, d, epochs, time_s")
+with open(os.path.join(work, "c.yaml"), "w") as f:
+    f.write("data: f.h5\nset: /pytorch/resnet50\nout: fc.h5\nde: {max_generations: 10, strategy: jso}\n")
+expect(["fit", "--config", "c.yaml", "--seed", "4"], 0, "stopped: max_generations")
+expect(["fit", "--config", "missing.yaml"], 6, "cannot read config 'missing.yaml'")
+if os.path.exists(os.path.join(work, "x.h5")):
+    failures.append("a failed fit left x.h5 behind")
+
 if failures:
     print("FAILED:\n" + "\n".join(failures))
     sys.exit(1)

@@ -13,6 +13,10 @@ namespace perfit::io {
 // two bounds, a third bound entry other than 'log', non-numeric values.
 model::ModelSpec parse_model_yaml(const std::string& text, const std::string& origin);
 
+// The spec as YAML that parse_model_yaml reads back to the same spec (result files keep it,
+// so `perfit predict` needs nothing but the result).
+std::string model_to_yaml(const model::ModelSpec& m);
+
 // The built-in models, in catalogue order (generic first).
 std::vector<model::ModelSpec> builtin_models();
 

@@ -50,7 +50,16 @@ class StoreReader {
   data::MeasurementTable read(const std::string& set, const std::vector<std::string>& columns = {},
                               RowRange range = {}) const;
 
+  // Any group of 1-D datasets (not necessarily a set): all columns and attributes.
+  // Throws: DataError if the group is missing or holds something else.
+  data::MeasurementTable read_group(const std::string& path) const;
+  // Attributes of the root group.
+  data::Attributes root_attributes() const;
+
  private:
+  SetInfo describe(const std::string& path) const;
+  data::MeasurementTable load(const SetInfo& si, const std::vector<ColumnInfo>& wanted,
+                              std::size_t begin, std::size_t end) const;
   std::vector<std::string> find_sets() const;
   std::string where(const std::string& set) const;
 

@@ -43,10 +43,18 @@ class StoreWriter {
                        std::size_t rows, const data::Attributes& attributes);
   // Writes a whole table (its attributes become the set's).
   void write_set(const std::string& set, const data::MeasurementTable& table);
+  // Writes a table as a plain group (not a measurement set): columns as 1-D datasets and
+  // the table's attributes. For result files.
+  void write_group(const std::string& path, const data::MeasurementTable& table);
+  // Scalar attribute on the file's root group.
+  void write_root_attribute(const std::string& name, const data::AttributeValue& v);
   // Flushes and closes. Throws: H5Error if the flush fails (disk full).
   void close();
 
  private:
+  SetWriter create_group(const std::string& path, const std::vector<ColumnInfo>& columns,
+                         std::size_t rows, const data::Attributes& attributes, bool is_set);
+
   std::string path_;
   H5File file_;
 };

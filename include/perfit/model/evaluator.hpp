@@ -28,6 +28,8 @@ struct EvaluatorOptions {
 class Evaluator {
  public:
   // Binds the model to the table's columns (converted to double once) and its target.
+  // A table without a 'target' attribute gives a prediction-only evaluator (predict and
+  // term_values work; the cost functions must not be called).
   // Throws: DataError for a missing/non-numeric column, a target that is not > 0 and finite,
   // or a weight column with negative or non-finite values.
   Evaluator(const Model& model, const data::MeasurementTable& table, CostOptions cost = {},
@@ -35,7 +37,8 @@ class Evaluator {
   ~Evaluator();
   Evaluator(Evaluator&&) noexcept;
 
-  std::size_t rows() const { return static_cast<std::size_t>(measured_.size()); }
+  std::size_t rows() const { return n_rows_; }
+  bool has_target() const { return measured_.size() > 0; }
   const Model& model() const { return *model_; }
   const CostOptions& cost_options() const { return cost_; }
   const Eigen::VectorXd& measured() const { return measured_; }
@@ -54,6 +57,10 @@ class Evaluator {
   Eigen::VectorXd predict(const Eigen::Ref<const Eigen::VectorXd>& x) const;
   // rows x terms: value of each top-level additive term (model().term_names()) per row.
   Eigen::MatrixXd term_values(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+  // Residuals whose squared norm is cost(x): one per row (sqrt(w_i/W) * e_i, with e_i the
+  // relative, log or plain error; sqrt of it for ape), then one per param for the penalty.
+  // For least-squares polishing.
+  Eigen::VectorXd residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x) const;
 
  private:
   template <class Sink>
@@ -67,6 +74,7 @@ class Evaluator {
 
  private:
   const Model* model_;
+  std::size_t n_rows_ = 0;
   CostOptions cost_;
   EvaluatorOptions options_;
   std::vector<std::vector<double>> columns_;  // columns_used() as double

@@ -44,6 +44,10 @@ class Model {
   // nor a param/constant/term (listing both), or for terms that refer to themselves.
   Model(ModelSpec spec, const std::vector<std::string>& columns);
 
+  // The factors (column names) a spec reads: identifiers that are not params, constants or
+  // terms, through all terms. Throws: ConfigError as validate().
+  static std::vector<std::string> factors(const ModelSpec& spec);
+
   const ModelSpec& spec() const { return spec_; }
   std::size_t n_params() const { return spec_.params.size(); }
   const std::vector<std::string>& param_names() const { return param_names_; }

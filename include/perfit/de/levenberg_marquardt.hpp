@@ -1,0 +1,34 @@
+// Bounded Levenberg-Marquardt in the unit cube, used to polish the best DE individual:
+// DE finds the basin, LM converges quadratically inside it. Steps are projected onto the
+// cube; the Jacobian is by forward differences (one residual evaluation per parameter).
+// Marquardt's scaling (Marquardt 1963) with Nielsen's damping update (Nielsen 1999).
+#pragma once
+
+#include <Eigen/Core>
+
+#include <functional>
+
+namespace perfit::de {
+
+// r(u): residual vector at u in [0,1]^D; the objective is |r|^2. Non-finite residuals mark
+// u as infeasible.
+using ResidualFn = std::function<void(const Eigen::VectorXd& u, Eigen::VectorXd& r)>;
+
+struct LmOptions {
+  int max_iterations = 100;
+  double ftol = 1e-14;  // stop when a step lowers |r|^2 by less than this, relatively
+  double xtol = 1e-13;  // stop when a step is shorter than this (unit-cube norm)
+  double h = 1e-7;      // finite-difference step in the unit cube
+};
+
+struct LmResult {
+  Eigen::VectorXd u;
+  double cost = 0.0;  // |r(u)|^2
+  int iterations = 0;
+  int residual_evaluations = 0;
+};
+
+LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
+                             const LmOptions& options = {});
+
+}  // namespace perfit::de

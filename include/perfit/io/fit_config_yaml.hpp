@@ -1,0 +1,18 @@
+// Fit configs as YAML (configs/fit.yaml documents every key with its default).
+#pragma once
+
+#include <string>
+
+#include "perfit/de/fit_config.hpp"
+
+namespace perfit::io {
+
+// Applies the keys of a YAML file on top of cfg (so defaults stay where keys are absent).
+// Throws: IoError if unreadable; ConfigError naming the file and the unknown or bad key.
+void load_fit_config(const std::string& path, de::FitConfig& cfg);
+void apply_fit_config_yaml(const std::string& text, const std::string& origin, de::FitConfig& cfg);
+
+// The config as run, as YAML (stored in result files).
+std::string fit_config_to_yaml(const de::FitConfig& cfg);
+
+}  // namespace perfit::io

@@ -1,0 +1,45 @@
+// The result of a fit as an HDF5 file (docs/result-format.md): fitted params with bounds, the
+// model (as YAML, so `perfit predict` needs nothing else), cost history, metrics, the config as
+// run, and provenance (perfit version, git revision, seed, data file, set, data checksum).
+// Written to a temporary name and renamed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "perfit/model/metrics.hpp"
+
+namespace perfit::io {
+
+inline constexpr const char* kResultFormat = "perfit-result-1";
+
+struct ResultParam {
+  std::string name;
+  double value = 0.0, lo = 0.0, hi = 0.0;
+  bool log_scale = false, at_bound = false;
+};
+
+struct ResultFile {
+  std::string model_name, model_yaml, config_yaml;
+  std::string data_file, set, data_checksum, target, unit;
+  std::size_t rows = 0;
+  std::uint64_t seed = 0;
+  std::vector<ResultParam> params;
+  double cost = 0.0, cost_before_polish = 0.0;
+  bool polish_improved = false;
+  std::string stop_reason, stop_message;
+  std::size_t generations = 0, evaluations = 0;
+  double seconds = 0.0;
+  model::FitMetrics metrics;
+  std::vector<double> history;
+  std::string perfit_version, git_revision, created_utc;
+  int ranks = 1;
+};
+
+// Throws: IoError / H5Error.
+void write_result_file(const std::string& path, const ResultFile& r);
+// Throws: IoError if missing; DataError if not a perfit result file (naming what is missing).
+ResultFile read_result_file(const std::string& path);
+
+}  // namespace perfit::io

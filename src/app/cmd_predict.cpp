@@ -1,0 +1,161 @@
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "commands.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/csv_reader.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/result_file.hpp"
+#include "perfit/model/evaluator.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+struct PredictArgs {
+  std::string result, at, grid, out;
+  bool json = false;
+};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// "p=64,b=256,d=1.28e6" -> a one-row table.
+data::MeasurementTable parse_at(const std::string& text) {
+  data::MeasurementTable t;
+  std::size_t b = 0;
+  while (b <= text.size()) {
+    std::size_t e = text.find(',', b);
+    if (e == std::string::npos) e = text.size();
+    const std::string item = text.substr(b, e - b);
+    const auto eq = item.find('=');
+    double v = 0;
+    const char* first = item.data() + (eq == std::string::npos ? 0 : eq + 1);
+    const auto [p, ec] = std::from_chars(first, item.data() + item.size(), v);
+    if (eq == std::string::npos || eq == 0 || ec != std::errc() || p != item.data() + item.size()) {
+      throw ConfigError("--at item '" + item + "' is not NAME=NUMBER (e.g. --at p=64,b=256,d=1.28e6)");
+    }
+    t.add_column(data::Column(item.substr(0, eq), std::vector<double>{v}));
+    b = e + 1;
+  }
+  return t;
+}
+
+void check_factors(const std::vector<std::string>& needed, const data::MeasurementTable& t,
+                   const std::string& model, bool strict, const std::string& where) {
+  std::vector<std::string> missing, unknown;
+  for (const auto& f : needed) {
+    if (!t.find(f)) missing.push_back(f);
+  }
+  if (strict) {
+    for (const auto& c : t.column_names()) {
+      if (std::find(needed.begin(), needed.end(), c) == needed.end()) unknown.push_back(c);
+    }
+  }
+  if (!missing.empty() || !unknown.empty()) {
+    std::string msg = where + ": ";
+    if (!missing.empty()) msg += "missing factor(s) " + join(missing);
+    if (!unknown.empty()) msg += std::string(missing.empty() ? "" : "; ") + "unknown factor(s) " + join(unknown);
+    throw ConfigError(msg + ". Model '" + model + "' uses: " + join(needed));
+  }
+}
+
+void write_grid(const std::string& path, const data::MeasurementTable& grid,
+                const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
+                const std::vector<std::string>& term_names, const std::string& target) {
+  io::AtomicOutput out(path);
+  {
+    std::ofstream f(out.temp_path());
+    if (!f) throw IoError("cannot write '" + out.temp_path() + "'");
+    std::string header;
+    for (const auto& c : grid.column_names()) header += c + ",";
+    header += "predicted_" + target;
+    for (const auto& n : term_names) header += ",term_" + n;
+    f << header << "\n";
+    char buf[32];
+    for (std::size_t i = 0; i < grid.rows(); ++i) {
+      for (const auto& c : grid.columns()) f << c.value_text(i) << ",";
+      std::snprintf(buf, sizeof buf, "%.10g", pred(static_cast<Eigen::Index>(i)));
+      f << buf;
+      for (Eigen::Index k = 0; k < terms.cols(); ++k) {
+        std::snprintf(buf, sizeof buf, "%.10g", terms(static_cast<Eigen::Index>(i), k));
+        f << "," << buf;
+      }
+      f << "\n";
+    }
+    if (!f.flush()) throw IoError("writing '" + out.temp_path() + "' failed (disk full?)");
+  }
+  out.commit();
+}
+
+int run_predict(const PredictArgs& a) {
+  if (a.at.empty() == a.grid.empty()) {
+    throw ConfigError("give exactly one of --at NAME=VALUE,... or --grid GRID.csv");
+  }
+  if (!a.grid.empty() && a.out.empty()) throw ConfigError("--grid needs --out PRED.csv");
+  const io::ResultFile r = io::read_result_file(a.result);
+  const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
+  const std::vector<std::string> needed = model::Model::factors(spec);
+  data::MeasurementTable table = a.at.empty() ? io::read_csv(a.grid).table : parse_at(a.at);
+  check_factors(needed, table, spec.name, !a.at.empty(), a.at.empty() ? "'" + a.grid + "'" : "--at");
+  table.attributes().clear();  // no target: a prediction-only evaluator
+  const model::Model m(spec, table.column_names());
+  const model::Evaluator ev(m, table);
+  Eigen::VectorXd x(static_cast<Eigen::Index>(r.params.size()));
+  for (std::size_t k = 0; k < r.params.size(); ++k) x(static_cast<Eigen::Index>(k)) = r.params[k].value;
+  const Eigen::VectorXd pred = ev.predict(x);
+  const Eigen::MatrixXd terms = ev.term_values(x);
+  const auto& names = m.term_names();
+  if (!a.grid.empty()) {
+    write_grid(a.out, table, pred, terms, names, r.target);
+    std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s and term_*)\n",
+                table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
+    return 0;
+  }
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["model"] = spec.name;
+    j["result"] = a.result;
+    j["at"] = nlohmann::ordered_json::object();
+    for (const auto& c : table.columns()) j["at"][c.name()] = c.f64()[0];
+    j["prediction"] = pred(0);
+    j["unit"] = r.unit;
+    j["terms"] = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("model '%s' (%s): predicted %s at %s = %.6g %s\n", spec.name.c_str(),
+              a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
+  std::printf("  %-20s %14s %8s\n", "term", r.unit.c_str(), "share");
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const double v = terms(0, static_cast<Eigen::Index>(k));
+    std::printf("  %-20s %14.6g %7.1f%%\n", names[k].c_str(), v, 100.0 * v / pred(0));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<PredictArgs>();
+  auto* cmd = app.add_subcommand(
+      "predict", "Predict the time at new configurations from a fit's result file, with the\n"
+                 "contribution of each named term of the model.");
+  cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
+  cmd->add_option("--at", a->at, "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1");
+  cmd->add_option("--grid", a->grid, "CSV of configurations (header = factor names)");
+  cmd->add_option("--out", a->out, "CSV to write for --grid");
+  cmd->add_flag("--json", a->json, "print JSON (with --at)");
+  cmd->callback([a, &action] { action = [a] { return run_predict(*a); }; });
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,152 @@
+#include "perfit/io/result_file.hpp"
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
+
+namespace perfit::io {
+
+using data::Column;
+
+void write_result_file(const std::string& path, const ResultFile& r) {
+  AtomicOutput out(path);
+  {
+    StoreWriter w(out.temp_path());
+    const data::Attributes root = {
+        {"perfit_result", std::string(kResultFormat)},
+        {"model", r.model_name},
+        {"model_yaml", r.model_yaml},
+        {"config_yaml", r.config_yaml},
+        {"data_file", r.data_file},
+        {"set", r.set},
+        {"data_checksum", r.data_checksum},
+        {"target", r.target},
+        {"unit", r.unit},
+        {"rows", static_cast<std::int64_t>(r.rows)},
+        {"seed", static_cast<std::int64_t>(r.seed)},
+        {"cost", r.cost},
+        {"cost_before_polish", r.cost_before_polish},
+        {"polish_improved", static_cast<std::int64_t>(r.polish_improved)},
+        {"stop_reason", r.stop_reason},
+        {"stop_message", r.stop_message},
+        {"generations", static_cast<std::int64_t>(r.generations)},
+        {"evaluations", static_cast<std::int64_t>(r.evaluations)},
+        {"seconds", r.seconds},
+        {"ranks", static_cast<std::int64_t>(r.ranks)},
+        {"perfit_version", r.perfit_version},
+        {"git_revision", r.git_revision},
+        {"created_utc", r.created_utc},
+    };
+    for (const auto& [k, v] : root) w.write_root_attribute(k, v);
+
+    std::vector<std::string> names;
+    std::vector<double> value, lo, hi;
+    std::vector<std::int64_t> log_scale, at_bound;
+    for (const auto& p : r.params) {
+      names.push_back(p.name);
+      value.push_back(p.value);
+      lo.push_back(p.lo);
+      hi.push_back(p.hi);
+      log_scale.push_back(p.log_scale);
+      at_bound.push_back(p.at_bound);
+    }
+    data::MeasurementTable params;
+    params.add_column(Column("name", names));
+    params.add_column(Column("value", value));
+    params.add_column(Column("lo", lo));
+    params.add_column(Column("hi", hi));
+    params.add_column(Column("log_scale", log_scale));
+    params.add_column(Column("at_bound", at_bound));
+    w.write_group("/params", params);
+
+    data::MeasurementTable history;
+    history.add_column(Column("best_cost", r.history));
+    w.write_group("/history", history);
+
+    data::MeasurementTable metrics;
+    metrics.add_column(Column("name", std::vector<std::string>{"mape", "rmse", "r2", "gmae", "max_rel_err"}));
+    metrics.add_column(Column("value", std::vector<double>{r.metrics.mape, r.metrics.rmse, r.metrics.r2,
+                                                           r.metrics.gmae, r.metrics.max_rel_err}));
+    w.write_group("/metrics", metrics);
+    w.close();
+  }
+  out.commit();
+}
+
+namespace {
+
+std::string need_string(const data::Attributes& a, const std::string& key, const std::string& path) {
+  auto it = a.find(key);
+  if (it == a.end()) {
+    throw DataError("'" + path + "' is not a complete perfit result: attribute '" + key +
+                    "' is missing. Re-run `perfit fit`");
+  }
+  return data::attribute_text(it->second);
+}
+double need_number(const data::Attributes& a, const std::string& key, const std::string& path) {
+  auto it = a.find(key);
+  if (it == a.end()) {
+    throw DataError("'" + path + "' is not a complete perfit result: attribute '" + key + "' is missing");
+  }
+  if (const auto* d = std::get_if<double>(&it->second)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return static_cast<double>(*i);
+  throw DataError("'" + path + "' attribute '" + key + "' is text, expected a number");
+}
+
+}  // namespace
+
+ResultFile read_result_file(const std::string& path) {
+  StoreReader rd(path);
+  const data::Attributes a = rd.root_attributes();
+  auto fmt = a.find("perfit_result");
+  if (fmt == a.end()) {
+    throw DataError("'" + path + "' is an HDF5 file but not a perfit result (no 'perfit_result' "
+                    "attribute). Pass the file `perfit fit --out` wrote");
+  }
+  if (data::attribute_text(fmt->second) != kResultFormat) {
+    throw DataError("'" + path + "' is a result of format '" + data::attribute_text(fmt->second) +
+                    "', expected '" + kResultFormat + "'");
+  }
+  ResultFile r;
+  r.model_name = need_string(a, "model", path);
+  r.model_yaml = need_string(a, "model_yaml", path);
+  r.config_yaml = need_string(a, "config_yaml", path);
+  r.data_file = need_string(a, "data_file", path);
+  r.set = need_string(a, "set", path);
+  r.data_checksum = need_string(a, "data_checksum", path);
+  r.target = need_string(a, "target", path);
+  r.unit = need_string(a, "unit", path);
+  r.rows = static_cast<std::size_t>(need_number(a, "rows", path));
+  r.seed = static_cast<std::uint64_t>(need_number(a, "seed", path));
+  r.cost = need_number(a, "cost", path);
+  r.cost_before_polish = need_number(a, "cost_before_polish", path);
+  r.polish_improved = need_number(a, "polish_improved", path) != 0;
+  r.stop_reason = need_string(a, "stop_reason", path);
+  r.stop_message = need_string(a, "stop_message", path);
+  r.generations = static_cast<std::size_t>(need_number(a, "generations", path));
+  r.evaluations = static_cast<std::size_t>(need_number(a, "evaluations", path));
+  r.seconds = need_number(a, "seconds", path);
+  r.ranks = static_cast<int>(need_number(a, "ranks", path));
+  r.perfit_version = need_string(a, "perfit_version", path);
+  r.git_revision = need_string(a, "git_revision", path);
+  r.created_utc = need_string(a, "created_utc", path);
+  const data::MeasurementTable p = rd.read_group("/params");
+  for (std::size_t i = 0; i < p.rows(); ++i) {
+    ResultParam q;
+    q.name = p.column("name").str()[i];
+    q.value = p.column("value").f64()[i];
+    q.lo = p.column("lo").f64()[i];
+    q.hi = p.column("hi").f64()[i];
+    q.log_scale = p.column("log_scale").i64()[i] != 0;
+    q.at_bound = p.column("at_bound").i64()[i] != 0;
+    r.params.push_back(q);
+  }
+  r.history = rd.read_group("/history").column("best_cost").f64();
+  const data::MeasurementTable m = rd.read_group("/metrics");
+  const auto& v = m.column("value").f64();
+  if (v.size() == 5) r.metrics = {v[0], v[1], v[2], v[3], v[4]};
+  return r;
+}
+
+}  // namespace perfit::io

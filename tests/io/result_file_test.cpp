@@ -1,0 +1,67 @@
+#include "perfit/io/result_file.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/model_config.hpp"
+#include "support/temp_dir.hpp"
+
+namespace perfit::io {
+
+TEST(ResultFile, RoundTripKeepsEverything) {
+  testing_support::TempDir dir;
+  ResultFile r;
+  r.model_name = "generic";
+  r.model_yaml = model_to_yaml(load_model("generic"));
+  r.config_yaml = "seed: 3\n";
+  r.data_file = "demo.h5";
+  r.set = "/pytorch/resnet50";
+  r.data_checksum = "fnv1a64:0123456789abcdef";
+  r.target = "time_s";
+  r.unit = "s";
+  r.rows = 100;
+  r.seed = 3;
+  r.params = {{"c0", 45.0, 0, 1000, false, false}, {"c1", 2e-3, 1e-6, 1, true, true}};
+  r.cost = 1e-4;
+  r.cost_before_polish = 2e-4;
+  r.polish_improved = true;
+  r.stop_reason = "converged";
+  r.stop_message = "population converged";
+  r.generations = 250;
+  r.evaluations = 25000;
+  r.seconds = 1.5;
+  r.metrics = {0.8, 1.2, 0.999, 0.6, 4.0};
+  r.history = {1.0, 0.5, 1e-4};
+  r.perfit_version = "0.1.0";
+  r.git_revision = "abc";
+  r.created_utc = "2026-11-29T00:00:00Z";
+  write_result_file(dir.file("r.h5"), r);
+  const ResultFile b = read_result_file(dir.file("r.h5"));
+  EXPECT_EQ(b.model_yaml, r.model_yaml);
+  EXPECT_EQ(b.params.size(), 2u);
+  EXPECT_EQ(b.params[1].value, 2e-3);
+  EXPECT_TRUE(b.params[1].log_scale);
+  EXPECT_TRUE(b.params[1].at_bound);
+  EXPECT_EQ(b.history, r.history);
+  EXPECT_EQ(b.metrics.r2, 0.999);
+  EXPECT_EQ(b.seed, 3u);
+  EXPECT_EQ(b.data_checksum, r.data_checksum);
+  // The stored model parses back to the same model.
+  const auto spec = parse_model_yaml(b.model_yaml, "stored");
+  EXPECT_EQ(model_to_yaml(spec), r.model_yaml);
+}
+
+TEST(ResultFile, AStoreIsNotAResult) {
+  testing_support::TempDir dir;
+  const auto p = dir.file("s.h5");
+  {
+    hid_t f = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    H5Fclose(f);
+  }
+  EXPECT_THAT([&] { read_result_file(p); },
+              ::testing::ThrowsMessage<DataError>(::testing::HasSubstr("not a perfit result")));
+}
+
+}  // namespace perfit::io
