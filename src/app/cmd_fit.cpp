@@ -16,6 +16,7 @@
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/store_reader.hpp"
+#include "perfit/island/island_fit.hpp"
 
 namespace perfit::app {
 
@@ -31,6 +32,11 @@ struct FitArgs {
   double max_generations = 0, max_evaluations = 0, target_cost = 0, lambda = 0, max_seconds = 0;
   std::size_t population = 0, progress_every = 0;
   bool no_polish = false;
+  std::string topology, mode;
+  std::size_t interval = 0, migrants = 0;
+  int ranks_per_island = 1;
+  island::IslandOptions islands;  // filled by build_config
+  mpi::MpiEnvironment* env = nullptr;
   CLI::App* cmd = nullptr;
   bool given(const char* flag) const { return cmd->count(flag) > 0; }
 };
@@ -42,9 +48,19 @@ std::string utc_now() {
   return buf;
 }
 
-de::FitConfig build_config(const FitArgs& a) {
+de::FitConfig build_config(FitArgs& a) {
   de::FitConfig c;
-  if (!a.config.empty()) io::load_fit_config(a.config, c);
+  if (!a.config.empty()) io::load_fit_config(a.config, c, &a.islands);
+  if (a.given("--topology")) a.islands.topology.kind = island::parse_topology(a.topology);
+  if (a.given("--migration-interval")) a.islands.interval = a.interval;
+  if (a.given("--migrants")) a.islands.migrants = a.migrants;
+  if (a.given("--ranks-per-island")) a.islands.ranks_per_island = a.ranks_per_island;
+  if (a.given("--mode")) {
+    if (a.mode != "sync" && a.mode != "async") {
+      throw ConfigError("--mode '" + a.mode + "' is not one of sync, async");
+    }
+    a.islands.mode = a.mode == "sync" ? island::MigrationMode::sync : island::MigrationMode::async;
+  }
   if (a.given("--data")) c.data = a.data;
   if (a.given("--set")) c.set = a.set;
   if (a.given("--model")) c.model = a.model;
@@ -85,8 +101,12 @@ void print_table(const io::ResultFile& r, const model::Model& m) {
   (void)m;
 }
 
-int run_fit(const FitArgs& a) {
+int run_fit(FitArgs& a) {
   const de::FitConfig cfg = build_config(a);
+  const int world_size = a.env->initialized() ? a.env->size() : 1;
+  const int rank = a.env->initialized() ? a.env->rank() : 0;
+  const bool on_islands = world_size > 1;
+  if (on_islands) a.islands.validate(world_size);  // before any collective, on every rank
   const model::ModelSpec spec = io::load_model(cfg.model);
   io::StoreReader store(cfg.data);
   const io::SetInfo info = store.info(cfg.set);
@@ -104,18 +124,61 @@ int run_fit(const FitArgs& a) {
   for (const std::string& extra : {target, cfg.cost.weight_column}) {
     if (!extra.empty() && std::find(load.begin(), load.end(), extra) == load.end()) load.push_back(extra);
   }
-  const data::MeasurementTable table = store.read(cfg.set, load);
+  // Everything that can fail on one rank is done: from here on, collectives.
+  island::IslandLayout layout;
+  io::RowRange range;
+  if (on_islands) {
+    layout = island::make_layout(MPI_COMM_WORLD, a.islands.ranks_per_island);
+    const auto [b, e] = layout.row_slice(info.rows);
+    range = {b, e};
+  }
+  const data::MeasurementTable table = store.read(cfg.set, load, range);
   model::EvaluatorOptions eo;
   eo.threads = cfg.threads;
   const model::Evaluator ev(m, table, cfg.cost, eo);
-  spdlog::info("fit model={} set={} rows={} params={} strategy={} population={} seed={} threads={}",
-               spec.name, cfg.set, table.rows(), m.n_params(), de::to_string(cfg.fit.de.strategy),
-               cfg.fit.de.population_for(m.n_params()), cfg.fit.de.seed, cfg.threads);
-  const double rows = static_cast<double>(table.rows());
-  const de::FitResult fr = de::fit_model(ev, cfg.fit, [&](std::size_t g, std::size_t e, double best, double s) {
-    spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", g, e, best,
-                 e / std::max(s, 1e-9), rows * e / std::max(s, 1e-9));
-  });
+  spdlog::info("fit model={} set={} rows={} params={} strategy={} population={} seed={} threads={} "
+               "ranks={}", spec.name, cfg.set, info.rows, m.n_params(),
+               de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
+               cfg.fit.de.seed, cfg.threads, world_size);
+  const double rows = static_cast<double>(info.rows);
+  de::FitResult fr;
+  std::string checksum = data::table_checksum(table);
+  if (on_islands) {
+    spdlog::info("islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
+                 layout.n_islands, layout.island_size, island::to_string(a.islands.topology.kind),
+                 a.islands.mode == island::MigrationMode::sync ? "sync" : "async",
+                 a.islands.interval, a.islands.migrants);
+    const island::IslandFitResult ir = island::fit_on_islands(
+        layout, ev, cfg.fit, a.islands, [&](const island::EpochReport& r) {
+          spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} "
+                       "migration={:.1f}%", r.epoch, r.best_cost, r.spread, r.evals_per_second,
+                       100.0 * r.migration_fraction);
+        });
+    fr = ir.fit;
+    spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
+                 ir.islands.epochs, ir.islands.best_island, ir.islands.migration_seconds,
+                 ir.islands.seconds);
+    if (layout.island_size > 1 && layout.island == 0) {  // checksum of all of island 0's slices
+      char mine[32] = {};
+      std::snprintf(mine, sizeof mine, "%s", checksum.c_str());
+      std::vector<char> all(static_cast<std::size_t>(32 * layout.island_size));
+      mpi::check(MPI_Gather(mine, 32, MPI_CHAR, all.data(), 32, MPI_CHAR, 0, layout.island_comm.get()),
+                 "MPI_Gather (checksums)");
+      if (rank == 0) {
+        data::MeasurementTable parts;
+        std::vector<std::string> v;
+        for (int i = 0; i < layout.island_size; ++i) v.emplace_back(all.data() + 32 * i);
+        parts.add_column(data::Column("slices", v));
+        checksum = data::table_checksum(parts);
+      }
+    }
+    if (rank != 0) return 0;  // rank 0 writes the result and reports
+  } else {
+    fr = de::fit_model(ev, cfg.fit, [&](std::size_t g, std::size_t e, double best, double s) {
+      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", g, e,
+                   best, e / std::max(s, 1e-9), rows * e / std::max(s, 1e-9));
+    });
+  }
 
   io::ResultFile r;
   r.model_name = spec.name;
@@ -123,10 +186,11 @@ int run_fit(const FitArgs& a) {
   r.config_yaml = io::fit_config_to_yaml(cfg);
   r.data_file = cfg.data;
   r.set = cfg.set;
-  r.data_checksum = data::table_checksum(table);
+  r.data_checksum = checksum;
+  r.ranks = world_size;
   r.target = target;
   r.unit = table.attribute_string("unit", "s");
-  r.rows = table.rows();
+  r.rows = info.rows;
   r.seed = cfg.fit.de.seed;
   for (std::size_t k = 0; k < m.n_params(); ++k) {
     const auto& p = spec.params[k];
@@ -176,13 +240,15 @@ int run_fit(const FitArgs& a) {
 
 }  // namespace
 
-void add_fit_command(CLI::App& app, Action& action) {
+void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<FitArgs>();
+  a->env = &env;
   auto* cmd = app.add_subcommand(
       "fit",
       "Fit a model's constants to a measurement set by differential evolution (+ LM polish).\n"
       "Options come from --config (configs/fit.yaml lists every one with its default) and\n"
-      "flags override them. Progress goes to stderr, the table (or --json) to stdout.");
+      "flags override them. Progress goes to stderr, the table (or --json) to stdout.\n"
+      "Under mpiexec -n R it runs R islands (MPI island model, docs/islands.md).");
   a->cmd = cmd;
   cmd->add_option("--config", a->config, "YAML config (see configs/fit.yaml)");
   cmd->add_option("--data", a->data, "HDF5 store");
@@ -204,6 +270,12 @@ void add_fit_command(CLI::App& app, Action& action) {
   cmd->add_option("--lambda", a->lambda, "regularisation weight [0]");
   cmd->add_option("--progress-every", a->progress_every, "generations between progress lines [25]");
   cmd->add_flag("--no-polish", a->no_polish, "skip the Levenberg-Marquardt polish");
+  cmd->add_option("--topology", a->topology, "islands: ring, ring-bi, torus, full, random, custom [ring]");
+  cmd->add_option("--migration-interval", a->interval, "islands: generations per epoch [20]");
+  cmd->add_option("--migrants", a->migrants, "islands: emigrants per island per epoch [2]");
+  cmd->add_option("--mode", a->mode, "islands: sync (reproducible) or async [sync]");
+  cmd->add_option("--ranks-per-island", a->ranks_per_island,
+                  "islands: ranks sharing one population, each with a slice of the rows [1]");
   cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
   cmd->callback([a, &action] { action = [a] { return run_fit(*a); }; });
 }

@@ -6,11 +6,13 @@
 
 #include <functional>
 
+#include "perfit/mpi/environment.hpp"
+
 namespace perfit::app {
 
 using Action = std::function<int()>;
 
-void add_fit_command(CLI::App& app, Action& action);
+void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_import_command(CLI::App& app, Action& action);
 void add_predict_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);

@@ -9,8 +9,10 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
+#include "perfit/mpi/environment.hpp"
 
 int main(int argc, char** argv) {
+  perfit::mpi::MpiEnvironment env(&argc, &argv);
   CLI::App app{
       "perfit: fit performance models of distributed deep-learning training to measured "
       "times.\nData lives in HDF5 stores (docs/hdf5-format.md). Exit codes: 0 ok, 1 internal, "
@@ -23,7 +25,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   perfit::app::Action action;
-  perfit::app::add_fit_command(app, action);
+  perfit::app::add_fit_command(app, action, env);
   perfit::app::add_predict_command(app, action);
   perfit::app::add_import_command(app, action);
   perfit::app::add_inspect_command(app, action);
@@ -42,14 +44,20 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  // Under MPI a failing rank ends the whole job (MPI_Abort with the error's exit code):
+  // a Slurm job then fails fast instead of hanging in the next collective.
+  const bool parallel = env.initialized() && env.size() > 1;
+  const std::string who = parallel ? " (rank " + std::to_string(env.rank()) + ")" : "";
   try {
-    perfit::init_logging(0, perfit::parse_log_level(log_level));
+    perfit::init_logging(env.rank(), perfit::parse_log_level(log_level));
     return action();
   } catch (const perfit::Error& e) {
-    std::fprintf(stderr, "perfit: error: %s\n", e.what());
+    std::fprintf(stderr, "perfit: error%s: %s\n", who.c_str(), e.what());
+    if (parallel) perfit::mpi::abort_all(e.exit_code());
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "perfit: internal error: %s\n", e.what());
+    std::fprintf(stderr, "perfit: internal error%s: %s\n", who.c_str(), e.what());
+    if (parallel) perfit::mpi::abort_all(1);
     return 1;
   }
 }

@@ -8,13 +8,19 @@
 namespace perfit::de {
 
 LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
-                             const LmOptions& o) {
+                             const LmOptions& o, const SumReducer& reduce) {
   LmResult res;
   const Eigen::Index n = u0.size();
+  // |r|^2 summed over all ranks; a non-finite residual anywhere makes it +inf everywhere.
+  auto norm2 = [&](const Eigen::VectorXd& v) {
+    double x = v.allFinite() ? v.squaredNorm() : std::numeric_limits<double>::infinity();
+    if (reduce) reduce(&x, 1);
+    return std::isfinite(x) ? x : std::numeric_limits<double>::infinity();
+  };
   Eigen::VectorXd u = u0.cwiseMax(0.0).cwiseMin(1.0), r, rt;
   f(u, r);
   ++res.residual_evaluations;
-  double cost = r.allFinite() ? r.squaredNorm() : std::numeric_limits<double>::infinity();
+  double cost = norm2(r);
   res.u = u;
   res.cost = cost;
   if (!std::isfinite(cost)) return res;
@@ -33,10 +39,14 @@ LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
         J.col(k) = (rt - r) / step;
       }
       fresh_jacobian = true;
-      if (!J.allFinite()) break;
     }
-    const Eigen::MatrixXd A = J.transpose() * J;
-    const Eigen::VectorXd g = J.transpose() * r;
+    Eigen::MatrixXd A = J.transpose() * J;
+    Eigen::VectorXd g = J.transpose() * r;
+    if (reduce) {
+      reduce(A.data(), static_cast<std::size_t>(A.size()));
+      reduce(g.data(), static_cast<std::size_t>(g.size()));
+    }
+    if (!A.allFinite() || !g.allFinite()) break;
     if (mu < 0) mu = 1e-3 * A.diagonal().maxCoeff();
     Eigen::MatrixXd Am = A;
     Am.diagonal() += mu * A.diagonal().cwiseMax(1e-12);
@@ -45,10 +55,11 @@ LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
     const double step_norm = (un - u).norm();
     f(un, rt);
     ++res.residual_evaluations;
-    const double cn = rt.allFinite() ? rt.squaredNorm() : std::numeric_limits<double>::infinity();
+    const double cn = norm2(rt);
     if (cn < cost) {
       // Gain ratio against the linear model decides how much to trust it next time.
-      const double predicted = -(2.0 * g.dot(un - u) + (J * (un - u)).squaredNorm());
+      const Eigen::VectorXd du = un - u;
+      const double predicted = -(2.0 * g.dot(du) + du.dot(A * du));
       const double rho = predicted > 0 ? (cost - cn) / predicted : 1.0;
       mu *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * rho - 1.0, 3));
       nu = 2.0;

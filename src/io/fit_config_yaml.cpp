@@ -100,6 +100,7 @@ void apply(const YAML::Node& map, const std::map<std::string, Setter>& keys,
            const std::string& prefix, de::FitConfig& cfg) {
   for (const auto& kv : map) {
     const auto key = kv.first.as<std::string>();
+    if (prefix.empty() && key == "islands") continue;  // handled by apply_islands
     if (prefix.empty() && (key == "cost" || key == "de")) {
       if (!kv.second.IsMap()) throw ConfigError("key '" + key + "' must be a map of options");
       apply(kv.second, key == "cost" ? cost_keys() : de_keys(), key + ".", cfg);
@@ -108,16 +109,69 @@ void apply(const YAML::Node& map, const std::map<std::string, Setter>& keys,
     auto it = keys.find(key);
     if (it == keys.end()) {
       throw ConfigError("unknown key '" + prefix + key + "'; allowed here: " + names(keys) +
-                        (prefix.empty() ? ", cost, de" : ""));
+                        (prefix.empty() ? ", cost, de, islands" : ""));
     }
     it->second(kv.second, cfg);
+  }
+}
+
+void apply_islands(const YAML::Node& n, const de::FitConfig& cfg, island::IslandOptions& o) {
+  if (!n.IsMap()) throw ConfigError("key 'islands' must be a map of options");
+  for (const auto& kv : n) {
+    const auto key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    const std::string k = "islands." + key;
+    if (key == "topology") {
+      o.topology.kind = island::parse_topology(as<std::string>(v, k, "a topology name"));
+    } else if (key == "degree") {
+      o.topology.degree = static_cast<int>(as_count(v, k));
+    } else if (key == "adjacency") {
+      if (!v.IsSequence()) throw ConfigError("key '" + k + "' must be a list of lists of island indices");
+      o.topology.adjacency.clear();
+      for (const auto& row : v) {
+        std::vector<int> targets;
+        for (const auto& t : row) targets.push_back(static_cast<int>(as_count(t, k)));
+        o.topology.adjacency.push_back(targets);
+      }
+    } else if (key == "interval") {
+      o.interval = as_count(v, k);
+    } else if (key == "migrants") {
+      o.migrants = as_count(v, k);
+    } else if (key == "emigrants") {
+      o.emigrants = island::parse_emigrant_policy(as<std::string>(v, k, "best, random or tournament"));
+    } else if (key == "replace") {
+      o.replace = island::parse_replace_policy(as<std::string>(v, k, "worst, random or fair"));
+    } else if (key == "mode") {
+      const auto m = as<std::string>(v, k, "sync or async");
+      if (m != "sync" && m != "async") throw ConfigError("key '" + k + "': found '" + m + "', expected sync or async");
+      o.mode = m == "sync" ? island::MigrationMode::sync : island::MigrationMode::async;
+    } else if (key == "ranks_per_island") {
+      o.ranks_per_island = static_cast<int>(as_count(v, k));
+    } else if (key == "slow_island") {
+      o.slow_island = as<int>(v, k, "an island index");
+    } else if (key == "slow_ms") {
+      o.slow_ms = as_number(v, k);
+    } else if (key == "per_island") {
+      if (!v.IsSequence()) throw ConfigError("key '" + k + "' must be a list of maps of de options");
+      o.per_island.clear();
+      for (const auto& entry : v) {
+        de::FitConfig c = cfg;  // base de options, then this island's overrides
+        if (!entry.IsMap()) throw ConfigError("each entry of '" + k + "' must be a map of de options");
+        apply(entry, de_keys(), "islands.per_island.", c);
+        o.per_island.push_back(c.fit.de);
+      }
+    } else {
+      throw ConfigError("unknown key '" + k + "'; allowed: topology, degree, adjacency, interval, "
+                        "migrants, emigrants, replace, mode, ranks_per_island, per_island, "
+                        "slow_island, slow_ms");
+    }
   }
 }
 
 }  // namespace
 
 void apply_fit_config_yaml(const std::string& text, const std::string& origin,
-                           de::FitConfig& cfg) {
+                           de::FitConfig& cfg, island::IslandOptions* islands) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -129,17 +183,22 @@ void apply_fit_config_yaml(const std::string& text, const std::string& origin,
   if (!root.IsMap()) throw ConfigError("config '" + origin + "' is not a YAML map of options");
   try {
     apply(root, top_keys(), "", cfg);
+    // After the base keys, whatever their order, so per_island starts from the final `de:`.
+    if (root["islands"]) {
+      if (!islands) throw ConfigError("key 'islands' is not used here");
+      apply_islands(root["islands"], cfg, *islands);
+    }
   } catch (const ConfigError& e) {
     throw ConfigError("config '" + origin + "': " + e.what());
   }
 }
 
-void load_fit_config(const std::string& path, de::FitConfig& cfg) {
+void load_fit_config(const std::string& path, de::FitConfig& cfg, island::IslandOptions* islands) {
   std::ifstream in(path);
   if (!in) throw IoError("cannot read config '" + path + "' (missing or no permission)");
   std::stringstream ss;
   ss << in.rdbuf();
-  apply_fit_config_yaml(ss.str(), path, cfg);
+  apply_fit_config_yaml(ss.str(), path, cfg, islands);
 }
 
 std::string fit_config_to_yaml(const de::FitConfig& c) {

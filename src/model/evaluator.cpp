@@ -305,10 +305,15 @@ Eigen::VectorXd Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x) c
 }
 
 Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  return residual_vector(x, weight_sum_, true);
+}
+
+Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x,
+                                           double total_weight, bool with_penalty) const {
   PERFIT_ASSERT(has_target(), "residuals of a prediction-only evaluator");
   const Eigen::ArrayXd pred = predict(x).array();
   const Eigen::Index n = static_cast<Eigen::Index>(rows());
-  const bool pen = cost_.penalty != Penalty::none && cost_.lambda > 0;
+  const bool pen = with_penalty && cost_.penalty != Penalty::none && cost_.lambda > 0;
   Eigen::VectorXd r(n + (pen ? x.size() : 0));
   Eigen::ArrayXd e;
   switch (cost_.residual) {
@@ -319,8 +324,8 @@ Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorX
   }
   // Negative predictions are infeasible (cost +inf), whatever the residual kind.
   e = (pred < 0.0).select(std::numeric_limits<double>::quiet_NaN(), e);
-  Eigen::ArrayXd scale = Eigen::ArrayXd::Constant(n, 1.0 / std::sqrt(weight_sum_));
-  if (weights_.size() > 0) scale = (weights_.array() / weight_sum_).sqrt();
+  Eigen::ArrayXd scale = Eigen::ArrayXd::Constant(n, 1.0 / std::sqrt(total_weight));
+  if (weights_.size() > 0) scale = (weights_.array() / total_weight).sqrt();
   r.head(n) = (e * scale).matrix();
   if (pen) {
     for (Eigen::Index k = 0; k < x.size(); ++k) {

@@ -19,4 +19,29 @@ FitMetrics compute_metrics(const Eigen::VectorXd& pred, const Eigen::VectorXd& m
   return m;
 }
 
+MetricSums metric_sums(const Eigen::VectorXd& pred, const Eigen::VectorXd& meas) {
+  MetricSums s;
+  const Eigen::ArrayXd rel = ((pred - meas).array() / meas.array()).abs();
+  s.n = static_cast<double>(meas.size());
+  s.sum_rel = rel.sum();
+  s.sum_log = (rel + 4e-4).log().sum();
+  s.sum_sq = (pred - meas).squaredNorm();
+  s.sum_meas = meas.sum();
+  s.sum_meas2 = meas.squaredNorm();
+  s.max_rel = meas.size() ? rel.maxCoeff() : 0.0;
+  return s;
+}
+
+FitMetrics metrics_from_sums(const MetricSums& s) {
+  FitMetrics m;
+  if (s.n <= 0) return m;
+  m.mape = 100.0 * s.sum_rel / s.n;
+  m.max_rel_err = 100.0 * s.max_rel;
+  m.gmae = 100.0 * std::exp(s.sum_log / s.n);
+  m.rmse = std::sqrt(s.sum_sq / s.n);
+  const double ss_tot = s.sum_meas2 - s.sum_meas * s.sum_meas / s.n;
+  m.r2 = ss_tot > 0 ? 1.0 - s.sum_sq / ss_tot : 0.0;
+  return m;
+}
+
 }  // namespace perfit::model

@@ -21,6 +21,10 @@ struct LmOptions {
   double h = 1e-7;      // finite-difference step in the unit cube
 };
 
+// Sums n doubles in place across the processes that share the rows (identity when serial).
+// Used for J'J, J'r and |r|^2, so ranks holding different rows take identical steps.
+using SumReducer = std::function<void(double* data, std::size_t n)>;
+
 struct LmResult {
   Eigen::VectorXd u;
   double cost = 0.0;  // |r(u)|^2
@@ -29,6 +33,6 @@ struct LmResult {
 };
 
 LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
-                             const LmOptions& options = {});
+                             const LmOptions& options = {}, const SumReducer& reduce = {});
 
 }  // namespace perfit::de

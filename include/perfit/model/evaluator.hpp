@@ -61,6 +61,10 @@ class Evaluator {
   // relative, log or plain error; sqrt of it for ape), then one per param for the penalty.
   // For least-squares polishing.
   Eigen::VectorXd residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+  // The same for a slice of the rows of a larger set: rows scaled by the whole set's weight
+  // sum, penalty entries only when asked (on exactly one of the ranks sharing the set).
+  Eigen::VectorXd residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x, double total_weight,
+                                  bool with_penalty) const;
 
  private:
   template <class Sink>

@@ -1,0 +1,37 @@
+// Options of the MPI island model (docs/islands.md).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "perfit/de/de_options.hpp"
+#include "perfit/island/migration.hpp"
+#include "perfit/island/topology.hpp"
+
+namespace perfit::island {
+
+enum class MigrationMode {
+  sync,  // epoch barrier, neighbour collectives: same seed + same rank count -> same result
+  async  // non-blocking sends; an island never waits for a slow neighbour
+};
+
+struct IslandOptions {
+  TopologySpec topology;
+  std::size_t interval = 20;  // generations per epoch (between migrations)
+  std::size_t migrants = 2;   // emigrants per island per epoch
+  EmigrantPolicy emigrants = EmigrantPolicy::best;
+  ReplacePolicy replace = ReplacePolicy::fair;
+  MigrationMode mode = MigrationMode::sync;
+  int ranks_per_island = 1;
+  // Heterogeneous islands: island i uses per_island[i % size] (empty: all use the base).
+  std::vector<de::DeOptions> per_island;
+  // Fault injection for tests and experiments: island `slow_island` sleeps slow_ms per
+  // generation (-1: none).
+  int slow_island = -1;
+  double slow_ms = 0.0;
+
+  // Throws: ConfigError naming the option (world_size must split into islands).
+  void validate(int world_size) const;
+};
+
+}  // namespace perfit::island
