@@ -183,7 +183,7 @@ int run_fit(FitArgs& a) {
   io::ResultFile r;
   r.model_name = spec.name;
   r.model_yaml = io::model_to_yaml(spec);
-  r.config_yaml = io::fit_config_to_yaml(cfg);
+  r.config_yaml = io::fit_config_to_yaml(cfg, on_islands ? &a.islands : nullptr);
   r.data_file = cfg.data;
   r.set = cfg.set;
   r.data_checksum = checksum;
@@ -228,6 +228,8 @@ int run_fit(FitArgs& a) {
     j["stop_reason"] = r.stop_reason;
     j["seed"] = r.seed;
     j["seconds"] = r.seconds;
+    j["de_seconds"] = fr.de.seconds;
+    j["ranks"] = world_size;
     j["rows"] = r.rows;
     j["result"] = cfg.out;
     std::cout << j.dump(2) << "\n";

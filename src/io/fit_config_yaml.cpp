@@ -201,7 +201,7 @@ void load_fit_config(const std::string& path, de::FitConfig& cfg, island::Island
   apply_fit_config_yaml(ss.str(), path, cfg, islands);
 }
 
-std::string fit_config_to_yaml(const de::FitConfig& c) {
+std::string fit_config_to_yaml(const de::FitConfig& c, const island::IslandOptions* islands) {
   YAML::Emitter e;
   const de::DeOptions& d = c.fit.de;
   e << YAML::BeginMap;
@@ -231,7 +231,22 @@ std::string fit_config_to_yaml(const de::FitConfig& c) {
     << (std::isinf(d.target_cost) ? std::string("-inf") : std::to_string(d.target_cost));
   e << YAML::Key << "tol" << YAML::Value << d.tol << YAML::Key << "atol" << YAML::Value << d.atol;
   e << YAML::Key << "max_seconds" << YAML::Value << d.max_seconds;
-  e << YAML::EndMap << YAML::EndMap;
+  e << YAML::EndMap;
+  if (islands) {
+    const island::IslandOptions& o = *islands;
+    e << YAML::Key << "islands" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "topology" << YAML::Value << island::to_string(o.topology.kind);
+    e << YAML::Key << "degree" << YAML::Value << o.topology.degree;
+    e << YAML::Key << "interval" << YAML::Value << o.interval;
+    e << YAML::Key << "migrants" << YAML::Value << o.migrants;
+    e << YAML::Key << "emigrants" << YAML::Value << island::to_string(o.emigrants);
+    e << YAML::Key << "replace" << YAML::Value << island::to_string(o.replace);
+    e << YAML::Key << "mode" << YAML::Value
+      << (o.mode == island::MigrationMode::sync ? "sync" : "async");
+    e << YAML::Key << "ranks_per_island" << YAML::Value << o.ranks_per_island;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndMap;
   return e.c_str();
 }
 

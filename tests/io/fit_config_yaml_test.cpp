@@ -18,7 +18,13 @@ TEST(FitConfigYaml, ShippedExampleParsesToTheDefaults) {
   std::stringstream ss;
   ss << in.rdbuf();
   de::FitConfig c, defaults;
-  apply_fit_config_yaml(ss.str(), "configs/fit.yaml", c);
+  island::IslandOptions isl, isl_defaults;
+  apply_fit_config_yaml(ss.str(), "configs/fit.yaml", c, &isl);
+  EXPECT_EQ(isl.interval, isl_defaults.interval);
+  EXPECT_EQ(isl.migrants, isl_defaults.migrants);
+  EXPECT_EQ(isl.topology.kind, isl_defaults.topology.kind);
+  EXPECT_EQ(isl.replace, isl_defaults.replace);
+  EXPECT_EQ(isl.mode, isl_defaults.mode);
   EXPECT_EQ(c.data, "demo.h5");
   EXPECT_EQ(c.fit.de.strategy, defaults.fit.de.strategy);
   EXPECT_EQ(c.fit.de.max_generations, defaults.fit.de.max_generations);
@@ -40,6 +46,23 @@ TEST(FitConfigYaml, RoundTripsThroughTheConfigAsRun) {
   EXPECT_EQ(back.fit.de.strategy, de::Strategy::jso);
   EXPECT_EQ(back.fit.de.CR, 0.3);
   EXPECT_EQ(back.cost.lambda, 0.5);
+}
+
+TEST(FitConfigYaml, IslandsSectionWithPerIslandOverridesOfTheFinalBase) {
+  de::FitConfig c;
+  island::IslandOptions isl;
+  // per_island comes before de: in the file but starts from the final de options.
+  apply_fit_config_yaml("islands: {topology: torus, mode: async, per_island: [{strategy: jso}, {CR: 0.2}]}\n"
+                        "de: {strategy: shade, CR: 0.5}\n", "inline", c, &isl);
+  EXPECT_EQ(isl.topology.kind, island::TopologyKind::torus);
+  EXPECT_EQ(isl.mode, island::MigrationMode::async);
+  ASSERT_EQ(isl.per_island.size(), 2u);
+  EXPECT_EQ(isl.per_island[0].strategy, de::Strategy::jso);
+  EXPECT_EQ(isl.per_island[0].CR, 0.5);
+  EXPECT_EQ(isl.per_island[1].strategy, de::Strategy::shade);
+  EXPECT_EQ(isl.per_island[1].CR, 0.2);
+  EXPECT_THAT([&] { apply_fit_config_yaml("islands: {topolgy: ring}\n", "f.yaml", c, &isl); },
+              ThrowsMessage<ConfigError>(HasSubstr("unknown key 'islands.topolgy'")));
 }
 
 TEST(FitConfigYaml, UnknownOrBadKeysAreNamed) {

@@ -17,6 +17,7 @@ void apply_fit_config_yaml(const std::string& text, const std::string& origin, d
                            island::IslandOptions* islands = nullptr);
 
 // The config as run, as YAML (stored in result files).
-std::string fit_config_to_yaml(const de::FitConfig& cfg);
+std::string fit_config_to_yaml(const de::FitConfig& cfg,
+                               const island::IslandOptions* islands = nullptr);
 
 }  // namespace perfit::io

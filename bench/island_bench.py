@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Island-model throughput: `perfit fit` on a 1e6-row synthetic set at 1 and 2 MPI ranks
+(one island per rank, each evaluating all rows), same generation budget, no early stop.
+Prints evals/s at each rank count, the strong-scaling efficiency of the throughput
+(evals/s at 2 ranks / (2 x evals/s at 1 rank)) and the fraction of wall time in migration.
+
+usage: island_bench.py [PERFIT=build/perfit] [ROWS=1e6] [GENERATIONS=60]
+Last line: efficiency_2_ranks=<x> migration_fraction=<y>
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+perfit = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perfit")
+rows = sys.argv[2] if len(sys.argv) > 2 else "1e6"
+gens = sys.argv[3] if len(sys.argv) > 3 else "60"
+mpiexec = shutil.which("mpiexec")
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([perfit, "synth", "--out", "b.h5", "--rows", rows, "--set", "/pytorch/resnet50"],
+                   check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+    with open(os.path.join(tmp, "c.yaml"), "w") as f:
+        f.write(f"data: b.h5\nset: /pytorch/resnet50\nprogress_every: 0\npolish: false\n"
+                f"de: {{max_generations: {gens}, tol: 0}}\nislands: {{interval: 10}}\n")
+    result = {}
+    for n in (1, 2):
+        r = subprocess.run([mpiexec, "-n", str(n), "--oversubscribe", perfit, "fit", "--config", "c.yaml",
+                            "--out", f"r{n}.h5", "--json"], cwd=tmp, env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"perfit fit on {n} rank(s) failed:\n{r.stderr}")
+        j = json.loads(r.stdout)
+        m = re.search(r"migration_time=([0-9.e+-]+)s of ([0-9.e+-]+)s", r.stderr)
+        frac = float(m.group(1)) / float(m.group(2)) if m else 0.0
+        result[n] = (j["evaluations"] / j["de_seconds"], frac, j)
+        print(f"{n} rank(s): {j['evaluations']} evaluations x {j['rows']} rows in {j['de_seconds']:.2f} s "
+              f"= {result[n][0]:.4g} evals/s ({result[n][0] * j['rows']:.3g} row-evals/s), "
+              f"best cost {j['cost']:.6g}")
+    eff = result[2][0] / (2 * result[1][0])
+    print(f"efficiency_2_ranks={eff:.3f} migration_fraction={result[2][1]:.4f}")
