@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/csv_reader.hpp"
 #include "perfit/io/model_config.hpp"
@@ -21,12 +22,6 @@ struct PredictArgs {
   std::string result, at, grid, out;
   bool json = false;
 };
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // "p=64,b=256,d=1.28e6" -> a one-row table.
 data::MeasurementTable parse_at(const std::string& text) {

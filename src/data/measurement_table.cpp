@@ -3,16 +3,9 @@
 #include <cstdio>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 
 namespace perfit::data {
-
-namespace {
-std::string join(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s.empty() ? "(none)" : s;
-}
-}  // namespace
 
 std::string attribute_text(const AttributeValue& v) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;

@@ -7,6 +7,7 @@
 
 #include "h5_attributes.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/store_format.hpp"
 
 namespace perfit::io {
@@ -16,12 +17,6 @@ using data::Column;
 using data::ColumnType;
 
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "(none)" : s;
-}
 
 // Column names of a set group, in creation order when the group tracks it.
 herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* data) {

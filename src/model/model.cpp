@@ -6,16 +6,11 @@
 #include <regex>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 
 namespace perfit::model {
 
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "(none)" : s;
-}
 
 std::string num(double v) {
   char buf[32];

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Time and generations to a target cost: best/1/bin (the minimal DE baseline) against
+perfit's adaptive strategies, serial and on 2 MPI islands, all on the same set and model.
+
+The target is (1 + MARGIN) x the optimum, found first by a long polished fit. Every run uses
+--no-polish (DE alone must reach it) and the same seeds; the median over seeds is printed.
+
+usage: convergence_bench.py [PERFIT=build/perfit] [ROWS=1e5] [MARGIN=0.01] [SEEDS=3]
+Last line: generations_ratio_best1bin_over_<best adaptive>=<x>
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+perfit = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perfit")
+rows = sys.argv[2] if len(sys.argv) > 2 else "1e5"
+margin = float(sys.argv[3]) if len(sys.argv) > 3 else 0.01
+seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+mpiexec = shutil.which("mpiexec")
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def fit(tmp, *args, ranks=1):
+    cmd = ([mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []) + [
+        perfit, "fit", "--data", "c.h5", "--set", "/tensorflow/vgg16", "--out", "r.h5",
+        "--json", "--progress-every", "0", *args]
+    r = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([perfit, "synth", "--out", "c.h5", "--rows", rows, "--set", "/tensorflow/vgg16"],
+                   check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+    best = fit(tmp, "--strategy", "jso", "--max-generations", "3000")["cost"]
+    target = best * (1 + margin)
+    print(f"optimum {best:.8g}; target {target:.8g} (+{100 * margin:g}%), {rows} rows, seeds 1..{seeds}")
+    cases = [("best1bin", ["--strategy", "best1bin"], 1),
+             ("rand1bin", ["--strategy", "rand1bin"], 1),
+             ("lshade", ["--strategy", "lshade"], 1),
+             ("jso", ["--strategy", "jso"], 1),
+             ("lshade x2 islands", ["--strategy", "lshade", "--migration-interval", "10"], 2)]
+    medians = {}
+    for name, args, ranks in cases:
+        gens, secs, reached = [], [], 0
+        for s in range(1, seeds + 1):
+            j = fit(tmp, *args, "--seed", str(s), "--target-cost", repr(target), "--no-polish",
+                    "--max-generations", "4000", ranks=ranks)
+            gens.append(j["generations"])
+            secs.append(j["de_seconds"])
+            reached += j["stop_reason"] == "target_cost"
+        medians[name] = (statistics.median(gens), statistics.median(secs))
+        print(f"{name:18s} reached {reached}/{seeds}  median generations {medians[name][0]:7.0f}  "
+              f"median DE seconds {medians[name][1]:6.2f}")
+    adaptive = min((k for k in medians if k not in ("best1bin", "rand1bin")), key=lambda k: medians[k][0])
+    print(f"generations_ratio_best1bin_over_{adaptive.replace(' ', '_')}="
+          f"{medians['best1bin'][0] / medians[adaptive][0]:.2f}")
