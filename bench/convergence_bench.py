@@ -6,7 +6,7 @@ The target is (1 + MARGIN) x the optimum, found first by a long polished fit. Ev
 --no-polish (DE alone must reach it) and the same seeds; the median over seeds is printed.
 
 usage: convergence_bench.py [PERFIT=build/perfit] [ROWS=1e5] [MARGIN=0.01] [SEEDS=3]
-Last line: generations_ratio_best1bin_over_<best adaptive>=<x>
+Last line: generations_to_target <case>=<median generations, or never(k/n) if not all seeds got there> ...
 """
 import json
 import os
@@ -45,7 +45,7 @@ with tempfile.TemporaryDirectory() as tmp:
              ("lshade", ["--strategy", "lshade"], 1),
              ("jso", ["--strategy", "jso"], 1),
              ("lshade x2 islands", ["--strategy", "lshade", "--migration-interval", "10"], 2)]
-    medians = {}
+    medians, reached_all = {}, {}
     for name, args, ranks in cases:
         gens, secs, reached = [], [], 0
         for s in range(1, seeds + 1):
@@ -55,8 +55,12 @@ with tempfile.TemporaryDirectory() as tmp:
             secs.append(j["de_seconds"])
             reached += j["stop_reason"] == "target_cost"
         medians[name] = (statistics.median(gens), statistics.median(secs))
+        reached_all[name] = (reached, seeds)
         print(f"{name:18s} reached {reached}/{seeds}  median generations {medians[name][0]:7.0f}  "
               f"median DE seconds {medians[name][1]:6.2f}")
-    adaptive = min((k for k in medians if k not in ("best1bin", "rand1bin")), key=lambda k: medians[k][0])
-    print(f"generations_ratio_best1bin_over_{adaptive.replace(' ', '_')}="
-          f"{medians['best1bin'][0] / medians[adaptive][0]:.2f}")
+    parts = []
+    for name in medians:
+        r, n = reached_all[name]
+        key = name.replace(" ", "_")
+        parts.append(f"{key}={medians[name][0]:.0f}" if r == n else f"{key}=never({r}/{n})")
+    print("generations_to_target " + " ".join(parts))

@@ -332,12 +332,18 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
   S.best_island = out.rank / std::max(1, L_.island_size);
   long long ev = L_.leader() ? static_cast<long long>(opt_.state().evaluations) : 0, total = 0;
   check(MPI_Allreduce(&ev, &total, 1, MPI_LONG_LONG, MPI_SUM, L_.world), "MPI_Allreduce (evaluations)");
-  // The stop reason as island 0 saw it, or "another island" when island 0 was still going.
-  de::StopReason r0 = local_status();
-  int reason = static_cast<int>(r0);
-  check(MPI_Bcast(&reason, 1, MPI_INT, 0, L_.world), "MPI_Bcast (reason)");
-  S.reason = static_cast<de::StopReason>(reason);
-  S.message = S.reason == de::StopReason::none ? "another island met a stopping criterion"
+  // The job's stop reason: the most significant over all islands (the target beats a spent
+  // budget, which beats convergence), so a target met on island 3 is reported as such.
+  static constexpr de::StopReason kByPriority[] = {
+      de::StopReason::none, de::StopReason::converged, de::StopReason::max_generations,
+      de::StopReason::max_evaluations, de::StopReason::time_limit, de::StopReason::target_cost};
+  int mine_p = 0, job_p = 0;
+  for (int p = 0; p < 6; ++p) {
+    if (kByPriority[p] == local_status()) mine_p = p;
+  }
+  check(MPI_Allreduce(&mine_p, &job_p, 1, MPI_INT, MPI_MAX, L_.world), "MPI_Allreduce (reason)");
+  S.reason = kByPriority[job_p];
+  S.message = S.reason == de::StopReason::none ? "stopped with the other islands"
                                                : opt_.summary(S.reason).message;
   {
     std::vector<double> per_rank(static_cast<std::size_t>(L_.world_size));
