@@ -12,11 +12,6 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Eigen::VectorXd to_params(const model::Model& m, const Eigen::VectorXd& u) {
-  Eigen::VectorXd x(u.size());
-  for (Eigen::Index k = 0; k < u.size(); ++k) x(k) = m.from_unit(static_cast<std::size_t>(k), u(k));
-  return x;
-}
 }  // namespace
 
 FitResult fit_model(const model::Evaluator& ev, const FitOptions& options,
@@ -27,7 +22,7 @@ FitResult fit_model(const model::Evaluator& ev, const FitOptions& options,
   Eigen::MatrixXd params;
   const BatchObjective objective = [&](const Eigen::MatrixXd& unit, Eigen::VectorXd& costs) {
     params.resize(unit.rows(), unit.cols());
-    for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = to_params(m, unit.col(j));
+    for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = m.params_from_unit(unit.col(j));
     ev.costs(params, costs);
   };
   DeOptimizer opt(dim, options.de, objective);
@@ -44,19 +39,19 @@ FitResult fit_model(const model::Evaluator& ev, const FitOptions& options,
   r.cost = r.cost_before_polish = r.de.best_cost;
   if (options.polish && std::isfinite(r.cost)) {
     const ResidualFn residuals = [&](const Eigen::VectorXd& u, Eigen::VectorXd& res) {
-      res = ev.residual_vector(to_params(m, u));
+      res = ev.residual_vector(m.params_from_unit(u));
     };
     const LmResult lm = levenberg_marquardt(residuals, r.unit);
     r.polish_iterations = lm.iterations;
     // Judge by the evaluator's own cost, not the LM objective, before accepting.
-    const double polished = ev.cost(to_params(m, lm.u));
+    const double polished = ev.cost(m.params_from_unit(lm.u));
     if (polished < r.cost) {
       r.unit = lm.u;
       r.cost = polished;
       r.polish_improved = true;
     }
   }
-  r.params = to_params(m, r.unit);
+  r.params = m.params_from_unit(r.unit);
   r.at_bound.resize(dim);
   for (std::size_t k = 0; k < dim; ++k) {
     const double u = r.unit(static_cast<Eigen::Index>(k));

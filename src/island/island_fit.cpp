@@ -4,14 +4,6 @@
 
 namespace perfit::island {
 
-namespace {
-Eigen::VectorXd to_params(const model::Model& m, const Eigen::VectorXd& u) {
-  Eigen::VectorXd x(u.size());
-  for (Eigen::Index k = 0; k < u.size(); ++k) x(k) = m.from_unit(static_cast<std::size_t>(k), u(k));
-  return x;
-}
-}  // namespace
-
 IslandFitResult fit_on_islands(const IslandLayout& L, const model::Evaluator& ev,
                                const de::FitOptions& options, const IslandOptions& islands,
                                const std::function<void(const EpochReport&)>& on_epoch) {
@@ -24,7 +16,7 @@ IslandFitResult fit_on_islands(const IslandLayout& L, const model::Evaluator& ev
   Eigen::MatrixXd params;
   const de::BatchObjective objective = [&](const Eigen::MatrixXd& unit, Eigen::VectorXd& costs) {
     params.resize(unit.rows(), unit.cols());
-    for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = to_params(m, unit.col(j));
+    for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = m.params_from_unit(unit.col(j));
     ev.residual_sums(params, costs);
     if (L.island_size > 1) {
       mpi::check(MPI_Allreduce(MPI_IN_PLACE, costs.data(), static_cast<int>(costs.size()), MPI_DOUBLE,
@@ -53,7 +45,7 @@ IslandFitResult fit_on_islands(const IslandLayout& L, const model::Evaluator& ev
   // Island 0 polishes (its ranks share the rows); everyone then takes its answer.
   if (options.polish && std::isfinite(f.cost) && L.island == 0) {
     const de::ResidualFn residuals = [&](const Eigen::VectorXd& u, Eigen::VectorXd& res) {
-      res = ev.residual_vector(to_params(m, u), weight, L.island_rank == 0);
+      res = ev.residual_vector(m.params_from_unit(u), weight, L.island_rank == 0);
     };
     const de::SumReducer reduce = [&](double* data, std::size_t n) {
       if (L.island_size > 1) {
@@ -77,7 +69,7 @@ IslandFitResult fit_on_islands(const IslandLayout& L, const model::Evaluator& ev
              "MPI_Bcast (polished best)");
   f.cost = polished[0];
   f.polish_improved = polished[1] != 0.0;
-  f.params = to_params(m, f.unit);
+  f.params = m.params_from_unit(f.unit);
   f.at_bound.resize(m.n_params());
   for (std::size_t k = 0; k < m.n_params(); ++k) {
     const double u = f.unit(static_cast<Eigen::Index>(k));

@@ -200,4 +200,10 @@ double Model::from_unit(std::size_t i, double u) const {
   return p.lo + u * (p.hi - p.lo);
 }
 
+Eigen::VectorXd Model::params_from_unit(const Eigen::VectorXd& u) const {
+  Eigen::VectorXd x(u.size());
+  for (Eigen::Index k = 0; k < u.size(); ++k) x(k) = from_unit(static_cast<std::size_t>(k), u(k));
+  return x;
+}
+
 }  // namespace perfit::model

@@ -4,6 +4,8 @@
 // whole expression and one per top-level additive term, for per-term contributions.
 #pragma once
 
+#include <Eigen/Core>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +63,8 @@ class Model {
   // Parameter vector <-> unit cube [0,1]^n by the bounds (log-aware). DE searches the cube.
   double to_unit(std::size_t i, double value) const;
   double from_unit(std::size_t i, double u) const;
+  // A whole unit-cube point as parameter values.
+  Eigen::VectorXd params_from_unit(const Eigen::VectorXd& u) const;
 
  private:
   Binding resolve(const std::string& name, std::vector<std::string>& stack) const;
