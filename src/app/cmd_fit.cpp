@@ -89,7 +89,7 @@ void print_table(const io::ResultFile& r, const model::Model& m) {
   for (const auto& p : r.params) {
     std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s%s\n", p.name.c_str(), p.value, p.lo, p.hi,
                 p.log_scale ? "log" : "linear",
-                p.at_bound ? "  AT BOUND: widen the bound and refit" : "");
+                p.at_bound ? "  at a bound: widen it and refit, unless the bound is physical" : "");
   }
   const auto& x = r.metrics;
   std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",

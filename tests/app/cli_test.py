@@ -112,6 +112,24 @@ with open(os.path.join(work, "c.yaml"), "w") as f:
     f.write("data: f.h5\nset: /pytorch/resnet50\nout: fc.h5\nde: {max_generations: 10, strategy: jso}\n")
 expect(["fit", "--config", "c.yaml", "--seed", "4"], 0, "stopped: max_generations")
 expect(["fit", "--config", "missing.yaml"], 6, "cannot read config 'missing.yaml'")
+# Real data: the shipped MLPerf table, filtered as in the README, imported, fitted, predicted.
+src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+import csv  # noqa: E402
+with open(os.path.join(src, "data/mlperf/mlperf_training_v0.7_scores.csv")) as f:
+    rows = list(csv.reader(f))
+keep = [rows[0]] + [r for r in rows[1:] if r[12] == "resnet" and r[7] == "NVIDIA V100" and r[5] == "MXNet"]
+with open(os.path.join(work, "rv.csv"), "w", newline="") as f:
+    csv.writer(f).writerows(keep)
+expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
+        "--target", "time_to_train_s_olympic_mean"], 3, "line 11, target column", "--drop-invalid")
+expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
+        "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0, "imported 9 rows", "dropped 1 of 10")
+r = expect(["fit", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--model",
+            os.path.join(src, "configs/examples/mlperf_usl.yaml"), "--out", "mlf.h5", "--json"], 0)
+mf = json.loads(r.stdout)
+if not (mf["metrics"]["r2"] > 0.95 and mf["metrics"]["mape"] < 8 and 2e4 < mf["params"]["t1"] < 5e4):
+    failures.append(f"MLPerf fit off: {mf}")
+expect(["predict", "--result", "mlf.h5", "--at", "n_accelerators=256"], 0, "contention")
 if os.path.exists(os.path.join(work, "x.h5")):
     failures.append("a failed fit left x.h5 behind")
 
