@@ -1,22 +1,26 @@
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
+#include "option_flags.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/data/checksum.hpp"
-#include "perfit/de/fit_config.hpp"
+#include "perfit/data/row_validity.hpp"
 #include "perfit/io/fit_config_yaml.hpp"
 #include "perfit/io/model_config.hpp"
+#include "perfit/io/output_guard.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/island/island_fit.hpp"
+#include "perfit/mpi/agreement.hpp"
+#include "result_report.hpp"
 
 namespace perfit::app {
 
@@ -24,21 +28,20 @@ namespace {
 
 struct FitArgs {
   std::string config;
-  bool json = false;
-  // Flags that override the config (applied only when given).
-  std::string data, set, model, out, strategy, residual, init;
-  std::uint64_t seed = 1;
-  unsigned threads = 1;
-  double max_generations = 0, max_evaluations = 0, target_cost = 0, lambda = 0, max_seconds = 0;
-  std::size_t population = 0, progress_every = 0;
-  bool no_polish = false;
-  std::string topology, mode;
-  std::size_t interval = 0, migrants = 0;
-  int ranks_per_island = 1;
-  island::IslandOptions islands;  // filled by build_config
+  bool json = false, force = false;
+  OptionFlags<island::RunConfig> flags;
   mpi::MpiEnvironment* env = nullptr;
-  CLI::App* cmd = nullptr;
-  bool given(const char* flag) const { return cmd->count(flag) > 0; }
+};
+
+// What every rank sets up before the first collective.
+struct Setup {
+  island::RunConfig cfg;
+  model::ModelSpec spec;
+  std::optional<io::StoreReader> store;
+  io::SetInfo info;
+  std::optional<model::Model> model;
+  std::vector<std::string> load;  // columns to read: factors, target, weights
+  std::string target;
 };
 
 std::string utc_now() {
@@ -48,155 +51,96 @@ std::string utc_now() {
   return buf;
 }
 
-de::FitConfig build_config(FitArgs& a) {
-  de::FitConfig c;
-  if (!a.config.empty()) io::load_fit_config(a.config, c, &a.islands);
-  if (a.given("--topology")) a.islands.topology.kind = island::parse_topology(a.topology);
-  if (a.given("--migration-interval")) a.islands.interval = a.interval;
-  if (a.given("--migrants")) a.islands.migrants = a.migrants;
-  if (a.given("--ranks-per-island")) a.islands.ranks_per_island = a.ranks_per_island;
-  if (a.given("--mode")) {
-    if (a.mode != "sync" && a.mode != "async") {
-      throw ConfigError("--mode '" + a.mode + "' is not one of sync, async");
-    }
-    a.islands.mode = a.mode == "sync" ? island::MigrationMode::sync : island::MigrationMode::async;
+void prepare(const FitArgs& a, Setup& s, int rank, int world_size) {
+  if (!a.config.empty()) io::load_run_config(a.config, s.cfg);
+  a.flags.apply(s.cfg);
+  s.cfg.resolve();
+  const de::FitConfig& c = s.cfg.fit;
+  if (world_size > 1) s.cfg.islands.validate(world_size);
+  if (rank == 0) {  // only rank 0 writes; checked before any data is read
+    std::error_code ec;
+    io::check_output({c.out, "--out", io::FileKind::result,
+                      {c.data, a.config, std::filesystem::is_regular_file(c.model, ec) ? c.model : ""},
+                      a.force});
   }
-  if (a.given("--data")) c.data = a.data;
-  if (a.given("--set")) c.set = a.set;
-  if (a.given("--model")) c.model = a.model;
-  if (a.given("--out")) c.out = a.out;
-  if (a.given("--seed")) c.fit.de.seed = a.seed;
-  if (a.given("--threads")) c.threads = a.threads;
-  if (a.given("--strategy")) c.fit.de.strategy = de::parse_strategy(a.strategy);
-  if (a.given("--init")) c.fit.de.init = de::parse_init(a.init);
-  if (a.given("--population")) c.fit.de.population = a.population;
-  if (a.given("--max-generations")) c.fit.de.max_generations = static_cast<std::size_t>(a.max_generations);
-  if (a.given("--max-evaluations")) c.fit.de.max_evaluations = static_cast<std::size_t>(a.max_evaluations);
-  if (a.given("--target-cost")) c.fit.de.target_cost = a.target_cost;
-  if (a.given("--max-seconds")) c.fit.de.max_seconds = a.max_seconds;
-  if (a.given("--residual")) c.cost.residual = model::parse_residual(a.residual);
-  if (a.given("--lambda")) c.cost.lambda = a.lambda;
-  if (a.given("--progress-every")) c.fit.progress_every = a.progress_every;
-  if (a.no_polish) c.fit.polish = false;
-  c.validate();
-  return c;
-}
-
-void print_table(const io::ResultFile& r, const model::Model& m) {
-  std::printf("fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
-              r.data_file.c_str(), r.set.c_str(), r.rows, r.target.c_str());
-  std::printf("  %-12s %14s %12s %12s  %s\n", "param", "value", "lower", "upper", "scale");
-  for (const auto& p : r.params) {
-    std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s%s\n", p.name.c_str(), p.value, p.lo, p.hi,
-                p.log_scale ? "log" : "linear",
-                p.at_bound ? "  at a bound: widen it and refit, unless the bound is physical" : "");
-  }
-  const auto& x = r.metrics;
-  std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
-              x.mape, x.rmse, r.unit.c_str(), x.r2, x.gmae, x.max_rel_err);
-  std::printf("cost %.6g (DE %.6g; LM polish %s), %zu generations, %zu evaluations, %.2f s\n",
-              r.cost, r.cost_before_polish, r.polish_improved ? "improved it" : "kept the DE best",
-              r.generations, r.evaluations, r.seconds);
-  std::printf("stopped: %s (%s)\n", r.stop_reason.c_str(), r.stop_message.c_str());
-  (void)m;
-}
-
-int run_fit(FitArgs& a) {
-  const de::FitConfig cfg = build_config(a);
-  const int world_size = a.env->initialized() ? a.env->size() : 1;
-  const int rank = a.env->initialized() ? a.env->rank() : 0;
-  const bool on_islands = world_size > 1;
-  if (on_islands) a.islands.validate(world_size);  // before any collective, on every rank
-  const model::ModelSpec spec = io::load_model(cfg.model);
-  io::StoreReader store(cfg.data);
-  const io::SetInfo info = store.info(cfg.set);
+  s.spec = io::load_model(c.model);
+  s.store.emplace(c.data);
+  s.info = s.store->info(c.set);
   std::vector<std::string> names;
-  for (const auto& c : info.columns) names.push_back(c.name);
-  const model::Model m(spec, names);
-  // Load only what the fit reads: the model's factors, the target and the weights.
-  std::vector<std::string> load = m.columns_used();
-  const std::string target = info.attributes.count("target")
-                                 ? data::attribute_text(info.attributes.at("target")) : "";
-  if (target.empty()) {
-    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has no 'target' attribute naming "
-                    "its measured-time column; re-import it with --target");
+  for (const auto& col : s.info.columns) names.push_back(col.name);
+  s.model.emplace(s.spec, names);
+  s.load = s.model->columns_used();
+  s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
+  if (s.target.empty()) {
+    throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "
+                    "measured-time column; re-import it with --target");
   }
-  for (const std::string& extra : {target, cfg.cost.weight_column}) {
-    if (!extra.empty() && std::find(load.begin(), load.end(), extra) == load.end()) load.push_back(extra);
-  }
-  // Everything that can fail on one rank is done: from here on, collectives.
-  island::IslandLayout layout;
-  io::RowRange range;
-  if (on_islands) {
-    layout = island::make_layout(MPI_COMM_WORLD, a.islands.ranks_per_island);
-    const auto [b, e] = layout.row_slice(info.rows);
-    range = {b, e};
-  }
-  const data::MeasurementTable table = store.read(cfg.set, load, range);
-  model::EvaluatorOptions eo;
-  eo.threads = cfg.threads;
-  const model::Evaluator ev(m, table, cfg.cost, eo);
-  spdlog::info("fit model={} set={} rows={} params={} strategy={} population={} seed={} threads={} "
-               "ranks={}", spec.name, cfg.set, info.rows, m.n_params(),
-               de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
-               cfg.fit.de.seed, cfg.threads, world_size);
-  const double rows = static_cast<double>(info.rows);
-  de::FitResult fr;
-  std::string checksum = data::table_checksum(table);
-  if (on_islands) {
-    spdlog::info("islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
-                 layout.n_islands, layout.island_size, island::to_string(a.islands.topology.kind),
-                 a.islands.mode == island::MigrationMode::sync ? "sync" : "async",
-                 a.islands.interval, a.islands.migrants);
-    const island::IslandFitResult ir = island::fit_on_islands(
-        layout, ev, cfg.fit, a.islands, [&](const island::EpochReport& r) {
-          spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} "
-                       "migration={:.1f}%", r.epoch, r.best_cost, r.spread, r.evals_per_second,
-                       100.0 * r.migration_fraction);
-        });
-    fr = ir.fit;
-    spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
-                 ir.islands.epochs, ir.islands.best_island, ir.islands.migration_seconds,
-                 ir.islands.seconds);
-    if (layout.island_size > 1 && layout.island == 0) {  // checksum of all of island 0's slices
-      char mine[32] = {};
-      std::snprintf(mine, sizeof mine, "%s", checksum.c_str());
-      std::vector<char> all(static_cast<std::size_t>(32 * layout.island_size));
-      mpi::check(MPI_Gather(mine, 32, MPI_CHAR, all.data(), 32, MPI_CHAR, 0, layout.island_comm.get()),
-                 "MPI_Gather (checksums)");
-      if (rank == 0) {
-        data::MeasurementTable parts;
-        std::vector<std::string> v;
-        for (int i = 0; i < layout.island_size; ++i) v.emplace_back(all.data() + 32 * i);
-        parts.add_column(data::Column("slices", v));
-        checksum = data::table_checksum(parts);
-      }
+  for (const std::string& extra : {s.target, c.cost.weight_column}) {
+    if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
+      s.load.push_back(extra);
     }
-    if (rank != 0) return 0;  // rank 0 writes the result and reports
-  } else {
-    fr = de::fit_model(ev, cfg.fit, [&](std::size_t g, std::size_t e, double best, double s) {
-      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", g, e,
-                   best, e / std::max(s, 1e-9), rows * e / std::max(s, 1e-9));
-    });
   }
+}
 
+// Rows with NaN/inf in a column the fit reads: refused, or dropped with drop_invalid.
+// Counts are summed over the island's slices, so every rank takes the same decision.
+std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI_Comm island,
+                              const std::function<void(std::function<void()>)>& agreed) {
+  data::RowValidity v = data::check_rows(table, s.load);
+  std::vector<double> counts(v.invalid.begin(), v.invalid.end());
+  counts.push_back(static_cast<double>(v.rows_invalid));
+  if (island != MPI_COMM_NULL) {
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_DOUBLE,
+                             MPI_SUM, island), "MPI_Allreduce (invalid rows)");
+  }
+  data::RowValidity total = v;
+  for (std::size_t i = 0; i < v.invalid.size(); ++i) total.invalid[i] = static_cast<std::size_t>(counts[i]);
+  const auto bad_rows = static_cast<std::size_t>(counts.back());
+  const de::FitConfig& c = s.cfg.fit;
+  agreed([&] {
+    if (bad_rows > 0 && !c.drop_invalid) {
+      throw DataError("'" + c.data + "' set '" + c.set + "' has NaN or inf values the model needs: " +
+                      describe_invalid(total) + ". Fix the data, or drop those rows with "
+                      "--drop-invalid (config key drop_invalid: true)");
+    }
+    if (bad_rows > 0 && bad_rows == s.info.rows) {
+      throw DataError("'" + c.data + "' set '" + c.set + "': every row has a NaN or inf value the "
+                      "model needs (" + describe_invalid(total) + "); nothing is left to fit");
+    }
+  });
+  if (bad_rows > 0) {
+    table.filter_rows(v.keep);
+    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", bad_rows, s.info.rows,
+                 describe_invalid(total));
+  }
+  return bad_rows;
+}
+
+io::ResultFile make_result(const Setup& s, const de::FitResult& fr, const std::string& checksum,
+                           const data::MeasurementTable& table, int world_size,
+                           std::size_t dropped) {
+  const de::FitConfig& c = s.cfg.fit;
   io::ResultFile r;
-  r.model_name = spec.name;
-  r.model_yaml = io::model_to_yaml(spec);
-  r.config_yaml = io::fit_config_to_yaml(cfg, on_islands ? &a.islands : nullptr);
-  r.data_file = cfg.data;
-  r.set = cfg.set;
+  r.model_name = s.spec.name;
+  r.model_yaml = io::model_to_yaml(s.spec);
+  r.config_yaml = io::run_config_to_yaml(s.cfg);
+  r.data_file = c.data;
+  r.set = c.set;
   r.data_checksum = checksum;
   r.ranks = world_size;
-  r.target = target;
+  r.target = s.target;
   r.unit = table.attribute_string("unit", "s");
-  r.rows = info.rows;
-  r.seed = cfg.fit.de.seed;
-  for (std::size_t k = 0; k < m.n_params(); ++k) {
-    const auto& p = spec.params[k];
+  r.rows = s.info.rows - dropped;
+  r.rows_dropped = dropped;
+  r.seed = c.fit.de.seed;
+  const auto& ident = fr.identifiability;
+  for (std::size_t k = 0; k < s.model->n_params(); ++k) {
+    const auto& p = s.spec.params[k];
     r.params.push_back({p.name, fr.params(static_cast<Eigen::Index>(k)), p.lo, p.hi, p.log_scale,
-                        static_cast<bool>(fr.at_bound[k])});
+                        static_cast<bool>(fr.at_bound[k]),
+                        ident.identifiable.empty() || ident.identifiable[k]});
   }
+  r.warnings = ident.warnings;
   r.cost = fr.cost;
   r.cost_before_polish = fr.cost_before_polish;
   r.polish_improved = fr.polish_improved;
@@ -205,36 +149,111 @@ int run_fit(FitArgs& a) {
   r.generations = fr.de.generations;
   r.evaluations = fr.de.evaluations;
   r.seconds = fr.seconds;
+  r.de_seconds = fr.de.seconds;
   r.metrics = fr.metrics;
   r.history = fr.history;
   r.perfit_version = version();
   r.git_revision = git_revision();
   r.created_utc = utc_now();
-  io::write_result_file(cfg.out, r);
+  return r;
+}
 
-  if (a.json) {
-    nlohmann::ordered_json j = {{"model", r.model_name}, {"set", r.set}, {"data", r.data_file}};
-    j["params"] = nlohmann::ordered_json::object();
-    for (const auto& p : r.params) j["params"][p.name] = p.value;
-    j["at_bound"] = nlohmann::ordered_json::array();
-    for (const auto& p : r.params) {
-      if (p.at_bound) j["at_bound"].push_back(p.name);
+// The checksum of all of island 0's slices (rank 0 gathers them).
+std::string island_checksum(const island::IslandLayout& layout, const std::string& mine_text, int rank) {
+  char mine[32] = {};
+  std::snprintf(mine, sizeof mine, "%s", mine_text.c_str());
+  std::vector<char> all(static_cast<std::size_t>(32 * layout.island_size));
+  mpi::check(MPI_Gather(mine, 32, MPI_CHAR, all.data(), 32, MPI_CHAR, 0, layout.island_comm.get()),
+             "MPI_Gather (checksums)");
+  if (rank != 0) return mine_text;
+  data::MeasurementTable parts;
+  std::vector<std::string> v;
+  for (int i = 0; i < layout.island_size; ++i) v.emplace_back(all.data() + 32 * i);
+  parts.add_column(data::Column("slices", v));
+  return data::table_checksum(parts);
+}
+
+int run_fit(FitArgs& a) {
+  const int world_size = a.env->initialized() ? a.env->size() : 1;
+  const int rank = a.env->initialized() ? a.env->rank() : 0;
+  const bool on_islands = world_size > 1;
+  // Under MPI every check before the first collective is agreed on: one message, every rank
+  // exits with its code.
+  const auto agreed = [&](const std::function<void()>& fn) {
+    if (on_islands) {
+      mpi::all_or_none(MPI_COMM_WORLD, fn);
+    } else {
+      fn();
     }
-    j["cost"] = r.cost;
-    j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
-                    {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};
-    j["generations"] = r.generations;
-    j["evaluations"] = r.evaluations;
-    j["stop_reason"] = r.stop_reason;
-    j["seed"] = r.seed;
-    j["seconds"] = r.seconds;
-    j["de_seconds"] = fr.de.seconds;
-    j["ranks"] = world_size;
-    j["rows"] = r.rows;
-    j["result"] = cfg.out;
-    std::cout << j.dump(2) << "\n";
+  };
+  Setup s;
+  agreed([&] { prepare(a, s, rank, world_size); });
+  const de::FitConfig& cfg = s.cfg.fit;
+  const island::IslandOptions& isl = s.cfg.islands;
+
+  island::IslandLayout layout;
+  io::RowRange range;
+  if (on_islands) {
+    layout = island::make_layout(MPI_COMM_WORLD, isl.ranks_per_island);
+    const auto [b, e] = layout.row_slice(s.info.rows);
+    range = {b, e};
+  }
+  data::MeasurementTable table;
+  agreed([&] { table = s.store->read(cfg.set, s.load, range); });
+  const std::size_t dropped = drop_invalid_rows(
+      s, table, on_islands && layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
+  model::EvaluatorOptions eo;
+  eo.threads = cfg.threads;
+  std::optional<model::Evaluator> ev;
+  agreed([&] { ev.emplace(*s.model, table, cfg.cost, eo); });
+  const model::Model& m = *s.model;
+  spdlog::info("fit model={} set={} rows={} params={} strategy={} population={} seed={} threads={} "
+               "ranks={}", s.spec.name, cfg.set, s.info.rows - dropped, m.n_params(),
+               de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
+               cfg.fit.de.seed, cfg.threads, world_size);
+  const double rows = static_cast<double>(s.info.rows - dropped);
+  de::FitResult fr;
+  std::string checksum = data::table_checksum(table);
+  if (on_islands) {
+    spdlog::info("islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
+                 layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
+                 island::to_string(isl.mode), isl.interval, isl.migrants);
+    std::function<void(const island::EpochReport&)> on_epoch;
+    if (cfg.fit.progress_every > 0) {
+      on_epoch = [](const island::EpochReport& r) {
+        spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
+                     r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
+      };
+    }
+    const island::IslandFitResult ir = island::fit_on_islands(layout, *ev, cfg.fit, isl, on_epoch);
+    fr = ir.fit;
+    spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
+                 ir.islands.epochs, ir.islands.best_island, ir.islands.migration_seconds,
+                 ir.islands.seconds);
+    if (layout.island_size > 1 && layout.island == 0) checksum = island_checksum(layout, checksum, rank);
   } else {
-    print_table(r, m);
+    fr = de::fit_model(*ev, cfg.fit, [&](std::size_t g, std::size_t e, double best, double sec) {
+      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", g, e,
+                   best, e / std::max(sec, 1e-9), rows * e / std::max(sec, 1e-9));
+    });
+  }
+  agreed([&] {
+    if (!std::isfinite(fr.cost)) {
+      throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +
+                      "' found no finite cost: every candidate predicted NaN, inf or a negative "
+                      "time on some row. Check the model's bounds (a log or division that can "
+                      "reach 0) against the set's values; no result was written");
+    }
+  });
+  if (rank != 0) return 0;  // rank 0 writes the result and reports
+
+  const io::ResultFile r = make_result(s, fr, checksum, table, world_size, dropped);
+  io::write_result_file(cfg.out, r);
+  for (const auto& w : r.warnings) spdlog::warn("{}", w);
+  if (a.json) {
+    std::cout << result_json(r, cfg.out).dump(2) << "\n";
+  } else {
+    print_result_table(r);
     std::printf("wrote %s\n", cfg.out.c_str());
   }
   return 0;
@@ -248,36 +267,12 @@ void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto* cmd = app.add_subcommand(
       "fit",
       "Fit a model's constants to a measurement set by differential evolution (+ LM polish).\n"
-      "Options come from --config (configs/fit.yaml lists every one with its default) and\n"
-      "flags override them. Progress goes to stderr, the table (or --json) to stdout.\n"
-      "Under mpiexec -n R it runs R islands (MPI island model, docs/islands.md).");
-  a->cmd = cmd;
+      "Every option is a flag and a key of the YAML --config (configs/fit.yaml lists them with\n"
+      "their defaults); flags override the config. Progress goes to stderr, the table (or\n"
+      "--json) to stdout. Under mpiexec -n R it runs R islands (docs/islands.md).");
   cmd->add_option("--config", a->config, "YAML config (see configs/fit.yaml)");
-  cmd->add_option("--data", a->data, "HDF5 store");
-  cmd->add_option("--set", a->set, "set path, e.g. /pytorch/resnet50");
-  cmd->add_option("--model", a->model, "built-in model name or YAML file [generic]");
-  cmd->add_option("--out", a->out, "result file to write (HDF5)");
-  cmd->add_option("--seed", a->seed, "random seed; same seed and options, same result [1]");
-  cmd->add_option("--threads", a->threads, "evaluator threads [1]");
-  cmd->add_option("--strategy", a->strategy,
-                  "rand1bin, best1bin, current-to-best1bin, rand2bin, current-to-pbest1, shade, "
-                  "lshade, jso [lshade]");
-  cmd->add_option("--init", a->init, "uniform, lhs, sobol [lhs]");
-  cmd->add_option("--population", a->population, "population size (0: strategy default)");
-  cmd->add_option("--max-generations", a->max_generations, "generation limit [2000]");
-  cmd->add_option("--max-evaluations", a->max_evaluations, "evaluation limit (0: none)");
-  cmd->add_option("--target-cost", a->target_cost, "stop once the best cost is <= this");
-  cmd->add_option("--max-seconds", a->max_seconds, "wall-clock limit for the DE (0: none)");
-  cmd->add_option("--residual", a->residual, "rel_sq, sq_log, ape, sq [rel_sq]");
-  cmd->add_option("--lambda", a->lambda, "regularisation weight [0]");
-  cmd->add_option("--progress-every", a->progress_every, "generations between progress lines [25]");
-  cmd->add_flag("--no-polish", a->no_polish, "skip the Levenberg-Marquardt polish");
-  cmd->add_option("--topology", a->topology, "islands: ring, ring-bi, torus, full, random, custom [ring]");
-  cmd->add_option("--migration-interval", a->interval, "islands: generations per epoch [20]");
-  cmd->add_option("--migrants", a->migrants, "islands: emigrants per island per epoch [2]");
-  cmd->add_option("--mode", a->mode, "islands: sync (reproducible) or async [sync]");
-  cmd->add_option("--ranks-per-island", a->ranks_per_island,
-                  "islands: ranks sharing one population, each with a slice of the rows [1]");
+  a->flags.add(cmd, island::run_config_option_table(), island::RunConfig{});
+  cmd->add_flag("--force", a->force, "replace an existing result file at --out");
   cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
   cmd->callback([a, &action] { action = [a] { return run_fit(*a); }; });
 }

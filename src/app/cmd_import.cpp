@@ -1,12 +1,15 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_import.hpp"
 
 namespace perfit::app {
 
 void add_import_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<io::ImportOptions>();
+  auto delimiter = std::make_shared<std::string>(",");
   auto* cmd = app.add_subcommand(
       "import",
       "Import a CSV file (header row = column names) as one measurement set of an HDF5 store.\n"
@@ -19,12 +22,22 @@ void add_import_command(CLI::App& app, Action& action) {
   cmd->add_option("--unit", o->unit, "unit of the target column")->capture_default_str();
   cmd->add_option("--source", o->source, "provenance note (default: the CSV file name)");
   cmd->add_option("--categorical", o->categorical, "columns to keep as text")->delimiter(',');
+  cmd->add_option("--delimiter", *delimiter, "field separator: ',' ';' or tab")->capture_default_str();
   cmd->add_flag("--append", o->append, "add the rows to an existing set");
   cmd->add_flag("--replace", o->replace, "overwrite an existing set");
   cmd->add_flag("--drop-invalid", o->drop_invalid,
                 "drop rows whose target is NaN, inf, zero or negative (and count them)");
-  cmd->callback([o, &action] {
-    action = [o] {
+  cmd->callback([o, delimiter, &action] {
+    action = [o, delimiter] {
+      const std::string& d = *delimiter;
+      if (d == "," || d == ";") {
+        o->delimiter = d[0];
+      } else if (d == "tab" || d == "\t" || d == "\\t") {
+        o->delimiter = '\t';
+      } else {
+        throw ConfigError("--delimiter: found '" + d + "', expected one of ',' ';' tab");
+      }
+      io::check_output({o->store, "--out", io::FileKind::store, {o->csv}, false, true});
       const io::ImportSummary s = io::import_csv(*o);
       std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
                   s.rows_read - s.rows_dropped, o->csv.c_str(), o->store.c_str(), o->set.c_str(),

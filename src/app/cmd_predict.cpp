@@ -9,6 +9,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
+#include "perfit/io/output_guard.hpp"
 #include "perfit/io/csv_reader.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/result_file.hpp"
@@ -20,7 +21,7 @@ namespace {
 
 struct PredictArgs {
   std::string result, at, grid, out;
-  bool json = false;
+  bool json = false, force = false;
 };
 
 // "p=64,b=256,d=1.28e6" -> a one-row table.
@@ -44,6 +45,14 @@ data::MeasurementTable parse_at(const std::string& text) {
   return t;
 }
 
+// A field quoted when it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 void check_factors(const std::vector<std::string>& needed, const data::MeasurementTable& t,
                    const std::string& model, bool strict, const std::string& where) {
   std::vector<std::string> missing, unknown;
@@ -63,21 +72,21 @@ void check_factors(const std::vector<std::string>& needed, const data::Measureme
   }
 }
 
-void write_grid(const std::string& path, const data::MeasurementTable& grid,
-                const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
+// The grid's own fields are written back as given (260.1 stays 260.1), then the predictions.
+void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
                 const std::vector<std::string>& term_names, const std::string& target) {
   io::AtomicOutput out(path);
   {
     std::ofstream f(out.temp_path());
-    if (!f) throw IoError("cannot write '" + out.temp_path() + "'");
+    if (!f) throw IoError("cannot write '" + path + "'");
     std::string header;
-    for (const auto& c : grid.column_names()) header += c + ",";
+    for (const auto& c : grid.table.column_names()) header += csv_field(c) + ",";
     header += "predicted_" + target;
     for (const auto& n : term_names) header += ",term_" + n;
     f << header << "\n";
     char buf[32];
-    for (std::size_t i = 0; i < grid.rows(); ++i) {
-      for (const auto& c : grid.columns()) f << c.value_text(i) << ",";
+    for (std::size_t i = 0; i < grid.table.rows(); ++i) {
+      for (const auto& field : grid.text[i]) f << csv_field(field) << ",";
       std::snprintf(buf, sizeof buf, "%.10g", pred(static_cast<Eigen::Index>(i)));
       f << buf;
       for (Eigen::Index k = 0; k < terms.cols(); ++k) {
@@ -86,7 +95,7 @@ void write_grid(const std::string& path, const data::MeasurementTable& grid,
       }
       f << "\n";
     }
-    if (!f.flush()) throw IoError("writing '" + out.temp_path() + "' failed (disk full?)");
+    if (!f.flush()) throw IoError("writing '" + path + "' failed (disk full?); the old file is unchanged");
   }
   out.commit();
 }
@@ -96,10 +105,20 @@ int run_predict(const PredictArgs& a) {
     throw ConfigError("give exactly one of --at NAME=VALUE,... or --grid GRID.csv");
   }
   if (!a.grid.empty() && a.out.empty()) throw ConfigError("--grid needs --out PRED.csv");
+  if (!a.out.empty() && a.grid.empty()) throw ConfigError("--out goes with --grid; --at prints");
+  if (!a.out.empty()) {
+    io::check_output({a.out, "--out", io::FileKind::predictions, {a.result, a.grid}, a.force});
+  }
   const io::ResultFile r = io::read_result_file(a.result);
   const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   const std::vector<std::string> needed = model::Model::factors(spec);
-  data::MeasurementTable table = a.at.empty() ? io::read_csv(a.grid).table : parse_at(a.at);
+  io::CsvTable grid;
+  if (!a.grid.empty()) {
+    io::CsvOptions co;
+    co.keep_text = true;
+    grid = io::read_csv(a.grid, co);
+  }
+  data::MeasurementTable table = a.at.empty() ? grid.table : parse_at(a.at);
   check_factors(needed, table, spec.name, !a.at.empty(), a.at.empty() ? "'" + a.grid + "'" : "--at");
   table.attributes().clear();  // no target: a prediction-only evaluator
   const model::Model m(spec, table.column_names());
@@ -110,7 +129,7 @@ int run_predict(const PredictArgs& a) {
   const Eigen::MatrixXd terms = ev.term_values(x);
   const auto& names = m.term_names();
   if (!a.grid.empty()) {
-    write_grid(a.out, table, pred, terms, names, r.target);
+    write_grid(a.out, grid, pred, terms, names, r.target);
     std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s and term_*)\n",
                 table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
     return 0;
@@ -150,6 +169,7 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--grid", a->grid, "CSV of configurations (header = factor names)");
   cmd->add_option("--out", a->out, "CSV to write for --grid");
   cmd->add_flag("--json", a->json, "print JSON (with --at)");
+  cmd->add_flag("--force", a->force, "replace an existing predictions CSV at --out");
   cmd->callback([a, &action] { action = [a] { return run_predict(*a); }; });
 }
 

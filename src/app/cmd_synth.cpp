@@ -3,19 +3,38 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "option_flags.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/io/output_guard.hpp"
 #include "perfit/io/synth_store.hpp"
 
 namespace perfit::app {
 
 namespace {
+
 struct SynthArgs {
   std::string out;
-  double rows = 100000;
-  std::uint64_t seed = 1;
-  double noise = 0.02;
+  bool force = false;
+  data::SynthOptions options;
   std::vector<std::string> sets;
+  OptionFlags<data::SynthOptions> flags;
 };
+
+constexpr std::uint64_t kMaxRows = 1000000000;  // per set: ~50 GB of columns at 1e9
+
+const OptionTable<data::SynthOptions>& synth_option_table() {
+  using S = data::SynthOptions;
+  static const OptionTable<S> t = {
+      whole_option<S>("rows", [](S& o) -> auto& { return o.rows; }, 1, kMaxRows,
+                      "rows per set (written in chunks: memory stays small)"),
+      whole_option<S>("seed", [](S& o) -> auto& { return o.seed; }, 0,
+                      std::numeric_limits<std::uint64_t>::max(), "random seed; same seed, same data"),
+      real_option<S>("noise", [](S& o) -> auto& { return o.noise; }, 0.0, 1.0,
+                     "sigma of the multiplicative log-normal noise"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_synth_command(CLI::App& app, Action& action) {
@@ -24,21 +43,17 @@ void add_synth_command(CLI::App& app, Action& action) {
       "synth",
       "Write synthetic measurement sets (3 frameworks x 3 DL models) generated from the\n"
       "`generic` model with known constants (stored as truth_* attributes) and log-normal noise.");
-  cmd->add_option("--out", a->out, "HDF5 store to write (replaced if it exists)")->required();
-  cmd->add_option("--rows", a->rows, "rows per set (1e7 allowed)")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "random seed; same seed, same data")->capture_default_str();
-  cmd->add_option("--noise", a->noise, "sigma of the multiplicative log-normal noise")
-      ->capture_default_str();
+  cmd->add_option("--out", a->out, "HDF5 store to write")->required();
+  a->flags.add(cmd, synth_option_table(), a->options);
   cmd->add_option("--set", a->sets, "write only these sets (repeatable), e.g. /pytorch/resnet50");
+  cmd->add_flag("--force", a->force,
+                "replace an existing store of synthetic sets (a store with imported sets is never "
+                "replaced)");
   cmd->callback([a, &action] {
     action = [a] {
-      if (!(a->rows >= 1) || a->rows != std::floor(a->rows) || a->rows > 1e12) {
-        throw ConfigError("--rows must be a whole number >= 1, got " + std::to_string(a->rows));
-      }
-      data::SynthOptions o;
-      o.rows = static_cast<std::size_t>(a->rows);
-      o.seed = a->seed;
-      o.noise = a->noise;
+      a->flags.apply(a->options);
+      io::check_output({a->out, "--out", io::FileKind::synthetic_store, {}, a->force});
+      const data::SynthOptions& o = a->options;
       const auto t0 = std::chrono::steady_clock::now();
       const io::SynthStoreSummary s = io::write_synthetic_store(a->out, o, a->sets);
       const double secs =

@@ -1,5 +1,5 @@
 // perfit's entry point: parse the command line, run one subcommand, turn typed errors into a
-// one-line message and the exit code of their class (docs/cli.md lists them).
+// one-line message and the exit code of their class (README "Exit codes and errors").
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -9,15 +9,31 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
+#include "perfit/io/atomic_output.hpp"
 #include "perfit/mpi/environment.hpp"
+
+namespace {
+
+// CLI11's messages can span lines ("... Run with --help for more information."): one line.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n') c = ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   perfit::mpi::MpiEnvironment env(&argc, &argv);
+  perfit::io::install_temp_file_cleanup();
   CLI::App app{
       "perfit: fit performance models of distributed deep-learning training to measured "
       "times.\nData lives in HDF5 stores (docs/hdf5-format.md). Exit codes: 0 ok, 1 internal, "
       "2 bad option/config, 3 bad data, 4 HDF5 failure, 5 MPI failure, 6 file I/O."};
   app.require_subcommand(1);
+  app.fallthrough();  // --log-level also after the subcommand
   app.set_version_flag("--version", std::string(perfit::version()) + " (git " +
                                         perfit::git_revision() + ")");
   std::string log_level = "info";
@@ -27,30 +43,37 @@ int main(int argc, char** argv) {
   perfit::app::Action action;
   perfit::app::add_fit_command(app, action, env);
   perfit::app::add_predict_command(app, action);
+  perfit::app::add_show_command(app, action);
   perfit::app::add_import_command(app, action);
   perfit::app::add_inspect_command(app, action);
   perfit::app::add_models_command(app, action);
   perfit::app::add_synth_command(app, action);
 
+  const bool parallel = env.initialized() && env.size() > 1;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return env.rank() == 0 ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return env.rank() == 0 ? app.exit(e) : 0;
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return env.rank() == 0 ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // Every rank sees the same command line: rank 0 alone says what is wrong.
+    if (env.rank() == 0) {
+      std::fprintf(stderr, "perfit: error: %s (see perfit --help)\n", one_line(e.what()).c_str());
+    }
     return 2;
   }
   // Under MPI a failing rank ends the whole job (MPI_Abort with the error's exit code):
   // a Slurm job then fails fast instead of hanging in the next collective.
-  const bool parallel = env.initialized() && env.size() > 1;
   const std::string who = parallel ? " (rank " + std::to_string(env.rank()) + ")" : "";
   try {
     perfit::init_logging(env.rank(), perfit::parse_log_level(log_level));
     return action();
+  } catch (const perfit::AgreedError& e) {
+    if (e.print()) std::fprintf(stderr, "perfit: error%s: %s\n", who.c_str(), e.what());
+    return e.exit_code();
   } catch (const perfit::Error& e) {
     std::fprintf(stderr, "perfit: error%s: %s\n", who.c_str(), e.what());
     if (parallel) perfit::mpi::abort_all(e.exit_code());

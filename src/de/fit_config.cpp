@@ -9,10 +9,37 @@ void FitConfig::validate() const {
   if (set.empty()) throw ConfigError("no set: pass --set /<framework>/<model> (or 'set:' in the config); `perfit inspect " + data + "` lists them");
   if (out.empty()) throw ConfigError("no output: pass --out RESULT.h5 (or 'out:' in the config)");
   if (model.empty()) throw ConfigError("no model: pass --model generic (or a YAML file); `perfit models` lists them");
-  if (threads == 0 || threads > 1024) {
-    throw ConfigError("threads must be in 1..1024, got " + std::to_string(threads));
-  }
   cost.validate();
+}
+
+const OptionTable<FitConfig>& fit_config_option_table() {
+  using S = FitConfig;
+  static const OptionTable<FitConfig> t = [] {
+    OptionTable<FitConfig> v = {
+        text_option<S>("data", [](S& c) -> auto& { return c.data; }, "a path", "HDF5 store"),
+        text_option<S>("set", [](S& c) -> auto& { return c.set; }, "a set path",
+                       "set path, e.g. /pytorch/resnet50"),
+        text_option<S>("model", [](S& c) -> auto& { return c.model; }, "a model name or file",
+                       "built-in model name or YAML file"),
+        text_option<S>("out", [](S& c) -> auto& { return c.out; }, "a path",
+                       "result file to write (HDF5)"),
+        whole_option<S>("seed", [](S& c) -> auto& { return c.fit.de.seed; }, 0,
+                        std::numeric_limits<std::uint64_t>::max(),
+                        "random seed; same seed, options and data give the same result"),
+        whole_option<S>("threads", [](S& c) -> auto& { return c.threads; }, 1, 1024,
+                        "evaluator threads per process"),
+        whole_option<S>("progress_every", [](S& c) -> auto& { return c.fit.progress_every; }, 0,
+                        1000000000, "generations between progress lines (0: none)"),
+        bool_option<S>("polish", [](S& c) -> auto& { return c.fit.polish; },
+                       "Levenberg-Marquardt polish of the DE best (--no-polish: skip it)"),
+        bool_option<S>("drop_invalid", [](S& c) -> auto& { return c.drop_invalid; },
+                       "drop rows with NaN or inf in a column the fit reads (and count them)"),
+    };
+    add_nested(v, model::cost_option_table(), "cost.", [](S& c) -> auto& { return c.cost; });
+    add_nested(v, de_option_table(), "de.", [](S& c) -> auto& { return c.fit.de; });
+    return v;
+  }();
+  return t;
 }
 
 }  // namespace perfit::de

@@ -58,6 +58,7 @@ FitResult fit_model(const model::Evaluator& ev, const FitOptions& options,
     r.at_bound[k] = u < 1e-6 || u > 1.0 - 1e-6;
   }
   r.metrics = model::compute_metrics(ev.predict(r.params), ev.measured());
+  r.identifiability = model::check_identifiability(ev, r.params);
   r.seconds = now_s() - t0;
   r.evals_per_second = static_cast<double>(r.de.evaluations) / std::max(r.de.seconds, 1e-9);
   return r;

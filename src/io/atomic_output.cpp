@@ -1,8 +1,11 @@
 #include "perfit/io/atomic_output.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +15,73 @@
 namespace perfit::io {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Fixed storage the signal handler can read without allocating: a path per live output.
+constexpr int kSlots = 32;
+struct Slot {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 holds a path to remove on a signal
+  char path[4096] = {};
+};
+std::array<Slot, kSlots> g_slots;
+
+int claim_slot(const std::string& path) {
+  if (path.size() >= sizeof(Slot::path)) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    Slot& s = g_slots[static_cast<std::size_t>(i)];
+    int expected = 0;
+    if (!s.state.compare_exchange_strong(expected, 1)) continue;
+    std::memcpy(s.path, path.c_str(), path.size() + 1);
+    s.state.store(2);
+    return i;
+  }
+  return -1;  // more than kSlots outputs at once: the destructor still cleans up
+}
+
+extern "C" void remove_temps_and_die(int sig) {
+  for (auto& s : g_slots) {
+    if (s.state.load() == 2) ::unlink(s.path);  // async-signal-safe
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "host";
+  std::string h(buf);
+  return h.substr(0, h.find('.'));
+}
+
+// ".NAME.tmp-HOST-PID-N" files of this host whose PID is gone: left by a kill -9.
+void remove_stale_temps(const fs::path& dir, const std::string& name, const std::string& host) {
+  const std::string prefix = "." + name + ".tmp-" + host + "-";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.compare(0, prefix.size(), prefix) != 0) continue;
+    const long pid = std::strtol(f.c_str() + prefix.size(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH) {
+      std::error_code rm;
+      if (fs::remove(e.path(), rm)) {
+        std::fprintf(stderr, "perfit: removed '%s', a temporary file left by process %ld\n",
+                     e.path().c_str(), pid);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void install_temp_file_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = remove_temps_and_die;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 AtomicOutput::AtomicOutput(std::string target) : target_(std::move(target)) {
   const fs::path t(target_);
@@ -24,21 +94,27 @@ AtomicOutput::AtomicOutput(std::string target) : target_(std::move(target)) {
   if (fs::is_directory(t, ec)) {
     throw IoError("cannot write '" + target_ + "': it is a directory, expected a file name");
   }
+  const std::string host = host_name();
+  remove_stale_temps(dir, t.filename().string(), host);
   static std::atomic<int> counter{0};
-  temp_ = (dir / ("." + t.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                  std::to_string(counter++)))
+  temp_ = (dir / ("." + t.filename().string() + ".tmp-" + host + "-" +
+                  std::to_string(::getpid()) + "-" + std::to_string(counter++)))
               .string();
+  slot_ = claim_slot(temp_);
 }
 
 AtomicOutput::~AtomicOutput() {
   if (!committed_) std::remove(temp_.c_str());
+  if (slot_ >= 0) g_slots[static_cast<std::size_t>(slot_)].state.store(0);
 }
 
 void AtomicOutput::commit() {
   if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
-    throw IoError("cannot rename '" + temp_ + "' to '" + target_ + "': " + std::strerror(errno));
+    throw IoError("cannot write '" + target_ + "': " + std::strerror(errno));
   }
   committed_ = true;
+  if (slot_ >= 0) g_slots[static_cast<std::size_t>(slot_)].state.store(0);
+  slot_ = -1;
 }
 
 }  // namespace perfit::io

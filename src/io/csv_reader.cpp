@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <tuple>
 
 #include "perfit/core/error.hpp"
 
@@ -161,8 +162,20 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first column's name.
+    if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     auto h = split(line, options.delimiter);
+    if (h && h->size() == 1) {
+      for (const auto& [sep, name, flag] : {std::tuple<char, const char*, const char*>{';', "';'", ";"},
+                                            {'\t', "tabs", "tab"}, {',', "','", ","}}) {
+        if (sep != options.delimiter && line.find(sep) != std::string::npos) {
+          throw DataError("'" + path + "' line " + std::to_string(line_no) + ": the header has no '" +
+                          std::string(1, options.delimiter == '\t' ? ' ' : options.delimiter) +
+                          "' but is separated by " + name + "; pass --delimiter '" + flag + "'");
+        }
+      }
+    }
     if (!h) throw DataError("'" + path + "' line " + std::to_string(line_no) +
                             ": unterminated quote in the header");
     header = std::move(*h);
@@ -211,6 +224,7 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
     }
     for (std::size_t i = 0; i < fields->size(); ++i) cols[i].add((*fields)[i], line_no, path);
     out.line_of_row.push_back(line_no);
+    if (options.keep_text) out.text.push_back(std::move(*fields));
   }
   if (out.line_of_row.empty()) {
     throw DataError("'" + path + "' has a header but no data rows");

@@ -1,13 +1,24 @@
 #include "perfit/io/result_file.hpp"
 
+#include <sstream>
+
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
+#include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 
 namespace perfit::io {
 
 using data::Column;
+
+namespace {
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += (s.empty() ? "" : "\n") + l;
+  return s;
+}
+}  // namespace
 
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
@@ -33,16 +44,19 @@ void write_result_file(const std::string& path, const ResultFile& r) {
         {"generations", static_cast<std::int64_t>(r.generations)},
         {"evaluations", static_cast<std::int64_t>(r.evaluations)},
         {"seconds", r.seconds},
+        {"de_seconds", r.de_seconds},
+        {"rows_dropped", static_cast<std::int64_t>(r.rows_dropped)},
         {"ranks", static_cast<std::int64_t>(r.ranks)},
         {"perfit_version", r.perfit_version},
         {"git_revision", r.git_revision},
         {"created_utc", r.created_utc},
+        {"warnings", join_lines(r.warnings)},
     };
     for (const auto& [k, v] : root) w.write_root_attribute(k, v);
 
     std::vector<std::string> names;
     std::vector<double> value, lo, hi;
-    std::vector<std::int64_t> log_scale, at_bound;
+    std::vector<std::int64_t> log_scale, at_bound, identifiable;
     for (const auto& p : r.params) {
       names.push_back(p.name);
       value.push_back(p.value);
@@ -50,6 +64,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
       hi.push_back(p.hi);
       log_scale.push_back(p.log_scale);
       at_bound.push_back(p.at_bound);
+      identifiable.push_back(p.identifiable);
     }
     data::MeasurementTable params;
     params.add_column(Column("name", names));
@@ -58,6 +73,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     params.add_column(Column("hi", hi));
     params.add_column(Column("log_scale", log_scale));
     params.add_column(Column("at_bound", at_bound));
+    params.add_column(Column("identifiable", identifiable));
     w.write_group("/params", params);
 
     data::MeasurementTable history;
@@ -97,6 +113,15 @@ double need_number(const data::Attributes& a, const std::string& key, const std:
 }  // namespace
 
 ResultFile read_result_file(const std::string& path) {
+  const FileKind kind = detect_file_kind(path);
+  if (kind == FileKind::none) {
+    throw IoError("result file '" + path + "' does not exist; `perfit fit ... --out " + path +
+                  "` writes one");
+  }
+  if (kind != FileKind::result && kind != FileKind::hdf5) {
+    throw DataError("'" + path + "' is " + describe(kind) + ", not a perfit result; pass the "
+                    "file `perfit fit --out` wrote");
+  }
   StoreReader rd(path);
   const data::Attributes a = rd.root_attributes();
   auto fmt = a.find("perfit_result");
@@ -127,10 +152,16 @@ ResultFile read_result_file(const std::string& path) {
   r.generations = static_cast<std::size_t>(need_number(a, "generations", path));
   r.evaluations = static_cast<std::size_t>(need_number(a, "evaluations", path));
   r.seconds = need_number(a, "seconds", path);
+  if (a.count("de_seconds")) r.de_seconds = need_number(a, "de_seconds", path);
+  if (a.count("rows_dropped")) r.rows_dropped = static_cast<std::size_t>(need_number(a, "rows_dropped", path));
   r.ranks = static_cast<int>(need_number(a, "ranks", path));
   r.perfit_version = need_string(a, "perfit_version", path);
   r.git_revision = need_string(a, "git_revision", path);
   r.created_utc = need_string(a, "created_utc", path);
+  if (a.count("warnings")) {
+    std::stringstream ws(data::attribute_text(a.at("warnings")));
+    for (std::string line; std::getline(ws, line);) r.warnings.push_back(line);
+  }
   const data::MeasurementTable p = rd.read_group("/params");
   for (std::size_t i = 0; i < p.rows(); ++i) {
     ResultParam q;
@@ -140,6 +171,7 @@ ResultFile read_result_file(const std::string& path) {
     q.hi = p.column("hi").f64()[i];
     q.log_scale = p.column("log_scale").i64()[i] != 0;
     q.at_bound = p.column("at_bound").i64()[i] != 0;
+    q.identifiable = !p.find("identifiable") || p.column("identifiable").i64()[i] != 0;
     r.params.push_back(q);
   }
   r.history = rd.read_group("/history").column("best_cost").f64();

@@ -86,6 +86,7 @@ ImportSummary import_csv(const ImportOptions& o) {
   ImportSummary s;
   CsvOptions copts;
   copts.categorical = o.categorical;
+  copts.delimiter = o.delimiter;
   CsvTable csv = read_csv(o.csv, copts);
   s.rows_read = csv.table.rows();
   s.rows_dropped = check_target(csv, o);

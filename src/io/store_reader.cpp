@@ -79,8 +79,7 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
     throw DataError("'" + path_ + "' is not an HDF5 file. perfit stores are HDF5 "
                     "(docs/hdf5-format.md); convert CSV with `perfit import`");
   }
-  file_ = H5File(h5_check(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT),
-                          "open '" + path_ + "' read-only"));
+  file_ = open_h5_read(path_);
 }
 
 std::string StoreReader::where(const std::string& set) const {

@@ -83,6 +83,16 @@ IslandFitResult fit_on_islands(const IslandLayout& L, const model::Evaluator& ev
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &s.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
   }
   f.metrics = model::metrics_from_sums(s);
+  if (L.island == 0) {  // island 0's slices add up to the whole set
+    model::Reducer sum;
+    if (L.island_size > 1) {
+      sum = [&](double* data, std::size_t n) {
+        mpi::check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_SUM, ic),
+                   "MPI_Allreduce (identifiability)");
+      };
+    }
+    f.identifiability = model::check_identifiability(ev, f.params, sum);
+  }
   f.seconds = r.islands.seconds;
   f.evals_per_second = static_cast<double>(f.de.evaluations) / std::max(f.de.seconds, 1e-9);
   return r;

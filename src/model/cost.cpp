@@ -47,4 +47,24 @@ void CostOptions::validate() const {
   }
 }
 
+const OptionTable<CostOptions>& cost_option_table() {
+  using S = CostOptions;
+  static const OptionTable<CostOptions> t = {
+      enum_option<S>("residual", [](S& o) -> auto& { return o.residual; },
+                     std::vector<Residual>{Residual::rel_sq, Residual::sq_log, Residual::ape,
+                                           Residual::sq},
+                     parse_residual, [](Residual v) { return to_string(v); },
+                     "per-row residual (docs/models.md)"),
+      text_option<S>("weight_column", [](S& o) -> auto& { return o.weight_column; },
+                     "a column name", "column of per-row weights (empty: all rows weigh 1)"),
+      enum_option<S>("penalty", [](S& o) -> auto& { return o.penalty; },
+                     std::vector<Penalty>{Penalty::none, Penalty::l1, Penalty::l2}, parse_penalty,
+                     [](Penalty v) { return to_string(v); },
+                     "regularisation of the bound-normalised params"),
+      real_option<S>("lambda", [](S& o) -> auto& { return o.lambda; }, 0.0, 1e12,
+                     "regularisation weight (0: none)"),
+  };
+  return t;
+}
+
 }  // namespace perfit::model

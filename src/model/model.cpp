@@ -59,11 +59,46 @@ void ModelSpec::validate() const {
     declare(n, "constant");
     if (!std::isfinite(v)) throw ConfigError(where + " constant '" + n + "' is not finite");
   }
+  std::vector<std::pair<std::string, ExprPtr>> parsed;
   for (const auto& t : terms) {
     declare(t.name, "term");
-    parse_expression(t.expression, where + " term '" + t.name + "'");
+    parsed.emplace_back(t.name, parse_expression(t.expression, where + " term '" + t.name + "'"));
   }
-  parse_expression(expression, where + " expression");
+  const ExprPtr root = parse_expression(expression, where + " expression");
+
+  // Walk the expression through its terms: cycles are errors, and so is a param or term that
+  // nothing uses (it would get a meaningless "fitted" value, or be a typo of a used name).
+  std::vector<std::string> used, stack;
+  std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+    for (const auto& id : identifiers(e)) {
+      auto t = std::find_if(parsed.begin(), parsed.end(), [&](const auto& p) { return p.first == id; });
+      if (t != parsed.end() && std::find(stack.begin(), stack.end(), id) != stack.end()) {
+        std::string chain;
+        for (const auto& s : stack) chain += s + " -> ";
+        throw ConfigError(where + ": term '" + id + "' refers to itself (" + chain + id + ")");
+      }
+      const bool first = std::find(used.begin(), used.end(), id) == used.end();
+      if (first) used.push_back(id);
+      if (t != parsed.end()) {
+        stack.push_back(id);
+        walk(t->second);
+        stack.pop_back();
+      }
+    }
+  };
+  walk(root);
+  for (const auto& p : params) {
+    if (std::find(used.begin(), used.end(), p.name) == used.end()) {
+      throw ConfigError(where + ": param '" + p.name + "' is never used by the expression or its "
+                        "terms, so no data could determine it; remove it or use it");
+    }
+  }
+  for (const auto& t : terms) {
+    if (std::find(used.begin(), used.end(), t.name) == used.end()) {
+      throw ConfigError(where + ": term '" + t.name + "' is never used by the expression; remove "
+                        "it or use it");
+    }
+  }
 }
 
 Model::Model(ModelSpec spec, const std::vector<std::string>& columns)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "perfit/core/error.hpp"
@@ -13,47 +14,72 @@ namespace perfit::io {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-TEST(FitConfigYaml, ShippedExampleParsesToTheDefaults) {
-  std::ifstream in(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml");
+namespace {
+std::string read(const std::string& path) {
+  std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
-  de::FitConfig c, defaults;
-  island::IslandOptions isl, isl_defaults;
-  apply_fit_config_yaml(ss.str(), "configs/fit.yaml", c, &isl);
-  EXPECT_EQ(isl.interval, isl_defaults.interval);
-  EXPECT_EQ(isl.migrants, isl_defaults.migrants);
-  EXPECT_EQ(isl.topology.kind, isl_defaults.topology.kind);
-  EXPECT_EQ(isl.replace, isl_defaults.replace);
-  EXPECT_EQ(isl.mode, isl_defaults.mode);
-  EXPECT_EQ(c.data, "demo.h5");
-  EXPECT_EQ(c.fit.de.strategy, defaults.fit.de.strategy);
-  EXPECT_EQ(c.fit.de.max_generations, defaults.fit.de.max_generations);
-  EXPECT_EQ(c.fit.de.tol, defaults.fit.de.tol);
-  EXPECT_EQ(c.fit.de.target_cost, defaults.fit.de.target_cost);
-  EXPECT_EQ(c.cost.residual, defaults.cost.residual);
-  EXPECT_EQ(c.fit.polish, defaults.fit.polish);
-  EXPECT_EQ(c.fit.progress_every, defaults.fit.progress_every);
+  return ss.str();
+}
+}  // namespace
+
+TEST(FitConfigYaml, ShippedExampleParsesToTheDefaults) {
+  island::RunConfig c, defaults;
+  apply_run_config_yaml(read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml"), "configs/fit.yaml", c);
+  // Every option but the paths has its default there: the formatted values agree.
+  for (const auto& o : island::run_config_option_table()) {
+    if (o.key == "data" || o.key == "set" || o.key == "out") continue;
+    EXPECT_EQ(o.format(c), o.format(defaults)) << o.key;
+  }
+  EXPECT_EQ(c.fit.data, "demo.h5");
 }
 
-TEST(FitConfigYaml, RoundTripsThroughTheConfigAsRun) {
-  de::FitConfig c;
-  apply_fit_config_yaml("data: a.h5\nset: /x/y\nseed: 9\nde: {strategy: jso, CR: 0.3}\ncost: {lambda: 0.5}\n",
-                        "inline", c);
-  de::FitConfig back;
-  apply_fit_config_yaml(fit_config_to_yaml(c), "as-run", back);
-  EXPECT_EQ(back.set, "/x/y");
-  EXPECT_EQ(back.fit.de.seed, 9u);
-  EXPECT_EQ(back.fit.de.strategy, de::Strategy::jso);
-  EXPECT_EQ(back.fit.de.CR, 0.3);
-  EXPECT_EQ(back.cost.lambda, 0.5);
+TEST(FitConfigYaml, ShippedExampleListsEveryKeyOfTheOptionTable) {
+  const std::string text = read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml");
+  for (const auto& o : island::run_config_option_table()) {
+    const std::string name = o.key.substr(o.key.rfind('.') == std::string::npos ? 0 : o.key.rfind('.') + 1);
+    EXPECT_NE(text.find(name + ":"), std::string::npos) << o.key << " is not in configs/fit.yaml";
+  }
 }
 
-TEST(FitConfigYaml, IslandsSectionWithPerIslandOverridesOfTheFinalBase) {
-  de::FitConfig c;
-  island::IslandOptions isl;
+TEST(FitConfigYaml, EveryOptionHasItsOwnFlag) {
+  std::set<std::string> flags;
+  for (const auto& o : island::run_config_option_table()) {
+    EXPECT_FALSE(o.flag.empty()) << o.key;
+    EXPECT_TRUE(flags.insert(o.flag).second) << "flag --" << o.flag << " is used twice";
+  }
+}
+
+TEST(FitConfigYaml, TheConfigAsRunLoadsBackToTheSameValues) {
+  island::RunConfig c;
+  apply_run_config_yaml(
+      "data: a.h5\nset: /x/y\nseed: 18446744073709551615\n"
+      "de: {strategy: jso, CR: 0.3, target_cost: 0.12345678901234567}\ncost: {lambda: 0.5}\n"
+      "islands: {topology: custom, adjacency: [[1, 2], [0], [0, 1]], mode: async,\n"
+      "          per_island: [{strategy: jso}, {CR: 0.2, F: 0.7}]}\n",
+      "inline", c);
+  island::RunConfig back;
+  apply_run_config_yaml(run_config_to_yaml(c), "as-run", back);
+  for (const auto& o : island::run_config_option_table()) {
+    EXPECT_EQ(o.format(back), o.format(c)) << o.key;
+  }
+  EXPECT_EQ(back.fit.fit.de.seed, 18446744073709551615ULL);
+  EXPECT_EQ(back.fit.fit.de.target_cost, 0.12345678901234567);  // full precision
+  EXPECT_EQ(back.islands.topology.adjacency, (std::vector<std::vector<int>>{{1, 2}, {0}, {0, 1}}));
+  back.fit.out = "r.h5";
+  back.resolve();
+  ASSERT_EQ(back.islands.per_island.size(), 2u);
+  EXPECT_EQ(back.islands.per_island[1].F, 0.7);
+}
+
+TEST(FitConfigYaml, PerIslandOverridesStartFromTheFinalBase) {
+  island::RunConfig c;
   // per_island comes before de: in the file but starts from the final de options.
-  apply_fit_config_yaml("islands: {topology: torus, mode: async, per_island: [{strategy: jso}, {CR: 0.2}]}\n"
-                        "de: {strategy: shade, CR: 0.5}\n", "inline", c, &isl);
+  apply_run_config_yaml("islands: {topology: torus, mode: async, per_island: [{strategy: jso}, {CR: 0.2}]}\n"
+                        "de: {strategy: shade, CR: 0.5}\n", "inline", c);
+  c.fit.data = c.fit.set = c.fit.out = "x";
+  c.resolve();
+  const auto& isl = c.islands;
   EXPECT_EQ(isl.topology.kind, island::TopologyKind::torus);
   EXPECT_EQ(isl.mode, island::MigrationMode::async);
   ASSERT_EQ(isl.per_island.size(), 2u);
@@ -61,22 +87,38 @@ TEST(FitConfigYaml, IslandsSectionWithPerIslandOverridesOfTheFinalBase) {
   EXPECT_EQ(isl.per_island[0].CR, 0.5);
   EXPECT_EQ(isl.per_island[1].strategy, de::Strategy::shade);
   EXPECT_EQ(isl.per_island[1].CR, 0.2);
-  EXPECT_THAT([&] { apply_fit_config_yaml("islands: {topolgy: ring}\n", "f.yaml", c, &isl); },
+  EXPECT_THAT([&] { apply_run_config_yaml("islands: {topolgy: ring}\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(HasSubstr("unknown key 'islands.topolgy'")));
+  EXPECT_THAT([&] { apply_run_config_yaml("islands: {per_island: [{CR: 2}]}\n", "f.yaml", c); },
+              ThrowsMessage<ConfigError>(HasSubstr("per_island entry 1 key 'CR': found '2'")));
 }
 
 TEST(FitConfigYaml, UnknownOrBadKeysAreNamed) {
-  de::FitConfig c;
-  EXPECT_THAT([&] { apply_fit_config_yaml("de: {stratgy: jso}\n", "f.yaml", c); },
-              ThrowsMessage<ConfigError>(AllOf(HasSubstr("'f.yaml'"), HasSubstr("unknown key 'de.stratgy'"))));
-  EXPECT_THAT([&] { apply_fit_config_yaml("seed: many\n", "f.yaml", c); },
+  island::RunConfig c;
+  EXPECT_THAT([&] { apply_run_config_yaml("de: {stratgy: jso}\n", "f.yaml", c); },
+              ThrowsMessage<ConfigError>(AllOf(HasSubstr("'f.yaml'"), HasSubstr("unknown key 'de.stratgy'"),
+                                               HasSubstr("allowed here: strategy, population"))));
+  EXPECT_THAT([&] { apply_run_config_yaml("seed: many\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(HasSubstr("key 'seed': found 'many'")));
-  EXPECT_THAT([&] { apply_fit_config_yaml("de: {max_generations: 1.5}\n", "f.yaml", c); },
-              ThrowsMessage<ConfigError>(HasSubstr("expected a whole number")));
-  EXPECT_THAT([&] { apply_fit_config_yaml("cost: {residual: mse}\n", "f.yaml", c); },
+  EXPECT_THAT([&] { apply_run_config_yaml("de: {max_generations: 1.5}\n", "f.yaml", c); },
+              ThrowsMessage<ConfigError>(HasSubstr("expected a whole number in [1, 1000000000]")));
+  EXPECT_THAT([&] { apply_run_config_yaml("de: {max_generations: -1}\n", "f.yaml", c); },
+              ThrowsMessage<ConfigError>(HasSubstr("found '-1', expected a whole number")));
+  EXPECT_THAT([&] { apply_run_config_yaml("cost: {residual: mse}\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(HasSubstr("residual 'mse' is not one of")));
+  EXPECT_THAT([&] { apply_run_config_yaml("threads: 0\n", "f.yaml", c); },
+              ThrowsMessage<ConfigError>(HasSubstr("key 'threads': found '0', expected a whole number in [1, 1024]")));
   de::FitConfig empty;
   EXPECT_THAT([&] { empty.validate(); }, ThrowsMessage<ConfigError>(HasSubstr("--data")));
+}
+
+TEST(FitConfigYaml, JsonNestsBySectionWithTypedValues) {
+  island::RunConfig c;
+  const std::string j = run_config_to_json(c);
+  EXPECT_THAT(j, HasSubstr("\"de\":{\"strategy\":\"lshade\""));
+  EXPECT_THAT(j, HasSubstr("\"max_generations\":2000"));
+  EXPECT_THAT(j, HasSubstr("\"target_cost\":\"-inf\""));
+  EXPECT_THAT(j, HasSubstr("\"polish\":true"));
 }
 
 }  // namespace perfit::io

@@ -47,4 +47,17 @@ class IoError : public Error {
   explicit IoError(const std::string& what) : Error(what, 6) {}
 };
 
+// An error that every rank of a job already agreed on (mpi::all_or_none): the rank that found
+// it first prints it (print() is true there only) and every rank exits with its code, with no
+// MPI_Abort, so the user reads one line instead of one per rank.
+class AgreedError : public Error {
+ public:
+  AgreedError(const std::string& what, int exit_code, bool print)
+      : Error(what, exit_code), print_(print) {}
+  bool print() const noexcept { return print_; }
+
+ private:
+  bool print_;
+};
+
 }  // namespace perfit

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "perfit/core/option_table.hpp"
+
 namespace perfit::de {
 
 enum class Strategy {
@@ -61,5 +63,9 @@ struct DeOptions {
   // Throws: ConfigError naming the option.
   void validate(std::size_t dim) const;
 };
+
+// Every DeOptions field a user can set (x0 is the library's, not the user's), keys without
+// the "de." prefix.
+const OptionTable<DeOptions>& de_option_table();
 
 }  // namespace perfit::de

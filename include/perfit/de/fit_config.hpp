@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "perfit/core/option_table.hpp"
 #include "perfit/de/model_fit.hpp"
 #include "perfit/model/cost.hpp"
 
@@ -16,11 +17,15 @@ struct FitConfig {
   std::string model = "generic";  // built-in name or YAML file
   std::string out;                // result file (HDF5)
   unsigned threads = 1;           // evaluator threads per process
+  bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
   model::CostOptions cost;
   FitOptions fit;                 // DE options (seed in fit.de.seed), polish, progress
 
   // Throws: ConfigError naming the missing or bad key.
   void validate() const;
 };
+
+// Every FitConfig option: top-level keys, then cost.* and de.*.
+const OptionTable<FitConfig>& fit_config_option_table();
 
 }  // namespace perfit::de

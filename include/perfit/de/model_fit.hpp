@@ -11,6 +11,7 @@
 
 #include "perfit/de/optimizer.hpp"
 #include "perfit/model/evaluator.hpp"
+#include "perfit/model/identifiability.hpp"
 #include "perfit/model/metrics.hpp"
 
 namespace perfit::de {
@@ -32,6 +33,7 @@ struct FitResult {
   DeSummary de;
   std::vector<double> history;  // best cost per generation
   model::FitMetrics metrics;
+  model::Identifiability identifiability;  // which params the data determines
   double seconds = 0.0;
   double evals_per_second = 0.0;  // candidate evaluations (each over all rows) per second
 };

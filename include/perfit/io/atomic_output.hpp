@@ -1,5 +1,7 @@
 // Output files appear whole or not at all: write to a temporary file beside the target,
-// then rename over it. A crash, an error or SIGTERM leaves the old file untouched.
+// then rename over it. An error, SIGTERM or SIGINT leaves the old file untouched and removes
+// the temporary file; only a kill -9 can leave one (.NAME.tmp-HOST-PID-N), and the next
+// write of the same output removes those whose process no longer exists on this host.
 #pragma once
 
 #include <string>
@@ -16,13 +18,18 @@ class AtomicOutput {
 
   const std::string& temp_path() const { return temp_; }
   const std::string& target() const { return target_; }
-  // Renames the temporary file onto the target. Throws: IoError.
+  // Renames the temporary file onto the target. Throws: IoError naming the target.
   void commit();
 
  private:
   std::string target_;
   std::string temp_;
+  int slot_ = -1;  // in the registry the signal handler cleans up
   bool committed_ = false;
 };
+
+// SIGTERM and SIGINT remove every temporary file of a live AtomicOutput, then end the process
+// as the signal would have (exit status 128+signal). Call once, early in main().
+void install_temp_file_cleanup();
 
 }  // namespace perfit::io

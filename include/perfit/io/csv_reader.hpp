@@ -15,11 +15,13 @@ namespace perfit::io {
 struct CsvOptions {
   char delimiter = ',';
   std::vector<std::string> categorical;  // columns forced to text
+  bool keep_text = false;                // also keep every field as written (small files)
 };
 
 struct CsvTable {
   data::MeasurementTable table;
   std::vector<std::size_t> line_of_row;  // 1-based file line of each row (header is line 1)
+  std::vector<std::vector<std::string>> text;  // with keep_text: each row's fields as written
 };
 
 // Empty numeric cells become NaN (an int64 column with one becomes float64).

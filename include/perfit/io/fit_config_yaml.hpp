@@ -1,23 +1,25 @@
-// Fit configs as YAML (configs/fit.yaml documents every key with its default).
+// Run configs as YAML (configs/fit.yaml documents every key with its default). Keys, checks
+// and the saved form all come from island::run_config_option_table(); this file only maps
+// YAML nesting to dotted keys and back.
 #pragma once
 
 #include <string>
 
-#include "perfit/de/fit_config.hpp"
-#include "perfit/island/island_options.hpp"
+#include "perfit/island/run_config.hpp"
 
 namespace perfit::io {
 
 // Applies the keys of a YAML file on top of cfg (so defaults stay where keys are absent).
 // Throws: IoError if unreadable; ConfigError naming the file and the unknown or bad key.
-// The `islands:` section goes to *islands when given (an error when it is null).
-void load_fit_config(const std::string& path, de::FitConfig& cfg,
-                     island::IslandOptions* islands = nullptr);
-void apply_fit_config_yaml(const std::string& text, const std::string& origin, de::FitConfig& cfg,
-                           island::IslandOptions* islands = nullptr);
+void load_run_config(const std::string& path, island::RunConfig& cfg);
+void apply_run_config_yaml(const std::string& text, const std::string& origin,
+                           island::RunConfig& cfg);
 
-// The config as run, as YAML (stored in result files).
-std::string fit_config_to_yaml(const de::FitConfig& cfg,
-                               const island::IslandOptions* islands = nullptr);
+// The config as run, as YAML that load_run_config reads back to the same values (stored in
+// result files; full precision, per-island options and custom adjacency included).
+std::string run_config_to_yaml(const island::RunConfig& cfg);
+
+// The same values as a JSON object (nested by section), for --json outputs.
+std::string run_config_to_json(const island::RunConfig& cfg);
 
 }  // namespace perfit::io

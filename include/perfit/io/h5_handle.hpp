@@ -53,4 +53,9 @@ hid_t h5_check(hid_t id, const std::string& what);
 // Throws: H5Error when status < 0.
 void h5_check_status(herr_t status, const std::string& what);
 
+// Opens an existing HDF5 file read-only. Throws: DataError "truncated or corrupt HDF5 file
+// 'X' (N of M bytes)" when the file is shorter than its superblock says, or "corrupt HDF5 file"
+// otherwise; never the library's stack (that goes to the debug log).
+H5File open_h5_read(const std::string& path);
+
 }  // namespace perfit::io

@@ -18,6 +18,7 @@ struct ResultParam {
   std::string name;
   double value = 0.0, lo = 0.0, hi = 0.0;
   bool log_scale = false, at_bound = false;
+  bool identifiable = true;  // false: the data cannot pin it down (see warnings)
 };
 
 struct ResultFile {
@@ -30,9 +31,12 @@ struct ResultFile {
   bool polish_improved = false;
   std::string stop_reason, stop_message;
   std::size_t generations = 0, evaluations = 0;
-  double seconds = 0.0;
+  double seconds = 0.0;     // the whole fit
+  double de_seconds = 0.0;  // of which the DE
+  std::size_t rows_dropped = 0;  // rows with NaN/inf dropped by drop_invalid
   model::FitMetrics metrics;
   std::vector<double> history;
+  std::vector<std::string> warnings;  // what the user must know to trust the fit
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;
 };

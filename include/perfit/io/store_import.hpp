@@ -20,6 +20,7 @@ struct ImportOptions {
   bool replace = false;
   bool drop_invalid = false;
   std::vector<std::string> categorical;
+  char delimiter = ',';
   // Throws: ConfigError for a bad set path, empty target, or --append with --replace.
   void validate() const;
 };

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
+
+#include "perfit/core/option_table.hpp"
 
 #include "perfit/de/de_options.hpp"
 #include "perfit/island/migration.hpp"
@@ -14,6 +17,9 @@ enum class MigrationMode {
   sync,  // epoch barrier, neighbour collectives: same seed + same rank count -> same result
   async  // non-blocking sends; an island never waits for a slow neighbour
 };
+
+MigrationMode parse_migration_mode(const std::string& s);  // Throws: ConfigError
+const char* to_string(MigrationMode m);
 
 struct IslandOptions {
   TopologySpec topology;
@@ -33,5 +39,9 @@ struct IslandOptions {
   // Throws: ConfigError naming the option (world_size must split into islands).
   void validate(int world_size) const;
 };
+
+// Every IslandOptions field a user sets except per_island (RunConfig resolves that one from
+// the final base DE options); keys without the "islands." prefix.
+const OptionTable<IslandOptions>& island_option_table();
 
 }  // namespace perfit::island

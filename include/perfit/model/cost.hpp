@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "perfit/core/option_table.hpp"
+
 namespace perfit::model {
 
 enum class Residual {
@@ -29,5 +31,8 @@ struct CostOptions {
   // Throws: ConfigError for a negative or non-finite lambda.
   void validate() const;
 };
+
+// Every CostOptions field, keys without the "cost." prefix.
+const OptionTable<CostOptions>& cost_option_table();
 
 }  // namespace perfit::model

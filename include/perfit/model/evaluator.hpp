@@ -42,6 +42,8 @@ class Evaluator {
   const Model& model() const { return *model_; }
   const CostOptions& cost_options() const { return cost_; }
   const Eigen::VectorXd& measured() const { return measured_; }
+  // Values of model().columns_used()[i] for every row, as double.
+  const std::vector<double>& column_values(std::size_t i) const { return columns_[i]; }
 
   // pop: n_params x n, one candidate (params in their own units) per column.
   // sums(j) = sum_i w_i * res_ij, +inf where any prediction is NaN, inf or negative.

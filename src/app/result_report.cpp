@@ -1,0 +1,85 @@
+#include "result_report.hpp"
+
+#include <cstdio>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/fit_config_yaml.hpp"
+
+namespace perfit::app {
+
+namespace {
+std::string g6(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace
+
+void print_result_table(const io::ResultFile& r) {
+  std::printf("fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
+              r.data_file.c_str(), r.set.c_str(), r.rows, r.target.c_str());
+  if (r.rows_dropped > 0) {
+    std::printf("  (%zu rows with NaN or inf were dropped before fitting: drop_invalid)\n", r.rows_dropped);
+  }
+  std::printf("  %-12s %14s %12s %12s  %s\n", "param", "value", "lower", "upper", "scale");
+  for (const auto& p : r.params) {
+    const char* note = "";
+    if (!p.identifiable) {
+      note = "  not determined by this data (see warnings)";
+    } else if (p.at_bound) {
+      note = "  at a bound: widen it and refit, unless the bound is physical";
+    }
+    std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s%s\n", p.name.c_str(), p.value, p.lo, p.hi,
+                p.log_scale ? "log" : "linear", note);
+  }
+  const auto& x = r.metrics;
+  std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
+              x.mape, x.rmse, r.unit.c_str(), x.r2, x.gmae, x.max_rel_err);
+  // "improved" only when the printed numbers show it.
+  const std::string after = g6(r.cost), before = g6(r.cost_before_polish);
+  const std::string polish = r.polish_improved && after != before
+                                 ? "DE " + before + "; LM polish improved it"
+                                 : "the DE best; LM polish did not lower it";
+  std::printf("cost %s (%s), %zu generations, %zu evaluations, %.2f s\n", after.c_str(),
+              polish.c_str(), r.generations, r.evaluations, r.seconds);
+  std::printf("stopped: %s (%s)\n", r.stop_reason.c_str(), r.stop_message.c_str());
+  for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
+}
+
+nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& path) {
+  nlohmann::ordered_json j = {{"model", r.model_name}, {"set", r.set}, {"data", r.data_file}};
+  j["params"] = nlohmann::ordered_json::object();
+  for (const auto& p : r.params) j["params"][p.name] = p.value;
+  j["at_bound"] = nlohmann::ordered_json::array();
+  j["unidentifiable"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.params) {
+    if (p.at_bound) j["at_bound"].push_back(p.name);
+    if (!p.identifiable) j["unidentifiable"].push_back(p.name);
+  }
+  j["cost"] = r.cost;
+  j["cost_before_polish"] = r.cost_before_polish;
+  j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
+                  {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};
+  j["generations"] = r.generations;
+  j["evaluations"] = r.evaluations;
+  j["stop_reason"] = r.stop_reason;
+  j["stop_message"] = r.stop_message;
+  j["seed"] = r.seed;
+  j["seconds"] = r.seconds;
+  j["de_seconds"] = r.de_seconds;
+  j["ranks"] = r.ranks;
+  j["rows"] = r.rows;
+  j["rows_dropped"] = r.rows_dropped;
+  j["warnings"] = r.warnings;
+  j["result"] = path;
+  island::RunConfig cfg;
+  try {
+    io::apply_run_config_yaml(r.config_yaml, path + " config_yaml", cfg);
+    j["config"] = nlohmann::ordered_json::parse(io::run_config_to_json(cfg));
+  } catch (const Error&) {
+    j["config"] = nullptr;  // written by a perfit whose options differed
+  }
+  return j;
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,17 @@
+// How a fit's result reads on the terminal and as JSON. `perfit fit` prints it after fitting
+// and `perfit show` prints it again from the result file, through these same two functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "perfit/io/result_file.hpp"
+
+namespace perfit::app {
+
+void print_result_table(const io::ResultFile& r);
+// The object `perfit fit --json` prints; `path` is the result file.
+nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& path);
+
+}  // namespace perfit::app
