@@ -4,7 +4,11 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/model/model.hpp"
 
 namespace perfit::app {
 
@@ -12,6 +16,7 @@ namespace {
 
 struct ModelsArgs {
   std::vector<std::string> names;
+  std::string data, set;
   bool json = false;
 };
 
@@ -20,6 +25,7 @@ void print_model(const model::ModelSpec& m) {
               m.description.c_str(), m.expression.c_str());
   for (const auto& t : m.terms) std::printf("    %-18s = %s\n", t.name.c_str(), t.expression.c_str());
   for (const auto& [n, v] : m.constants) std::printf("    constant %-9s = %g\n", n.c_str(), v);
+  std::printf("  factors (columns it reads): %s\n", join(model::Model::factors(m)).c_str());
   std::printf("  params:");
   for (const auto& p : m.params) {
     std::printf(" %s[%g, %g%s]", p.name.c_str(), p.lo, p.hi, p.log_scale ? ", log" : "");
@@ -34,6 +40,17 @@ int run_models(const ModelsArgs& a) {
   } else {
     for (const auto& n : a.names) models.push_back(io::load_model(n));
   }
+  if (a.data.empty() != a.set.empty()) throw ConfigError("--data and --set go together");
+  if (!a.data.empty()) {
+    // Binding to the set's columns finds names that are neither a column nor declared.
+    io::StoreReader store(a.data);
+    std::vector<std::string> columns;
+    for (const auto& c : store.info(a.set).columns) columns.push_back(c.name);
+    for (const auto& m : models) {
+      const model::Model bound(m, columns);
+      (void)bound;
+    }
+  }
   if (!a.json) {
     for (const auto& m : models) print_model(m);
     return 0;
@@ -46,6 +63,7 @@ int run_models(const ModelsArgs& a) {
     for (const auto& t : m.terms) j["terms"][t.name] = t.expression;
     j["constants"] = nlohmann::ordered_json::object();
     for (const auto& [n, v] : m.constants) j["constants"][n] = v;
+    j["factors"] = model::Model::factors(m);
     j["params"] = nlohmann::ordered_json::array();
     for (const auto& p : m.params) {
       j["params"].push_back({{"name", p.name}, {"lo", p.lo}, {"hi", p.hi},
@@ -63,8 +81,12 @@ void add_models_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<ModelsArgs>();
   auto* cmd = app.add_subcommand(
       "models", "List the built-in performance models (configs/models/), or show given models\n"
-                "(built-in names or YAML files), with their terms, constants and param bounds.");
+                "(built-in names or YAML files), with their terms, constants, param bounds and the\n"
+                "factors they read. Each file is checked: syntax, bounds, unused params or terms,\n"
+                "terms that refer to themselves; with --data/--set also unknown names.");
   cmd->add_option("model", a->names, "model names or YAML files (default: all built-in)");
+  cmd->add_option("--data", a->data, "with --set: check the models against this store's set");
+  cmd->add_option("--set", a->set, "set whose columns the models must read");
   cmd->add_flag("--json", a->json, "print a JSON array");
   cmd->callback([a, &action] { action = [a] { return run_models(*a); }; });
 }

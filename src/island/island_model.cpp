@@ -230,6 +230,7 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
   // State of the async termination vote: [any hard stop, all converged, -min best, max best].
   double vote_in[4], vote_out[4];
   MPI_Request vote = MPI_REQUEST_NULL;
+  bool vote_seen = false;
   bool stop = false;
   std::size_t epoch = 0;
   std::size_t last_evals = 0;
@@ -281,6 +282,7 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
           if (vote != MPI_REQUEST_NULL) {
             check(MPI_Test(&vote, &done, MPI_STATUS_IGNORE), "MPI_Test (vote)");
             if (done) {
+              vote_seen = true;
               decision = (vote_out[0] > 0 || -vote_out[1] > 0) ? 1 : 0;
               S.history.push_back(-vote_out[2]);
             }
@@ -308,9 +310,13 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
       stop = decision == 1;
       const double t_end = now_s();
       migration_s_ += t_end - tm;
-      if (on_epoch && L_.world_rank == 0) {
-        const auto ev = opt_.state().evaluations;
-        on_epoch({epoch, S.history.empty() ? mine : S.history.back(), 0.0,
+      // An island that has stopped only polls until the vote ends: no line for those epochs
+      // (they would read evals/s=0, migration=99%).
+      const auto ev = opt_.state().evaluations;
+      if (on_epoch && L_.world_rank == 0 && ev > last_evals) {
+        // The spread is the last completed vote's (max - min of the island bests).
+        const double spread = vote_seen ? vote_out[3] - (-vote_out[2]) : 0.0;
+        on_epoch({epoch, S.history.empty() ? mine : S.history.back(), spread,
                   static_cast<double>(ev - last_evals) * L_.n_islands / std::max(t_end - last_t, 1e-9),
                   (t_end - tm) / std::max(t_end - te, 1e-9)});
         last_evals = ev;

@@ -4,11 +4,13 @@
 usage: cli_test.py PERFIT_EXE WORKDIR
 """
 import os
+import shutil
 import subprocess
 import sys
 
 perfit, work = sys.argv[1], sys.argv[2]
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
+os.makedirs(work)
 failures = []
 
 

@@ -6,11 +6,13 @@ usage: mpi_cli_test.py PERFIT_EXE WORKDIR MPIEXEC
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 perfit, work, mpiexec = sys.argv[1], sys.argv[2], sys.argv[3]
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
+os.makedirs(work)
 failures = []
 
 
@@ -43,13 +45,40 @@ r = mpirun(2, *common, "--out", "rp.h5", "--ranks-per-island", "2")
 if r.returncode != 0:
     failures.append(f"ranks-per-island 2: exit {r.returncode}\n{r.stderr[-2000:]}")
 
-# Bad input on every rank: one clear message (per rank), exit code of the class, no hang.
-r = mpirun(2, "fit", "--data", "missing.h5", "--set", "/a/b", "--out", "x.h5", timeout=60)
-if r.returncode == 0 or "does not exist" not in r.stderr:
-    failures.append(f"missing data under mpiexec: exit {r.returncode}\n{r.stderr[-1500:]}")
-r = mpirun(3, *common, "--out", "x.h5", "--ranks-per-island", "2", timeout=60)
-if r.returncode == 0 or "do not split into islands" not in r.stderr:
-    failures.append(f"3 ranks / 2 per island: exit {r.returncode}\n{r.stderr[-1500:]}")
+# Async with progress lines: the island spread is computed, no idle lines after convergence.
+r = mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--max-generations", "120",
+           "--migration-interval", "5", "--mode", "async", "--out", "a2.h5", "--progress-every", "1",
+           "--slow-island", "1", "--slow-ms", "3")
+epochs = [l for l in r.stderr.splitlines() if "epoch=" in l]
+if r.returncode != 0 or not epochs:
+    failures.append(f"async with progress: exit {r.returncode}\n{r.stderr[-1500:]}")
+if epochs and all("island_spread=0 " in l for l in epochs):
+    failures.append("async epoch lines all read island_spread=0:\n" + "\n".join(epochs[:5]))
+if any("evals/s=0 " in l for l in epochs):
+    failures.append("async epoch lines after convergence read evals/s=0")
+# --progress-every 0 silences epoch lines too.
+r = mpirun(2, *common, "--out", "q.h5", "--mode", "async")
+if "epoch=" in r.stderr:
+    failures.append("--progress-every 0 printed epoch lines")
+
+# Bad input on every rank: one clear message printed once, exit code of the class, no hang.
+def one_error(r, needle, code, what):
+    lines = [l for l in r.stderr.splitlines() if l.startswith("perfit: error")]
+    if r.returncode != code or len(lines) != 1 or needle not in lines[0]:
+        failures.append(f"{what}: exit {r.returncode} (expected {code}), {len(lines)} error "
+                        f"lines (expected 1 with {needle!r})\n{r.stderr[-1500:]}")
+
+
+one_error(mpirun(2, "fit", "--data", "missing.h5", "--set", "/a/b", "--out", "x.h5", timeout=60),
+          "does not exist", 6, "missing data under mpiexec")
+one_error(mpirun(4, "fit", "--data", "m.h5", "--set", "/a/b", "--out", "x.h5", timeout=60),
+          "has no set '/a/b'", 3, "missing set under mpiexec -n 4")
+one_error(mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--out", "m.h5", timeout=60),
+          "is the input", 2, "output = input under mpiexec")
+one_error(mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--bogus", timeout=60),
+          "--bogus", 2, "unknown flag under mpiexec")
+one_error(mpirun(3, *common, "--out", "x.h5", "--ranks-per-island", "2", timeout=60),
+          "do not split into islands", 2, "3 ranks / 2 per island")
 if os.path.exists(os.path.join(work, "x.h5")):
     failures.append("a failed run left x.h5")
 
