@@ -42,7 +42,8 @@ class OptionFlags {
                                               help)
             ->group(group)
             ->type_name(o.kind == OptionKind::number ? "NUMBER" : o.kind == OptionKind::rows ? "ROWS" : "TEXT")
-            ->allow_extra_args(false);
+            ->allow_extra_args(false)
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later flag overrides
       }
     }
   }

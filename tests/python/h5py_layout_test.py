@@ -4,6 +4,7 @@
 usage: h5py_layout_test.py PERFIT_EXE WORKDIR
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,7 +12,8 @@ import h5py
 import numpy as np
 
 perfit, work = sys.argv[1], sys.argv[2]
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
+os.makedirs(work)
 store = os.path.join(work, "layout.h5")
 csv = os.path.join(work, "in.csv")
 
