@@ -26,7 +26,7 @@ env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 
 def fit(tmp, *args, ranks=1):
     cmd = ([mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []) + [
-        perfit, "fit", "--data", "c.h5", "--set", "/tensorflow/vgg16", "--out", "r.h5",
+        perfit, "fit", "--data", "c.h5", "--set", "/tensorflow/vgg16", "--out", "r.h5", "--force",
         "--json", "--progress-every", "0", *args]
     r = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
     if r.returncode != 0:
