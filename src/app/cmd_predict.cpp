@@ -76,8 +76,8 @@ void check_factors(const std::vector<std::string>& needed, const data::Measureme
 void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
                 const std::vector<std::string>& term_names, const std::string& target) {
   io::AtomicOutput out(path);
-  {
-    std::ofstream f(out.temp_path());
+  out.write_and_commit([&](const std::string& temp) {
+    std::ofstream f(temp);
     if (!f) throw IoError("cannot write '" + path + "'");
     std::string header;
     for (const auto& c : grid.table.column_names()) header += csv_field(c) + ",";
@@ -96,8 +96,7 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
       f << "\n";
     }
     if (!f.flush()) throw IoError("writing '" + path + "' failed (disk full?); the old file is unchanged");
-  }
-  out.commit();
+  });
 }
 
 int run_predict(const PredictArgs& a) {

@@ -108,6 +108,15 @@ AtomicOutput::~AtomicOutput() {
   if (slot_ >= 0) g_slots[static_cast<std::size_t>(slot_)].state.store(0);
 }
 
+void AtomicOutput::rethrow_naming_target(const Error& e) const {
+  std::string msg = e.what();
+  if (msg.find(temp_) == std::string::npos) throw;  // keeps its type
+  for (auto at = msg.find(temp_); at != std::string::npos; at = msg.find(temp_, at + target_.size())) {
+    msg.replace(at, temp_.size(), target_);
+  }
+  throw Error(msg, e.exit_code());
+}
+
 void AtomicOutput::commit() {
   if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
     throw IoError("cannot write '" + target_ + "': " + std::strerror(errno));

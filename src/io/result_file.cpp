@@ -22,8 +22,8 @@ std::string join_lines(const std::vector<std::string>& lines) {
 
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
-  {
-    StoreWriter w(out.temp_path());
+  out.write_and_commit([&](const std::string& temp) {
+    StoreWriter w(temp);
     const data::Attributes root = {
         {"perfit_result", std::string(kResultFormat)},
         {"model", r.model_name},
@@ -86,8 +86,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
                                                            r.metrics.gmae, r.metrics.max_rel_err}));
     w.write_group("/metrics", metrics);
     w.close();
-  }
-  out.commit();
+  });
 }
 
 namespace {

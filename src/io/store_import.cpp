@@ -96,8 +96,8 @@ ImportSummary import_csv(const ImportOptions& o) {
   std::error_code ec;
   s.created_store = !std::filesystem::exists(o.store, ec);
   AtomicOutput out(o.store);
-  {
-    StoreWriter w(out.temp_path());
+  out.write_and_commit([&](const std::string& temp) {
+    StoreWriter w(temp);
     if (!s.created_store) {
       StoreReader old(o.store);
       bool exists = false;
@@ -128,8 +128,7 @@ ImportSummary import_csv(const ImportOptions& o) {
     }
     w.write_set(o.set, table);
     w.close();
-  }
-  out.commit();
+  });
   s.rows_in_set = table.rows();
   return s;
 }

@@ -23,8 +23,8 @@ SynthStoreSummary write_synthetic_store(const std::string& path, const data::Syn
   constexpr std::size_t kRowsPerChunk = 1 << 16;
   SynthStoreSummary summary;
   AtomicOutput out(path);
-  {
-    StoreWriter w(out.temp_path());
+  out.write_and_commit([&](const std::string& temp) {
+    StoreWriter w(temp);
     for (std::size_t i = 0; i < catalogue.size(); ++i) {
       const auto& spec = catalogue[i];
       if (!only.empty() && std::find(only.begin(), only.end(), spec.path()) == only.end()) {
@@ -45,8 +45,7 @@ SynthStoreSummary write_synthetic_store(const std::string& path, const data::Syn
       summary.rows += offset;
     }
     w.close();
-  }
-  out.commit();
+  });
   return summary;
 }
 

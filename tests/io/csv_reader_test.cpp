@@ -86,4 +86,19 @@ TEST(CsvReader, MissingFileIsAnIoError) {
               ThrowsMessage<IoError>(HasSubstr("cannot open CSV '/nonexistent/x.csv'")));
 }
 
+TEST(CsvReader, StripsAByteOrderMarkAndNamesTheSeparatorOfAForeignHeader) {
+  TempDir dir;
+  const auto bom = dir.write("bom.csv", "\xEF\xBB\xBFp,time_s\n1,2\n");
+  EXPECT_EQ(read_csv(bom).table.column_names(), (std::vector<std::string>{"p", "time_s"}));
+  const auto semi = dir.write("semi.csv", "p;time_s\n1;2\n");
+  EXPECT_THAT([&] { read_csv(semi); },
+              ThrowsMessage<DataError>(HasSubstr("separated by ';'; pass --delimiter ';'")));
+  CsvOptions o;
+  o.delimiter = ';';
+  o.keep_text = true;
+  const CsvTable t = read_csv(semi, o);
+  EXPECT_EQ(t.table.rows(), 1u);
+  EXPECT_EQ(t.text[0], (std::vector<std::string>{"1", "2"}));
+}
+
 }  // namespace perfit::io

@@ -71,4 +71,24 @@ TEST(Model, UnitCubeMappingIsLogAware) {
   EXPECT_NEAR(model.to_unit(1, model.from_unit(1, 0.3)), 0.3, 1e-12);
 }
 
+TEST(ModelSpec, AParamOrTermNothingUsesAndTermCyclesAreRejected) {
+  ModelSpec s;
+  s.name = "m";
+  s.expression = "c0 + c1*p";
+  s.params = {{"c0", 0, 1, false}, {"c1", 0, 1, false}, {"c2", 0, 1, false}};
+  EXPECT_THAT([&] { s.validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("param 'c2' is never used")));
+  s.params.pop_back();
+  s.terms = {{"extra", "c0*b"}};
+  EXPECT_THAT([&] { s.validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("term 'extra' is never used")));
+  s.expression = "a + c1*p";
+  s.terms = {{"a", "b2 + c0"}, {"b2", "a*2"}};
+  EXPECT_THAT([&] { s.validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("term 'a' refers to itself (a -> b2 -> a)")));
+  s.terms = {{"a", "c0*x + c0"}};  // a term used twice is not a cycle
+  s.expression = "a + a*c1";
+  EXPECT_NO_THROW(s.validate());
+}
+
 }  // namespace perfit::model

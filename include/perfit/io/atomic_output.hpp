@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "perfit/core/error.hpp"
+
 namespace perfit::io {
 
 class AtomicOutput {
@@ -20,8 +22,21 @@ class AtomicOutput {
   const std::string& target() const { return target_; }
   // Renames the temporary file onto the target. Throws: IoError naming the target.
   void commit();
+  // Runs write(temp_path()), then commit(). A perfit::Error from write is rethrown with the
+  // same exit code and the target's name in place of the temporary one.
+  template <class Write>
+  void write_and_commit(Write&& write) {
+    try {
+      write(temp_);
+    } catch (const Error& e) {
+      rethrow_naming_target(e);
+    }
+    commit();
+  }
 
  private:
+  [[noreturn]] void rethrow_naming_target(const Error& e) const;
+
   std::string target_;
   std::string temp_;
   int slot_ = -1;  // in the registry the signal handler cleans up
