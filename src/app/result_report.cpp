@@ -3,17 +3,10 @@
 #include <cstdio>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/fit_config_yaml.hpp"
 
 namespace perfit::app {
-
-namespace {
-std::string g6(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-}  // namespace
 
 void print_result_table(const io::ResultFile& r) {
   std::printf("fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
@@ -36,7 +29,7 @@ void print_result_table(const io::ResultFile& r) {
   std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
               x.mape, x.rmse, r.unit.c_str(), x.r2, x.gmae, x.max_rel_err);
   // "improved" only when the printed numbers show it.
-  const std::string after = g6(r.cost), before = g6(r.cost_before_polish);
+  const std::string after = format_g(r.cost), before = format_g(r.cost_before_polish);
   const std::string polish = r.polish_improved && after != before
                                  ? "DE " + before + "; LM polish improved it"
                                  : "the DE best; LM polish did not lower it";

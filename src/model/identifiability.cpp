@@ -11,16 +11,6 @@
 
 namespace perfit::model {
 
-namespace {
-
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-}  // namespace
-
 Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd& params,
                                       const Reducer& reduce) {
   const Model& m = ev.model();
@@ -35,7 +25,7 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
     cols.push_back(&ev.column_values(c));
     const auto [lo, hi] = std::minmax_element(cols.back()->begin(), cols.back()->end());
     if (lo != cols.back()->end() && *lo == *hi) {
-      constant.push_back("'" + m.columns_used()[c] + "' (= " + g(*lo) + ")");
+      constant.push_back("'" + m.columns_used()[c] + "' (= " + format_g(*lo) + ")");
     }
   }
   std::unordered_set<std::uint64_t> seen;
@@ -75,8 +65,8 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
   const auto& names = m.param_names();
   const std::string factors = join(m.columns_used());
   if (distinct < static_cast<double>(k)) {
-    out.warnings.push_back("only " + g(distinct) + " distinct configurations of (" + factors +
-                           ") for " + std::to_string(k) + " params: at most " + g(distinct) +
+    out.warnings.push_back("only " + format_g(distinct) + " distinct configurations of (" + factors +
+                           ") for " + std::to_string(k) + " params: at most " + format_g(distinct) +
                            " of them can be determined; measure more configurations");
   }
   out.distinct_configurations = static_cast<std::size_t>(distinct);

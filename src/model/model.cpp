@@ -10,16 +10,6 @@
 
 namespace perfit::model {
 
-namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-}  // namespace
-
 void ModelSpec::validate() const {
   const std::string where = "model '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")");
   static const std::regex kName("^[A-Za-z_][A-Za-z0-9_]*$");
@@ -41,17 +31,17 @@ void ModelSpec::validate() const {
     declare(p.name, "param");
     const std::string pw = where + " param '" + p.name + "'";
     if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) {
-      throw ConfigError(pw + " has non-finite bounds [" + num(p.lo) + ", " + num(p.hi) +
+      throw ConfigError(pw + " has non-finite bounds [" + format_g(p.lo) + ", " + format_g(p.hi) +
                         "]; give finite [lo, hi]");
     }
     if (!(p.lo < p.hi)) {
-      throw ConfigError(pw + " has bounds [" + num(p.lo) + ", " + num(p.hi) +
+      throw ConfigError(pw + " has bounds [" + format_g(p.lo) + ", " + format_g(p.hi) +
                         "]: lo must be below hi" +
                         (p.lo == p.hi ? " (for a fixed value use 'constants:')" : ""));
     }
     if (p.log_scale && p.lo <= 0.0) {
-      throw ConfigError(pw + " is log-scaled but its lower bound " + num(p.lo) +
-                        " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + num(p.hi) + ", log])");
+      throw ConfigError(pw + " is log-scaled but its lower bound " + format_g(p.lo) +
+                        " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + format_g(p.hi) + ", log])");
     }
   }
   if (params.empty()) throw ConfigError(where + " declares no params to fit");

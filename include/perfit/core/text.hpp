@@ -1,6 +1,7 @@
 // Small text helpers for messages that list choices ("columns: p, b, d").
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,13 @@ inline std::string join(const std::vector<std::string>& items, const std::string
   std::string s;
   for (const auto& x : items) s += (s.empty() ? "" : ", ") + x;
   return s.empty() ? empty : s;
+}
+
+// printf's %.<digits>g, for numbers in messages ("1e-06", "0.0016").
+inline std::string format_g(double v, int digits = 6) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
 }
 
 }  // namespace perfit
