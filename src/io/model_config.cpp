@@ -92,12 +92,15 @@ model::ModelSpec parse_model_yaml(const std::string& text, const std::string& or
           const auto n = c.first.as<std::string>();
           m.constants.emplace_back(n, number(c.second, where + " constant '" + n + "'"));
         }
+      } else if (key == "factors") {
+        if (!v.IsSequence()) throw ConfigError(where + ": 'factors' must be a list of column names");
+        for (const auto& f : v) m.factors.push_back(f.as<std::string>());
       } else if (key == "terms") {
         if (!v.IsMap()) throw ConfigError(where + ": 'terms' must map names to expressions");
         for (const auto& t : v) m.terms.push_back({t.first.as<std::string>(), t.second.as<std::string>()});
       } else {
         throw ConfigError(where + ": unknown key '" + key +
-                          "'; a model has name, description, expression, params, constants, terms");
+                          "'; a model has name, description, expression, factors, params, constants, terms");
       }
     }
   } catch (const YAML::Exception& e) {
@@ -115,6 +118,9 @@ std::string model_to_yaml(const model::ModelSpec& m) {
   e << YAML::Key << "name" << YAML::Value << m.name;
   if (!m.description.empty()) e << YAML::Key << "description" << YAML::Value << m.description;
   e << YAML::Key << "expression" << YAML::Value << YAML::DoubleQuoted << m.expression;
+  if (!m.factors.empty()) {
+    e << YAML::Key << "factors" << YAML::Value << YAML::Flow << m.factors;
+  }
   if (!m.terms.empty()) {
     e << YAML::Key << "terms" << YAML::Value << YAML::BeginMap;
     for (const auto& t : m.terms) e << YAML::Key << t.name << YAML::Value << YAML::DoubleQuoted << t.expression;

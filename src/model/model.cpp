@@ -77,6 +77,20 @@ void ModelSpec::validate() const {
     }
   };
   walk(root);
+  if (!factors.empty()) {
+    for (const auto& f : factors) declare(f, "factor");
+    for (const auto& id : used) {
+      if (std::find(names.begin(), names.end(), id) == names.end()) {
+        throw ConfigError(where + ": unknown name '" + id + "': not a param, constant, term or "
+                          "declared factor (factors: " + join(factors) + ")");
+      }
+    }
+    for (const auto& f : factors) {
+      if (std::find(used.begin(), used.end(), f) == used.end()) {
+        throw ConfigError(where + ": factor '" + f + "' is declared but never used");
+      }
+    }
+  }
   for (const auto& p : params) {
     if (std::find(used.begin(), used.end(), p.name) == used.end()) {
       throw ConfigError(where + ": param '" + p.name + "' is never used by the expression or its "

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-perfit, work = sys.argv[1], sys.argv[2]
+perfit, work = os.path.abspath(sys.argv[1]), sys.argv[2]
 shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
 os.makedirs(work)
 failures = []

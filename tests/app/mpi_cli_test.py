@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-perfit, work, mpiexec = sys.argv[1], sys.argv[2], sys.argv[3]
+perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
 os.makedirs(work)
 failures = []

@@ -145,6 +145,9 @@ write("typo.yaml", "name: t\nexpression: c0 + c1*q\nparams: {c0: [0, 1], c1: [0,
 expect(["models", "typo.yaml"], 0, "factors (columns it reads): q")
 expect(["models", "typo.yaml", "--data", "store.h5", "--set", "/x/y"], 2, "unknown identifier 'q'",
        untouched=True)
+write("typo2.yaml", "name: t\nfactors: [p]\nexpression: c0 + c1*q\nparams: {c0: [0, 1], c1: [0, 1]}\n")
+expect(["models", "typo2.yaml"], 2, "unknown name 'q': not a param, constant, term or declared "
+       "factor (factors: p)", untouched=True)
 
 # ---- params the data cannot determine: a warning naming them, no "widen the bound" ----
 write("const.csv", "p,b,time_s\n" + "".join(f"1,{b},{1 + 0.01 * b}\n" for b in (8, 16, 32, 64, 128)))

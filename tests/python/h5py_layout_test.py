@@ -11,7 +11,7 @@ import sys
 import h5py
 import numpy as np
 
-perfit, work = sys.argv[1], sys.argv[2]
+perfit, work = os.path.abspath(sys.argv[1]), sys.argv[2]
 shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
 os.makedirs(work)
 store = os.path.join(work, "layout.h5")

@@ -34,6 +34,10 @@ struct ModelSpec {
   std::vector<ParamSpec> params;
   std::vector<std::pair<std::string, double>> constants;
   std::vector<TermSpec> terms;
+  // Optional: the columns the model reads. When given, any other name is an error at load
+  // (a typo such as `q` for `p` is caught without data); when empty, every name that is not
+  // declared is a factor, checked against the set's columns at fit time.
+  std::vector<std::string> factors;
 
   // Throws: ConfigError naming the param (no bounds, inverted, log bound <= 0, non-finite),
   // a duplicate name, or a syntax error with a caret.
