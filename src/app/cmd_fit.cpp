@@ -18,7 +18,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/store_reader.hpp"
-#include "perfit/island/island_fit.hpp"
+#include "perfit/fit/engine.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "result_report.hpp"
 
@@ -39,7 +39,7 @@ struct Setup {
   model::ModelSpec spec;
   std::optional<io::StoreReader> store;
   io::SetInfo info;
-  std::optional<model::Model> model;
+  std::shared_ptr<const model::Model> model;
   std::vector<std::string> load;  // columns to read: factors, target, weights
   std::string target;
 };
@@ -68,7 +68,7 @@ void prepare(const FitArgs& a, Setup& s, int rank, int world_size) {
   s.info = s.store->info(c.set);
   std::vector<std::string> names;
   for (const auto& col : s.info.columns) names.push_back(col.name);
-  s.model.emplace(s.spec, names);
+  s.model = std::make_shared<const model::Model>(s.spec, names);
   s.load = s.model->columns_used();
   s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
   if (s.target.empty()) {
@@ -116,7 +116,7 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
   return bad_rows;
 }
 
-io::ResultFile make_result(const Setup& s, const de::FitResult& fr, const std::string& checksum,
+io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::string& checksum,
                            const data::MeasurementTable& table, int world_size,
                            std::size_t dropped) {
   const de::FitConfig& c = s.cfg.fit;
@@ -144,12 +144,12 @@ io::ResultFile make_result(const Setup& s, const de::FitResult& fr, const std::s
   r.cost = fr.cost;
   r.cost_before_polish = fr.cost_before_polish;
   r.polish_improved = fr.polish_improved;
-  r.stop_reason = de::to_string(fr.de.reason);
-  r.stop_message = fr.de.message;
-  r.generations = fr.de.generations;
-  r.evaluations = fr.de.evaluations;
+  r.stop_reason = de::to_string(fr.reason);
+  r.stop_message = fr.message;
+  r.generations = fr.generations;
+  r.evaluations = fr.evaluations;
   r.seconds = fr.seconds;
-  r.de_seconds = fr.de.seconds;
+  r.de_seconds = fr.de_seconds;
   r.metrics = fr.metrics;
   r.history = fr.history;
   r.perfit_version = version();
@@ -191,52 +191,47 @@ int run_fit(FitArgs& a) {
   const de::FitConfig& cfg = s.cfg.fit;
   const island::IslandOptions& isl = s.cfg.islands;
 
-  island::IslandLayout layout;
-  io::RowRange range;
-  if (on_islands) {
-    layout = island::make_layout(MPI_COMM_WORLD, isl.ranks_per_island);
-    const auto [b, e] = layout.row_slice(s.info.rows);
-    range = {b, e};
-  }
-  data::MeasurementTable table;
-  agreed([&] { table = s.store->read(cfg.set, s.load, range); });
+  island::IslandLayout layout = on_islands ? island::make_layout(MPI_COMM_WORLD, isl.ranks_per_island)
+                                           : island::serial_layout();
+  const auto [row_begin, row_end] = layout.row_slice(s.info.rows);
+  auto table = std::make_shared<data::MeasurementTable>();
+  agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{row_begin, row_end}); });
   const std::size_t dropped = drop_invalid_rows(
-      s, table, on_islands && layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
-  model::EvaluatorOptions eo;
-  eo.threads = cfg.threads;
-  std::optional<model::Evaluator> ev;
-  agreed([&] { ev.emplace(*s.model, table, cfg.cost, eo); });
+      s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   const model::Model& m = *s.model;
+  // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
+  agreed([&] { model::Evaluator check(m, *table, cfg.cost); });
   spdlog::info("fit model={} set={} rows={} params={} strategy={} population={} seed={} threads={} "
                "ranks={}", s.spec.name, cfg.set, s.info.rows - dropped, m.n_params(),
                de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
                cfg.fit.de.seed, cfg.threads, world_size);
   const double rows = static_cast<double>(s.info.rows - dropped);
-  de::FitResult fr;
-  std::string checksum = data::table_checksum(table);
+  std::string checksum = data::table_checksum(*table);
+  island::RunHooks hooks;
+  hooks.progress_every = cfg.fit.progress_every;
   if (on_islands) {
     spdlog::info("islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
                  layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
                  island::to_string(isl.mode), isl.interval, isl.migrants);
-    std::function<void(const island::EpochReport&)> on_epoch;
     if (cfg.fit.progress_every > 0) {
-      on_epoch = [](const island::EpochReport& r) {
+      hooks.on_epoch = [](const island::EpochReport& r) {
         spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
                      r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
       };
     }
-    const island::IslandFitResult ir = island::fit_on_islands(layout, *ev, cfg.fit, isl, on_epoch);
-    fr = ir.fit;
-    spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
-                 ir.islands.epochs, ir.islands.best_island, ir.islands.migration_seconds,
-                 ir.islands.seconds);
-    if (layout.island_size > 1 && layout.island == 0) checksum = island_checksum(layout, checksum, rank);
   } else {
-    fr = de::fit_model(*ev, cfg.fit, [&](std::size_t g, std::size_t e, double best, double sec) {
-      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", g, e,
-                   best, e / std::max(sec, 1e-9), rows * e / std::max(sec, 1e-9));
-    });
+    hooks.on_generation = [&](const de::DeState& st, double sec) {
+      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", st.generation,
+                   st.evaluations, st.history.back(), st.evaluations / std::max(sec, 1e-9),
+                   rows * st.evaluations / std::max(sec, 1e-9));
+    };
   }
+  const fit::FitReport fr = fit::fit({s.model, table, cfg.cost, {}, cfg.threads}, cfg.fit, isl, layout, hooks);
+  if (on_islands) {
+    spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
+                 fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
+  }
+  if (layout.island_size > 1 && layout.island == 0) checksum = island_checksum(layout, checksum, rank);
   agreed([&] {
     if (!std::isfinite(fr.cost)) {
       throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +
@@ -247,7 +242,7 @@ int run_fit(FitArgs& a) {
   });
   if (rank != 0) return 0;  // rank 0 writes the result and reports
 
-  const io::ResultFile r = make_result(s, fr, checksum, table, world_size, dropped);
+  const io::ResultFile r = make_result(s, fr, checksum, *table, world_size, dropped);
   io::write_result_file(cfg.out, r);
   for (const auto& w : r.warnings) spdlog::warn("{}", w);
   if (a.json) {

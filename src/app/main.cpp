@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/interrupt.hpp"
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -27,7 +28,7 @@ std::string one_line(std::string s) {
 
 int main(int argc, char** argv) {
   perfit::mpi::MpiEnvironment env(&argc, &argv);
-  perfit::io::install_temp_file_cleanup();
+  perfit::install_interrupt_handlers(perfit::io::remove_temp_files_now);
   CLI::App app{
       "perfit: fit performance models of distributed deep-learning training to measured "
       "times.\nData lives in HDF5 stores (docs/hdf5-format.md). Exit codes: 0 ok, 1 internal, "

@@ -25,6 +25,7 @@ const char* to_string(StopReason r) {
     case StopReason::target_cost: return "target_cost";
     case StopReason::converged: return "converged";
     case StopReason::time_limit: return "time_limit";
+    case StopReason::interrupted: return "interrupted";
   }
   return "?";
 }
@@ -78,6 +79,9 @@ void DeOptimizer::set_state(DeState s) {
   if (!initialized_) start_time_ = now_s();
   initialized_ = true;
 }
+
+void DeOptimizer::set_elapsed(double seconds) { start_time_ = now_s() - seconds; }
+double DeOptimizer::elapsed() const { return now_s() - start_time_; }
 
 std::size_t DeOptimizer::best_index() const {
   Eigen::Index b = 0;
@@ -349,6 +353,7 @@ DeSummary DeOptimizer::summary(StopReason reason) const {
     case StopReason::max_generations: s.message = "reached max_generations"; break;
     case StopReason::converged: s.message = "population converged (cost spread within tol)"; break;
     case StopReason::time_limit: s.message = "reached the wall-clock limit"; break;
+    case StopReason::interrupted: s.message = "interrupted by a signal"; break;
     case StopReason::none: s.message = "still running"; break;
   }
   return s;

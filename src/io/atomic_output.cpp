@@ -39,13 +39,6 @@ int claim_slot(const std::string& path) {
   return -1;  // more than kSlots outputs at once: the destructor still cleans up
 }
 
-extern "C" void remove_temps_and_die(int sig) {
-  for (auto& s : g_slots) {
-    if (s.state.load() == 2) ::unlink(s.path);  // async-signal-safe
-  }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
 
 std::string host_name() {
   char buf[256] = {};
@@ -75,12 +68,10 @@ void remove_stale_temps(const fs::path& dir, const std::string& name, const std:
 
 }  // namespace
 
-void install_temp_file_cleanup() {
-  struct sigaction sa {};
-  sa.sa_handler = remove_temps_and_die;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+void remove_temp_files_now() {
+  for (auto& s : g_slots) {
+    if (s.state.load() == 2) ::unlink(s.path);  // async-signal-safe
+  }
 }
 
 AtomicOutput::AtomicOutput(std::string target) : target_(std::move(target)) {

@@ -62,33 +62,45 @@ IslandLayout make_layout(MPI_Comm world, int ranks_per_island) {
   return L;
 }
 
+IslandLayout serial_layout() {
+  IslandLayout L;
+  L.world = MPI_COMM_NULL;
+  return L;
+}
+
 namespace {
 
 class Runner {
  public:
   Runner(const IslandLayout& L, std::size_t dim, const de::DeOptions& base,
-         const IslandOptions& o, const de::BatchObjective& f)
-      : L_(L), dim_(dim), o_(o), opt_(dim, options_for(base, o, L.island), f),
+         const IslandOptions& o, const de::BatchObjective& f, const RunHooks& h)
+      : L_(L), dim_(dim), o_(o), h_(h), opt_(dim, options_for(base, o, L.island), f),
         seed_(base.seed), stride_(1 + dim) {}
 
-  IslandSummary run(const std::function<void(const EpochReport&)>& on_epoch);
+  IslandSummary run();
 
  private:
+  de::StopReason island_status();
   void evolve_epoch();
-  de::StopReason local_status() const { return opt_.should_stop(); }
-  // Leaders exchange migrants; the island's ranks then all apply the same arrivals.
   void migrate_sync(std::size_t epoch);
   void post_async(std::size_t epoch);
   std::vector<double> poll_async();
   void drain_async();
   void apply(const std::vector<double>& arrivals, std::size_t epoch);
+  std::vector<double> emigrants(std::size_t epoch);
+  void start(IslandSummary& S, std::size_t& epoch, double& t0);
+  void checkpoint(const IslandSummary& S, std::size_t epochs_done, double t0);
+  void finish(IslandSummary& S);
 
   const IslandLayout& L_;
   std::size_t dim_;
   const IslandOptions& o_;
+  const RunHooks& h_;
   de::DeOptimizer opt_;
   std::uint64_t seed_;
   std::size_t stride_;
+  std::size_t epoch_end_ = 0;  // generation the current epoch runs to
+  de::StopReason status_ = de::StopReason::none;
   double migration_s_ = 0.0;
   std::size_t sent_ = 0, received_ = 0;
   // async bookkeeping (leaders)
@@ -97,14 +109,31 @@ class Runner {
   std::vector<long long> sent_to_, received_from_;
 };
 
+// The leader's decision (its clock, its state), with any rank's interrupt, for the whole
+// island: a time limit read on two clocks can never split an island.
+de::StopReason Runner::island_status() {
+  int v[2] = {L_.leader() ? de::significance(opt_.should_stop()) : 0,
+              h_.interrupted && h_.interrupted() ? 1 : 0};
+  if (L_.island_size > 1) {
+    check(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, L_.island_comm.get()),
+          "MPI_Allreduce (island stop)");
+  }
+  status_ = v[1] ? de::StopReason::interrupted : static_cast<de::StopReason>(v[0]);
+  return status_;
+}
+
 void Runner::evolve_epoch() {
-  for (std::size_t g = 0; g < o_.interval; ++g) {
-    if (local_status() != de::StopReason::none) return;
+  while (opt_.state().generation < epoch_end_ && island_status() == de::StopReason::none) {
     if (L_.island == o_.slow_island && o_.slow_ms > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o_.slow_ms));
     }
     opt_.step();
+    const std::size_t g = opt_.state().generation;
+    if (h_.on_generation && L_.world_rank == 0 && h_.progress_every > 0 && g % h_.progress_every == 0) {
+      h_.on_generation(opt_.state(), opt_.elapsed());
+    }
   }
+  island_status();
 }
 
 void Runner::apply(const std::vector<double>& arrivals, std::size_t epoch) {
@@ -123,6 +152,13 @@ void Runner::apply(const std::vector<double>& arrivals, std::size_t epoch) {
   opt_.set_state(std::move(s));
 }
 
+std::vector<double> Runner::emigrants(std::size_t epoch) {
+  Rng rng = Rng::derive(seed_, 0xE1000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
+  // An island whose population shrank (L-SHADE) or is small (per-island options) sends fewer.
+  const std::size_t k = std::min<std::size_t>(o_.migrants, static_cast<std::size_t>(opt_.state().pop.cols()));
+  return select_emigrants(opt_.state(), k, o_.emigrants, rng);
+}
+
 void Runner::migrate_sync(std::size_t epoch) {
   std::vector<double> arrivals;
   if (L_.leader() && L_.n_islands > 1) {
@@ -135,13 +171,21 @@ void Runner::migrate_sync(std::size_t epoch) {
                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
           "MPI_Dist_graph_create_adjacent");
     mpi::Communicator g(graph);
-    Rng rng = Rng::derive(seed_, 0xE1000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
-    const std::vector<double> mine = select_emigrants(opt_.state(), o_.migrants, o_.emigrants, rng);
-    // Every island sends the same number of migrants (population >= migrants is validated).
-    arrivals.resize(in.size() * mine.size());
-    check(MPI_Neighbor_allgather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                                 arrivals.data(), static_cast<int>(mine.size()), MPI_DOUBLE, g.get()),
-          "MPI_Neighbor_allgather (migrants)");
+    const std::vector<double> mine = emigrants(epoch);
+    // Counts first: islands may send different numbers of migrants.
+    int count = static_cast<int>(mine.size());
+    std::vector<int> counts(in.size()), displs(in.size());
+    check(MPI_Neighbor_allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, g.get()),
+          "MPI_Neighbor_allgather (migrant counts)");
+    int total = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      displs[i] = total;
+      total += counts[i];
+    }
+    arrivals.resize(static_cast<std::size_t>(total));
+    check(MPI_Neighbor_allgatherv(mine.data(), count, MPI_DOUBLE, arrivals.data(), counts.data(),
+                                  displs.data(), MPI_DOUBLE, g.get()),
+          "MPI_Neighbor_allgatherv (migrants)");
     sent_ += out.empty() ? 0 : mine.size() / stride_;
   }
   apply(arrivals, epoch);
@@ -150,8 +194,7 @@ void Runner::migrate_sync(std::size_t epoch) {
 void Runner::post_async(std::size_t epoch) {
   if (!L_.leader() || L_.n_islands < 2) return;
   const Topology t = make_topology(o_.topology, L_.n_islands, seed_, epoch);
-  Rng rng = Rng::derive(seed_, 0xE1000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
-  const std::vector<double> mine = select_emigrants(opt_.state(), o_.migrants, o_.emigrants, rng);
+  const std::vector<double> mine = emigrants(epoch);
   for (const int dst : t.out[static_cast<std::size_t>(L_.island)]) {
     send_buffers_.push_back(mine);
     send_requests_.emplace_back();
@@ -173,7 +216,6 @@ void Runner::post_async(std::size_t epoch) {
     }
   }
 }
-
 std::vector<double> Runner::poll_async() {
   std::vector<double> all;
   if (!L_.leader() || L_.n_islands < 2) return all;
@@ -221,59 +263,154 @@ void Runner::drain_async() {
   send_buffers_.clear();
 }
 
-IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoch) {
-  const double t0 = now_s();
+// A fresh start, or the checkpointed states: rank 0 scatters them to the leaders, leaders to
+// their island's ranks; every rank then holds exactly the state it had when interrupted.
+void Runner::start(IslandSummary& S, std::size_t& epoch, double& t0) {
+  t0 = now_s();
+  if (!h_.resume) {
+    opt_.initialize();
+    epoch_end_ = o_.interval;
+    return;
+  }
+  std::vector<std::uint64_t> mine;
+  if (L_.world_size == 1) {
+    mine = h_.resume_islands.at(0);
+  } else {
+    if (L_.leader()) {
+      std::vector<int> sizes, displs;
+      std::vector<std::uint64_t> all;
+      if (L_.world_rank == 0) {
+        for (const auto& w : h_.resume_islands) {
+          displs.push_back(static_cast<int>(all.size()));
+          sizes.push_back(static_cast<int>(w.size()));
+          all.insert(all.end(), w.begin(), w.end());
+        }
+      }
+      int n = 0;
+      check(MPI_Scatter(sizes.data(), 1, MPI_INT, &n, 1, MPI_INT, 0, L_.leaders_comm.get()),
+            "MPI_Scatter (checkpoint sizes)");
+      mine.resize(static_cast<std::size_t>(n));
+      check(MPI_Scatterv(all.data(), sizes.data(), displs.data(), MPI_UINT64_T, mine.data(), n,
+                         MPI_UINT64_T, 0, L_.leaders_comm.get()),
+            "MPI_Scatterv (checkpoint)");
+    }
+    if (L_.island_size > 1) {
+      long long n = static_cast<long long>(mine.size());
+      check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, L_.island_comm.get()), "MPI_Bcast (checkpoint size)");
+      mine.resize(static_cast<std::size_t>(n));
+      check(MPI_Bcast(mine.data(), static_cast<int>(n), MPI_UINT64_T, 0, L_.island_comm.get()),
+            "MPI_Bcast (checkpoint)");
+    }
+  }
+  IslandSnapshot snap = from_words(mine, dim_);
+  opt_.set_state(std::move(snap.state));
+  opt_.set_elapsed(snap.seconds);
+  epoch_end_ = snap.epoch_end_generation;
+  JobSnapshot job = h_.resume_job;
+  if (L_.world_size > 1) {
+    long long n[2] = {static_cast<long long>(job.epochs_done), static_cast<long long>(job.history.size())};
+    check(MPI_Bcast(n, 2, MPI_LONG_LONG, 0, L_.world), "MPI_Bcast (job checkpoint)");
+    job.epochs_done = static_cast<std::size_t>(n[0]);
+    job.history.resize(static_cast<std::size_t>(n[1]));
+    check(MPI_Bcast(job.history.data(), static_cast<int>(n[1]), MPI_DOUBLE, 0, L_.world),
+          "MPI_Bcast (job history)");
+    check(MPI_Bcast(&job.seconds, 1, MPI_DOUBLE, 0, L_.world), "MPI_Bcast (job seconds)");
+  }
+  epoch = job.epochs_done;
+  S.history = job.history;
+  t0 -= job.seconds;
+}
+
+// Leaders send their island's state to world rank 0, which hands all of them to the hook.
+void Runner::checkpoint(const IslandSummary& S, std::size_t epochs_done, double t0) {
+  if (!L_.leader()) return;
+  const std::vector<std::uint64_t> mine = to_words({opt_.state(), epoch_end_, opt_.elapsed()});
+  std::vector<std::vector<std::uint64_t>> islands;
+  if (L_.n_islands == 1) {
+    islands.push_back(mine);
+  } else {
+    int n = static_cast<int>(mine.size());
+    std::vector<int> sizes(static_cast<std::size_t>(L_.n_islands)), displs(sizes.size());
+    check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, L_.leaders_comm.get()),
+          "MPI_Gather (checkpoint sizes)");
+    int total = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      displs[i] = total;
+      total += sizes[i];
+    }
+    std::vector<std::uint64_t> all(L_.world_rank == 0 ? static_cast<std::size_t>(total) : 0);
+    check(MPI_Gatherv(mine.data(), n, MPI_UINT64_T, all.data(), sizes.data(), displs.data(),
+                      MPI_UINT64_T, 0, L_.leaders_comm.get()),
+          "MPI_Gatherv (checkpoint)");
+    if (L_.world_rank == 0) {
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        islands.emplace_back(all.begin() + displs[i], all.begin() + displs[i] + sizes[i]);
+      }
+    }
+  }
+  if (L_.world_rank == 0 && h_.checkpoint) h_.checkpoint(islands, {epochs_done, S.history, now_s() - t0});
+}
+
+IslandSummary Runner::run() {
+  IslandSummary S;
+  std::size_t epoch = 0;
+  double t0 = 0;
   sent_to_.assign(static_cast<std::size_t>(L_.n_islands), 0);
   received_from_.assign(static_cast<std::size_t>(L_.n_islands), 0);
-  opt_.initialize();
-  IslandSummary S;
-  // State of the async termination vote: [any hard stop, all converged, -min best, max best].
-  double vote_in[4], vote_out[4];
+  start(S, epoch, t0);
+  const std::size_t every_epochs =
+      h_.checkpoint_every == 0 ? 0 : (h_.checkpoint_every + o_.interval - 1) / o_.interval;
+  // State of the vote: [any hard stop, all converged, -min best, max best, any interrupt].
+  double vote_in[5], vote_out[5];
   MPI_Request vote = MPI_REQUEST_NULL;
-  bool vote_seen = false;
-  bool stop = false;
-  std::size_t epoch = 0;
-  std::size_t last_evals = 0;
-  double last_t = t0;
+  bool vote_seen = false, stop = false, job_interrupted = false;
+  std::size_t last_evals = opt_.state().evaluations;
+  double last_t = now_s();
   while (!stop) {
     const double te = now_s();
     evolve_epoch();
     ++epoch;
-    const de::StopReason st = local_status();
+    const de::StopReason st = status_;
     const double mine = opt_.state().cost.minCoeff();
     const double tm = now_s();
-    double report[4] = {hard_stop(st) ? 1.0 : 0.0, st == de::StopReason::converged ? 1.0 : 0.0, -mine, mine};
+    const double report[5] = {hard_stop(st) ? 1.0 : 0.0, st == de::StopReason::converged ? 1.0 : 0.0,
+                              -mine, mine, st == de::StopReason::interrupted ? 1.0 : 0.0};
     if (o_.mode == MigrationMode::sync) {
       // Leaders vote (others carry copies of their island's numbers; the vote is over leaders).
-      double global[4] = {report[0], report[1], report[2], report[3]};
-      if (L_.leader()) {
-        double mx[4] = {report[0], -report[1], report[2], report[3]};
-        check(MPI_Allreduce(mx, global, 4, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get()),
+      double global[5] = {report[0], report[1], report[2], report[3], report[4]};
+      if (L_.leader() && L_.n_islands > 1) {
+        double mx[5] = {report[0], -report[1], report[2], report[3], report[4]};
+        check(MPI_Allreduce(mx, global, 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get()),
               "MPI_Allreduce (epoch vote)");
         global[1] = -global[1];  // all converged = min over islands
       }
       if (L_.island_size > 1) {
-        check(MPI_Bcast(global, 4, MPI_DOUBLE, 0, L_.island_comm.get()), "MPI_Bcast (vote)");
+        check(MPI_Bcast(global, 5, MPI_DOUBLE, 0, L_.island_comm.get()), "MPI_Bcast (vote)");
       }
       stop = global[0] > 0 || global[1] > 0;
-      if (!stop) migrate_sync(epoch);
+      job_interrupted = global[4] > 0;
+      if (job_interrupted) break;  // the epoch is not done: a resumed run finishes it
+      if (!stop) {
+        migrate_sync(epoch);
+        epoch_end_ = opt_.state().generation + o_.interval;
+      }
       S.history.push_back(-global[2]);
       const double t_end = now_s();
       migration_s_ += t_end - tm;
-      if (on_epoch && L_.world_rank == 0) {
-        long long ev = static_cast<long long>(opt_.state().evaluations), total = 0;
-        total = ev * L_.n_islands;  // islands evaluate the same number per epoch (estimate)
+      if (h_.on_epoch && L_.world_rank == 0) {
+        const long long ev = static_cast<long long>(opt_.state().evaluations);
         EpochReport r{epoch, -global[2], global[3] - (-global[2]),
-                      static_cast<double>(total - static_cast<long long>(last_evals) * L_.n_islands) /
+                      static_cast<double>((ev - static_cast<long long>(last_evals)) * L_.n_islands) /
                           std::max(t_end - last_t, 1e-9),
                       (t_end - tm) / std::max(t_end - te, 1e-9)};
-        on_epoch(r);
+        h_.on_epoch(r);
         last_evals = static_cast<std::size_t>(ev);
         last_t = t_end;
       }
+      if (!stop && every_epochs > 0 && epoch % every_epochs == 0) checkpoint(S, epoch, t0);
     } else {
       // async: arrivals whenever present; one outstanding vote among leaders at a time.
-      int decision = 0;  // 0 continue, 1 stop
+      int decision = 0;  // 0 continue, 1 stop, 2 stop: interrupted
       if (L_.leader()) {
         post_async(epoch);
         const std::vector<double> arrivals = poll_async();
@@ -283,7 +420,7 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
             check(MPI_Test(&vote, &done, MPI_STATUS_IGNORE), "MPI_Test (vote)");
             if (done) {
               vote_seen = true;
-              decision = (vote_out[0] > 0 || -vote_out[1] > 0) ? 1 : 0;
+              decision = vote_out[4] > 0 ? 2 : (vote_out[0] > 0 || -vote_out[1] > 0) ? 1 : 0;
               S.history.push_back(-vote_out[2]);
             }
           }
@@ -292,11 +429,12 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
             vote_in[1] = -report[1];
             vote_in[2] = report[2];
             vote_in[3] = report[3];
-            check(MPI_Iallreduce(vote_in, vote_out, 4, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get(), &vote),
+            vote_in[4] = report[4];
+            check(MPI_Iallreduce(vote_in, vote_out, 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get(), &vote),
                   "MPI_Iallreduce (vote)");
           }
         } else {
-          decision = (report[0] > 0 || report[1] > 0) ? 1 : 0;
+          decision = report[4] > 0 ? 2 : (report[0] > 0 || report[1] > 0) ? 1 : 0;
           S.history.push_back(mine);
         }
         if (L_.island_size > 1) {
@@ -307,76 +445,80 @@ IslandSummary Runner::run(const std::function<void(const EpochReport&)>& on_epoc
         check(MPI_Bcast(&decision, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
         apply({}, epoch);
       }
-      stop = decision == 1;
+      stop = decision != 0;
+      job_interrupted = decision == 2;
+      if (!stop) epoch_end_ = opt_.state().generation + o_.interval;
       const double t_end = now_s();
       migration_s_ += t_end - tm;
       // An island that has stopped only polls until the vote ends: no line for those epochs
       // (they would read evals/s=0, migration=99%).
       const auto ev = opt_.state().evaluations;
-      if (on_epoch && L_.world_rank == 0 && ev > last_evals) {
+      if (h_.on_epoch && L_.world_rank == 0 && ev > last_evals) {
         // The spread is the last completed vote's (max - min of the island bests).
         const double spread = vote_seen ? vote_out[3] - (-vote_out[2]) : 0.0;
-        on_epoch({epoch, S.history.empty() ? mine : S.history.back(), spread,
-                  static_cast<double>(ev - last_evals) * L_.n_islands / std::max(t_end - last_t, 1e-9),
-                  (t_end - tm) / std::max(t_end - te, 1e-9)});
+        h_.on_epoch({epoch, S.history.empty() ? mine : S.history.back(), spread,
+                     static_cast<double>(ev - last_evals) * L_.n_islands / std::max(t_end - last_t, 1e-9),
+                     (t_end - tm) / std::max(t_end - te, 1e-9)});
         last_evals = ev;
         last_t = t_end;
       }
     }
   }
   if (o_.mode == MigrationMode::async) drain_async();
+  if (job_interrupted && h_.checkpoint_on_interrupt) {
+    // sync: the interrupted epoch is not done; async: every island's own epochs are.
+    checkpoint(S, o_.mode == MigrationMode::sync ? epoch - 1 : epoch, t0);
+    S.checkpointed = true;
+  }
+  S.epochs = epoch;
+  S.seconds = now_s() - t0;
+  finish(S);
+  return S;
+}
 
-  // The global best: which island, then its vector to everyone.
+// The global best, the job's stop reason and the totals, agreed over the world.
+void Runner::finish(IslandSummary& S) {
   struct {
     double cost;
     int rank;
-  } in{opt_.state().cost.minCoeff(), L_.world_rank}, out{};
-  check(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC, L_.world), "MPI_Allreduce (best)");
+  } in{opt_.state().cost.minCoeff(), L_.world_rank}, out{in};
   S.best = opt_.state().pop.col(static_cast<Eigen::Index>(opt_.best_index()));
-  check(MPI_Bcast(S.best.data(), static_cast<int>(dim_), MPI_DOUBLE, out.rank, L_.world), "MPI_Bcast (best)");
+  long long ev = L_.leader() ? static_cast<long long>(opt_.state().evaluations) : 0, total = ev;
+  int mine_p = de::significance(status_), job_p = mine_p;
+  std::vector<double> per_rank(static_cast<std::size_t>(L_.world_size), in.cost);
+  if (L_.world_size > 1) {
+    check(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC, L_.world), "MPI_Allreduce (best)");
+    check(MPI_Bcast(S.best.data(), static_cast<int>(dim_), MPI_DOUBLE, out.rank, L_.world), "MPI_Bcast (best)");
+    check(MPI_Allreduce(&ev, &total, 1, MPI_LONG_LONG, MPI_SUM, L_.world), "MPI_Allreduce (evaluations)");
+    // The most significant reason over all islands (a target met on island 3 is the job's).
+    check(MPI_Allreduce(&mine_p, &job_p, 1, MPI_INT, MPI_MAX, L_.world), "MPI_Allreduce (reason)");
+    double b = in.cost;
+    check(MPI_Allgather(&b, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, L_.world), "MPI_Allgather (bests)");
+  }
   S.best_cost = out.cost;
   S.best_island = out.rank / std::max(1, L_.island_size);
-  long long ev = L_.leader() ? static_cast<long long>(opt_.state().evaluations) : 0, total = 0;
-  check(MPI_Allreduce(&ev, &total, 1, MPI_LONG_LONG, MPI_SUM, L_.world), "MPI_Allreduce (evaluations)");
-  // The job's stop reason: the most significant over all islands (the target beats a spent
-  // budget, which beats convergence), so a target met on island 3 is reported as such.
-  static constexpr de::StopReason kByPriority[] = {
-      de::StopReason::none, de::StopReason::converged, de::StopReason::max_generations,
-      de::StopReason::max_evaluations, de::StopReason::time_limit, de::StopReason::target_cost};
-  int mine_p = 0, job_p = 0;
-  for (int p = 0; p < 6; ++p) {
-    if (kByPriority[p] == local_status()) mine_p = p;
-  }
-  check(MPI_Allreduce(&mine_p, &job_p, 1, MPI_INT, MPI_MAX, L_.world), "MPI_Allreduce (reason)");
-  S.reason = kByPriority[job_p];
+  S.reason = static_cast<de::StopReason>(job_p);
   S.message = S.reason == de::StopReason::none ? "stopped with the other islands"
                                                : opt_.summary(S.reason).message;
-  {
-    std::vector<double> per_rank(static_cast<std::size_t>(L_.world_size));
-    double b = opt_.state().cost.minCoeff();
-    check(MPI_Allgather(&b, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, L_.world), "MPI_Allgather (bests)");
-    for (int i = 0; i < L_.n_islands; ++i) {
-      S.island_best.push_back(per_rank[static_cast<std::size_t>(i * L_.island_size)]);
-    }
+  for (int i = 0; i < L_.n_islands; ++i) {
+    S.island_best.push_back(per_rank[static_cast<std::size_t>(i * L_.island_size)]);
   }
-  S.epochs = epoch;
   S.generations = opt_.state().generation;
+  S.island_history = opt_.state().history;
   S.evaluations = static_cast<std::size_t>(total);
-  S.seconds = now_s() - t0;
   S.migration_seconds = migration_s_;
   S.migrants_sent = sent_;
   S.migrants_received = received_;
-  return S;
 }
 
 }  // namespace
 
 IslandSummary run_islands(const IslandLayout& layout, std::size_t dim, const de::DeOptions& base,
                           const IslandOptions& options, const de::BatchObjective& objective,
-                          const std::function<void(const EpochReport&)>& on_epoch) {
+                          const RunHooks& hooks) {
   options.validate(layout.world_size);
-  Runner r(layout, dim, base, options, objective);
-  return r.run(on_epoch);
+  Runner r(layout, dim, base, options, objective, hooks);
+  return r.run();
 }
 
 }  // namespace perfit::island

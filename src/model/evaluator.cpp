@@ -158,6 +158,15 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
   } else {
     weight_sum_ = static_cast<double>(n);
   }
+  const Eigen::VectorXd& rw = options_.row_weights;
+  if (rw.size() > 0) {
+    if (static_cast<std::size_t>(rw.size()) != n || !rw.allFinite() || (rw.array() < 0).any()) {
+      throw DataError("row weights: " + std::to_string(rw.size()) + " given for " +
+                      std::to_string(n) + " rows; each must be finite and >= 0");
+    }
+    weights_ = weights_.size() > 0 ? Eigen::VectorXd(weights_.cwiseProduct(rw)) : rw;
+    weight_sum_ = weights_.sum();  // may be 0 on one rank's slice; the fit checks the total
+  }
 }
 
 // Eigen's reductions keep several vector accumulators; a separate min pass over the block
@@ -285,8 +294,13 @@ double Evaluator::penalty(const Eigen::Ref<const Eigen::VectorXd>& x) const {
 void Evaluator::costs(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                       Eigen::Ref<Eigen::VectorXd> costs) const {
   residual_sums(pop, costs);
-  for (Eigen::Index j = 0; j < costs.size(); ++j) {
-    costs(j) = costs(j) / weight_sum_ + cost_.lambda * penalty(pop.col(j));
+  costs_from_sums(pop, costs, weight_sum_);
+}
+
+void Evaluator::costs_from_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
+                                Eigen::Ref<Eigen::VectorXd> sums, double total_weight) const {
+  for (Eigen::Index j = 0; j < sums.size(); ++j) {
+    sums(j) = sums(j) / total_weight + cost_.lambda * penalty(pop.col(j));
   }
 }
 

@@ -7,9 +7,8 @@
 #include <cmath>
 
 #include "perfit/data/synth.hpp"
-#include "perfit/de/model_fit.hpp"
+#include "perfit/fit/engine.hpp"
 #include "perfit/io/model_config.hpp"
-#include "perfit/island/island_fit.hpp"
 
 namespace perfit::island {
 
@@ -191,11 +190,14 @@ TEST(IslandModel, RanksPerIslandGiveTheSameCostsAsOneRankOnTheWholeSet) {
   fo.de.max_generations = 400;
   IslandOptions io;
   io.ranks_per_island = n;
-  const IslandFitResult r = fit_on_islands(L, part, fo, io);
-  const de::FitResult serial = de::fit_model(full, fo);
-  EXPECT_NEAR(r.fit.cost, serial.cost, 1e-9 * serial.cost);
-  for (Eigen::Index k = 0; k < 6; ++k) EXPECT_NEAR(r.fit.params(k), serial.params(k), 1e-6 * std::fabs(serial.params(k)));
-  EXPECT_NEAR(r.fit.metrics.mape, serial.metrics.mape, 1e-9);
+  const auto model = std::make_shared<const model::Model>(m);
+  const fit::FitReport r = fit::fit({model, std::make_shared<const data::MeasurementTable>(slice), {}, {}, 1},
+                                    fo, io, L);
+  const fit::FitReport serial = fit::fit({model, std::make_shared<const data::MeasurementTable>(whole), {}, {}, 1},
+                                         fo, IslandOptions{}, serial_layout());
+  EXPECT_NEAR(r.cost, serial.cost, 1e-9 * serial.cost);
+  for (Eigen::Index k = 0; k < 6; ++k) EXPECT_NEAR(r.params(k), serial.params(k), 1e-6 * std::fabs(serial.params(k)));
+  EXPECT_NEAR(r.metrics.mape, serial.metrics.mape, 1e-9);
 }
 
 }  // namespace perfit::island

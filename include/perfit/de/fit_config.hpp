@@ -6,7 +6,7 @@
 #include <string>
 
 #include "perfit/core/option_table.hpp"
-#include "perfit/de/model_fit.hpp"
+#include "perfit/de/fit_options.hpp"
 #include "perfit/model/cost.hpp"
 
 namespace perfit::de {

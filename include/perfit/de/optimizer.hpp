@@ -26,8 +26,19 @@ namespace perfit::de {
 // Fills costs(j) for each column j of pop (points in [0,1]^D). +inf marks infeasible points.
 using BatchObjective = std::function<void(const Eigen::MatrixXd& pop, Eigen::VectorXd& costs)>;
 
-enum class StopReason { none, max_generations, max_evaluations, target_cost, converged, time_limit };
+// In order of significance: when islands stop for different reasons, the job reports the
+// largest (a target met on one island beats a spent budget, an interrupt beats everything).
+enum class StopReason {
+  none,
+  converged,
+  max_generations,
+  max_evaluations,
+  time_limit,
+  target_cost,
+  interrupted  // SIGTERM/SIGINT/SIGUSR1: resumable from a checkpoint
+};
 const char* to_string(StopReason r);
+inline int significance(StopReason r) { return static_cast<int>(r); }
 
 struct DeState {
   Eigen::MatrixXd pop;   // D x NP
@@ -74,6 +85,9 @@ class DeOptimizer {
   // Replace the state (restart from a checkpoint, or accept migrants). Precondition: shapes
   // match the dimension.
   void set_state(DeState s);
+  // The wall-clock time already spent (a resumed run continues its max_seconds budget).
+  void set_elapsed(double seconds);
+  double elapsed() const;
   std::size_t best_index() const;
   DeSummary summary(StopReason reason) const;
   const DeOptions& options() const { return options_; }

@@ -43,8 +43,8 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
-// SIGTERM and SIGINT remove every temporary file of a live AtomicOutput, then end the process
-// as the signal would have (exit status 128+signal). Call once, early in main().
-void install_temp_file_cleanup();
+// Removes every temporary file of a live AtomicOutput (async-signal-safe): the cleanup that
+// core/interrupt runs before a signal ends the process.
+void remove_temp_files_now();
 
 }  // namespace perfit::io

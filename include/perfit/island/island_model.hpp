@@ -17,6 +17,7 @@
 
 #include "perfit/de/optimizer.hpp"
 #include "perfit/island/island_options.hpp"
+#include "perfit/island/island_snapshot.hpp"
 #include "perfit/mpi/communicator.hpp"
 
 namespace perfit::island {
@@ -35,6 +36,8 @@ struct IslandLayout {
 
 // Collective over world. Throws: ConfigError if world does not split; MpiError.
 IslandLayout make_layout(MPI_Comm world, int ranks_per_island);
+// One island of one rank without MPI: the serial fit (no MPI call is made).
+IslandLayout serial_layout();
 
 // The DE seed of an island: the base seed for island 0 (one island = the serial fit).
 std::uint64_t island_seed(std::uint64_t seed, int island);
@@ -59,14 +62,37 @@ struct IslandSummary {
   double seconds = 0.0;
   double migration_seconds = 0.0;  // rank 0
   std::size_t migrants_sent = 0, migrants_received = 0;  // this island
+  bool checkpointed = false;  // a checkpoint was written when the run was interrupted
   std::vector<double> history;  // global best after each epoch
+  std::vector<double> island_history;  // this island's best after each generation
   std::vector<double> island_best;  // final best cost of each island
 };
 
+// What the run reports and where it checkpoints. Every field but the callbacks and the
+// resume data must be the same on all ranks (they decide collective steps).
+struct RunHooks {
+  std::function<void(const EpochReport&)> on_epoch;  // world rank 0, after each epoch's vote
+  // World rank 0, every progress_every generations of island 0: (state, seconds).
+  std::function<void(const de::DeState&, double)> on_generation;
+  std::size_t progress_every = 0;
+  // Checkpoint every this many generations, rounded up to whole epochs (sync mode; async
+  // checkpoints only when interrupted, since its islands never meet at an epoch); 0: never.
+  std::size_t checkpoint_every = 0;
+  bool checkpoint_on_interrupt = false;
+  // World rank 0: every island's state (index = island) and the job's.
+  std::function<void(const std::vector<std::vector<std::uint64_t>>&, const JobSnapshot&)> checkpoint;
+  bool resume = false;  // continue from the states below (given on world rank 0 only)
+  std::vector<std::vector<std::uint64_t>> resume_islands;
+  JobSnapshot resume_job;
+  bool (*interrupted)() = nullptr;  // polled every generation on every rank
+};
+
 // Runs the islands; collective over layout.world. `objective` is this rank's part of its
-// island's evaluation (it must reduce over layout.island_comm itself).
+// island's evaluation (it must reduce over layout.island_comm itself). Stop decisions are
+// taken by each island's leader and agreed within the island every generation, then by the
+// islands at each epoch's vote: ranks of one island never disagree on whether to step.
 IslandSummary run_islands(const IslandLayout& layout, std::size_t dim, const de::DeOptions& base,
                           const IslandOptions& options, const de::BatchObjective& objective,
-                          const std::function<void(const EpochReport&)>& on_epoch = {});
+                          const RunHooks& hooks = {});
 
 }  // namespace perfit::island

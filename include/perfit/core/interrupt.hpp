@@ -1,0 +1,31 @@
+// SIGTERM, SIGINT and SIGUSR1 (Slurm's time limit, preemption, scancel, Ctrl-C). While a
+// graceful scope is open (a fit's generations), the handler only sets a flag that the fit
+// checks once per generation: it then stops, checkpoints and exits with kInterruptedExit.
+// Outside one (or at a second signal) the handler runs the registered fatal cleanup (removing
+// temporary output files) and ends the process as the signal would have.
+#pragma once
+
+namespace perfit {
+
+// "Interrupted, resumable": neither success nor an error class (sysexits' EX_TEMPFAIL).
+inline constexpr int kInterruptedExit = 75;
+
+// Installs the handlers (idempotent). cleanup must be async-signal-safe.
+void install_interrupt_handlers(void (*cleanup)());
+
+// The signal number received since the process started (0: none).
+int interrupt_signal();
+bool interrupted();
+
+// For tests: behave as if sig had arrived.
+void raise_interrupt_flag(int sig);
+
+class GracefulScope {
+ public:
+  GracefulScope();
+  ~GracefulScope();
+  GracefulScope(const GracefulScope&) = delete;
+  GracefulScope& operator=(const GracefulScope&) = delete;
+};
+
+}  // namespace perfit

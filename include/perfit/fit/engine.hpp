@@ -1,0 +1,57 @@
+// The one entry point of every fit: serial, MPI islands, ranks sharing an island's rows, and
+// later batch, validation folds and bootstrap. A serial fit is one island whose reductions do
+// nothing; what differs between the ways of fitting is data (rows, per-row weights, layout),
+// not code paths. DE over the unit cube of the params, then a bounded Levenberg-Marquardt
+// polish kept only if it lowers the cost, then metrics and an identifiability check.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfit/de/fit_options.hpp"
+#include "perfit/island/island_model.hpp"
+#include "perfit/model/evaluator.hpp"
+#include "perfit/model/identifiability.hpp"
+#include "perfit/model/metrics.hpp"
+
+namespace perfit::fit {
+
+struct FitProblem {
+  std::shared_ptr<const model::Model> model;
+  std::shared_ptr<const data::MeasurementTable> rows;  // this rank's rows (its slice)
+  model::CostOptions cost;
+  Eigen::VectorXd weights;  // per row of `rows`; empty: all 1 (times cost.weight_column)
+  unsigned threads = 1;
+};
+
+// Why the fit stopped and what it found, like a Ceres Summary.
+struct FitReport {
+  Eigen::VectorXd params;  // in the params' own units
+  Eigen::VectorXd unit;    // in the unit cube
+  std::vector<bool> at_bound;
+  double cost = 0.0, cost_before_polish = 0.0;
+  bool polish_improved = false;
+  int polish_iterations = 0;
+  de::StopReason reason = de::StopReason::none;
+  std::string message;
+  std::size_t generations = 0, evaluations = 0, epochs = 0;
+  int best_island = 0;
+  double seconds = 0.0, de_seconds = 0.0, migration_seconds = 0.0;
+  std::vector<double> history;  // best cost per generation (one island) or per epoch
+  model::FitMetrics metrics;
+  model::Identifiability identifiability;
+  bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
+};
+
+// Collective over layout.world (serial_layout(): no MPI at all). Every rank gets the report;
+// an interrupted run stops at the next generation boundary with reason `interrupted` and,
+// when it checkpointed, skips the polish (the resumed run will do it).
+// Throws: ConfigError from invalid options; DataError when the rows weigh nothing.
+FitReport fit(const FitProblem& problem, const de::FitOptions& options,
+              const island::IslandOptions& islands, const island::IslandLayout& layout,
+              const island::RunHooks& hooks = {});
+
+}  // namespace perfit::fit

@@ -1,0 +1,41 @@
+#include "perfit/core/interrupt.hpp"
+
+#include <signal.h>
+
+#include <atomic>
+
+namespace perfit {
+
+namespace {
+volatile sig_atomic_t g_signal = 0;
+std::atomic<int> g_graceful{0};
+void (*g_cleanup)() = nullptr;
+
+extern "C" void on_signal(int sig) {
+  // A second signal, or one outside a graceful scope, ends the process now.
+  if (g_graceful.load() == 0 || g_signal != 0) {
+    if (g_cleanup) g_cleanup();
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+    return;
+  }
+  g_signal = sig;
+}
+}  // namespace
+
+void install_interrupt_handlers(void (*cleanup)()) {
+  g_cleanup = cleanup;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (const int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &sa, nullptr);
+}
+
+int interrupt_signal() { return g_signal; }
+bool interrupted() { return g_signal != 0; }
+void raise_interrupt_flag(int sig) { g_signal = sig; }
+
+GracefulScope::GracefulScope() { ++g_graceful; }
+GracefulScope::~GracefulScope() { --g_graceful; }
+
+}  // namespace perfit

@@ -1,0 +1,114 @@
+#include "perfit/fit/engine.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "perfit/core/error.hpp"
+#include "perfit/de/levenberg_marquardt.hpp"
+#include "perfit/mpi/communicator.hpp"
+
+namespace perfit::fit {
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Sums over the ranks that share one island's rows; nothing on one rank.
+model::Reducer island_sum(const island::IslandLayout& L) {
+  if (L.island_size == 1) return {};
+  return [&L](double* data, std::size_t n) {
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
+                             L.island_comm.get()),
+               "MPI_Allreduce (island rows)");
+  };
+}
+
+}  // namespace
+
+FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
+              const island::IslandLayout& L, const island::RunHooks& hooks) {
+  const double t0 = now_s();
+  const model::Model& m = *p.model;
+  model::EvaluatorOptions eo;
+  eo.threads = p.threads;
+  eo.row_weights = p.weights;
+  const model::Evaluator ev(m, *p.rows, p.cost, eo);
+  const model::Reducer sum = island_sum(L);
+  double weight = ev.weight_sum();
+  if (sum) sum(&weight, 1);
+  if (!(weight > 0.0)) throw DataError("the rows to fit weigh nothing (all weights are 0)");
+
+  Eigen::MatrixXd params;
+  const de::BatchObjective objective = [&](const Eigen::MatrixXd& unit, Eigen::VectorXd& costs) {
+    params.resize(unit.rows(), unit.cols());
+    for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = m.params_from_unit(unit.col(j));
+    ev.residual_sums(params, costs);
+    if (sum) sum(costs.data(), static_cast<std::size_t>(costs.size()));
+    ev.costs_from_sums(params, costs, weight);
+  };
+
+  const island::IslandSummary s = island::run_islands(L, m.n_params(), options.de, islands, objective, hooks);
+  FitReport r;
+  r.reason = s.reason;
+  r.message = s.message;
+  r.generations = s.generations;
+  r.evaluations = s.evaluations;
+  r.epochs = s.epochs;
+  r.best_island = s.best_island;
+  r.de_seconds = s.seconds;
+  r.migration_seconds = s.migration_seconds;
+  // One island: the best after every generation; islands: the global best after each epoch.
+  r.history = L.n_islands == 1 ? s.island_history : s.history;
+  r.unit = s.best;
+  r.cost = r.cost_before_polish = s.best_cost;
+  r.checkpointed = s.checkpointed;
+
+  // Island 0 polishes (its ranks share the rows); everyone then takes its answer.
+  if (options.polish && std::isfinite(r.cost) && !r.checkpointed && L.island == 0) {
+    const de::ResidualFn residuals = [&](const Eigen::VectorXd& u, Eigen::VectorXd& res) {
+      res = ev.residual_vector(m.params_from_unit(u), weight, L.island_rank == 0);
+    };
+    const de::SumReducer reduce = [&](double* data, std::size_t n) {
+      if (sum) sum(data, n);
+    };
+    const de::LmResult lm = de::levenberg_marquardt(residuals, r.unit, {}, reduce);
+    r.polish_iterations = lm.iterations;
+    Eigen::VectorXd one(1);
+    objective(lm.u, one);  // the true cost, judged by the evaluator, not the LM objective
+    if (one(0) < r.cost) {
+      r.unit = lm.u;
+      r.cost = one(0);
+      r.polish_improved = true;
+    }
+  }
+  if (L.world_size > 1) {
+    double polished[2] = {r.cost, r.polish_improved ? 1.0 : 0.0};
+    mpi::check(MPI_Bcast(polished, 2, MPI_DOUBLE, 0, L.world), "MPI_Bcast (polish)");
+    mpi::check(MPI_Bcast(r.unit.data(), static_cast<int>(r.unit.size()), MPI_DOUBLE, 0, L.world),
+               "MPI_Bcast (polished best)");
+    r.cost = polished[0];
+    r.polish_improved = polished[1] != 0.0;
+  }
+  r.params = m.params_from_unit(r.unit);
+  r.at_bound.resize(m.n_params());
+  for (std::size_t k = 0; k < m.n_params(); ++k) {
+    const double u = r.unit(static_cast<Eigen::Index>(k));
+    r.at_bound[k] = u < 1e-6 || u > 1.0 - 1e-6;
+  }
+  // Metrics over all rows: island 0's slices add up to the whole set.
+  model::MetricSums ms = model::metric_sums(ev.predict(r.params), ev.measured());
+  if (L.island_size > 1) {
+    const MPI_Comm ic = L.island_comm.get();
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.n, model::MetricSums::kSummed, MPI_DOUBLE, MPI_SUM, ic),
+               "MPI_Allreduce (metrics)");
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
+  }
+  r.metrics = model::metrics_from_sums(ms);
+  if (L.island == 0) r.identifiability = model::check_identifiability(ev, r.params, sum);
+  r.seconds = now_s() - t0;
+  return r;
+}
+
+}  // namespace perfit::fit
