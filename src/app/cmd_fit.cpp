@@ -158,21 +158,6 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   return r;
 }
 
-// The checksum of all of island 0's slices (rank 0 gathers them).
-std::string island_checksum(const island::IslandLayout& layout, const std::string& mine_text, int rank) {
-  char mine[32] = {};
-  std::snprintf(mine, sizeof mine, "%s", mine_text.c_str());
-  std::vector<char> all(static_cast<std::size_t>(32 * layout.island_size));
-  mpi::check(MPI_Gather(mine, 32, MPI_CHAR, all.data(), 32, MPI_CHAR, 0, layout.island_comm.get()),
-             "MPI_Gather (checksums)");
-  if (rank != 0) return mine_text;
-  data::MeasurementTable parts;
-  std::vector<std::string> v;
-  for (int i = 0; i < layout.island_size; ++i) v.emplace_back(all.data() + 32 * i);
-  parts.add_column(data::Column("slices", v));
-  return data::table_checksum(parts);
-}
-
 int run_fit(FitArgs& a) {
   const int world_size = a.env->initialized() ? a.env->size() : 1;
   const int rank = a.env->initialized() ? a.env->rank() : 0;
@@ -206,7 +191,10 @@ int run_fit(FitArgs& a) {
                de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
                cfg.fit.de.seed, cfg.threads, world_size);
   const double rows = static_cast<double>(s.info.rows - dropped);
-  std::string checksum = data::table_checksum(*table);
+  // The set's own fingerprint, written at import: the same whatever rows a rank loads.
+  const std::string checksum = s.info.attributes.count("checksum")
+                                   ? data::attribute_text(s.info.attributes.at("checksum"))
+                                   : "none (store written before perfit kept set checksums)";
   island::RunHooks hooks;
   hooks.progress_every = cfg.fit.progress_every;
   if (on_islands) {
@@ -231,7 +219,6 @@ int run_fit(FitArgs& a) {
     spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
                  fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
   }
-  if (layout.island_size > 1 && layout.island == 0) checksum = island_checksum(layout, checksum, rank);
   agreed([&] {
     if (!std::isfinite(fr.cost)) {
       throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +

@@ -91,7 +91,8 @@ SetWriter StoreWriter::create_group(const std::string& set, const std::vector<Co
                      "create " + where));
   if (is_set) detail::write_attribute(g.get(), kFormatAttribute, std::string(kFormatVersion));
   for (const auto& [k, v] : attributes) {
-    if (k != kFormatAttribute) detail::write_attribute(g.get(), k, v);
+    // The checksum is the written rows', computed by SetWriter::finish, never copied.
+    if (k != kFormatAttribute && k != "checksum") detail::write_attribute(g.get(), k, v);
   }
   return SetWriter(std::move(g), columns, rows, where);
 }
@@ -101,6 +102,17 @@ void StoreWriter::write_set(const std::string& set, const data::MeasurementTable
   for (const auto& c : table.columns()) cols.push_back({c.name(), c.type()});
   SetWriter w = create_set(set, cols, table.rows(), table.attributes());
   w.write(0, table);
+  w.finish();
+}
+
+void SetWriter::finish() {
+  std::vector<std::string> names;
+  std::vector<ColumnType> types;
+  for (const auto& c : columns_) {
+    names.push_back(c.name);
+    types.push_back(c.type);
+  }
+  detail::write_attribute(group_.get(), "checksum", checksum_.finish(names, types));
 }
 
 void StoreWriter::close() {
@@ -110,7 +122,8 @@ void StoreWriter::close() {
 
 SetWriter::SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t rows,
                      std::string where)
-    : group_(std::move(group)), columns_(std::move(columns)), rows_(rows), where_(std::move(where)) {
+    : checksum_(columns.size()), group_(std::move(group)), columns_(std::move(columns)), rows_(rows),
+      where_(std::move(where)) {
   const hsize_t n = rows_;
   for (const auto& c : columns_) {
     H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), "dataspace"));
@@ -145,6 +158,7 @@ void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
   if (chunk.rows() == 0) return;
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const Column& col = chunk.column(columns_[i].name);
+    checksum_.add(i, col);
     const std::string w = "write " + where_ + " dataset '" + columns_[i].name + "'";
     const hid_t d = datasets_[i].get();
     H5Dataspace fspace(h5_check(H5Dget_space(d), w));

@@ -41,6 +41,7 @@ SynthStoreSummary write_synthetic_store(const std::string& path, const data::Syn
         offset += chunk.rows();
         chunk = gen.next_chunk(kRowsPerChunk);
       }
+      sw.finish();
       summary.sets.push_back(spec.path());
       summary.rows += offset;
     }

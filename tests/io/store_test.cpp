@@ -7,6 +7,8 @@
 #include "perfit/core/error.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
+#include "perfit/io/synth_store.hpp"
+#include "perfit/data/checksum.hpp"
 #include "support/temp_dir.hpp"
 
 namespace perfit::io {
@@ -129,6 +131,17 @@ TEST(Store, SetPathsMustFollowTheConvention) {
                 ThrowsMessage<ConfigError>(HasSubstr("/<framework>/<model>[/<system>]")))
         << bad;
   }
+}
+
+TEST(Store, EachSetCarriesTheChecksumOfAllItsRowsWrittenInChunks) {
+  TempDir dir;
+  const std::string path = dir.file("s.h5");
+  data::SynthOptions o;
+  o.rows = 150000;  // three chunks of the writer
+  write_synthetic_store(path, o, {"/mxnet/bert"});
+  StoreReader r(path);
+  const data::MeasurementTable t = r.read("/mxnet/bert");
+  EXPECT_EQ(data::attribute_text(r.info("/mxnet/bert").attributes.at("checksum")), data::table_checksum(t));
 }
 
 }  // namespace perfit::io

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "perfit/data/checksum.hpp"
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/io/h5_handle.hpp"
 #include "perfit/io/store_reader.hpp"
@@ -23,8 +24,11 @@ class SetWriter {
   // Writes chunk's rows at [offset, offset + chunk.rows()). Columns matched by name.
   // Throws: DataError for a chunk missing a column or overrunning the set.
   void write(std::size_t offset, const data::MeasurementTable& chunk);
+  // After the last chunk (written in row order): stores the set's `checksum` attribute.
+  void finish();
 
  private:
+  data::SetChecksum checksum_{0};
   H5Group group_;
   std::vector<ColumnInfo> columns_;
   std::vector<H5Dataset> datasets_;
