@@ -7,8 +7,10 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "fit_checkpoint.hpp"
 #include "option_flags.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/interrupt.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/data/checksum.hpp"
@@ -28,7 +30,7 @@ namespace {
 
 struct FitArgs {
   std::string config;
-  bool json = false, force = false;
+  bool json = false, force = false, resume = false;
   OptionFlags<island::RunConfig> flags;
   mpi::MpiEnvironment* env = nullptr;
 };
@@ -42,6 +44,9 @@ struct Setup {
   std::shared_ptr<const model::Model> model;
   std::vector<std::string> load;  // columns to read: factors, target, weights
   std::string target;
+  std::string checksum;           // the set's, written at import
+  io::Checkpoint header;          // what a checkpoint of this run records
+  std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
 };
 
 std::string utc_now() {
@@ -79,6 +84,18 @@ void prepare(const FitArgs& a, Setup& s, int rank, int world_size) {
     if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
       s.load.push_back(extra);
     }
+  }
+  // The set's own fingerprint, written at import: the same whatever rows a rank loads.
+  s.checksum = s.info.attributes.count("checksum")
+                   ? data::attribute_text(s.info.attributes.at("checksum"))
+                   : "none (store written before perfit kept set checksums)";
+  s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
+  if (a.resume && c.checkpoint_dir.empty()) {
+    throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
+  }
+  if (rank == 0 && !c.checkpoint_dir.empty()) {
+    prepare_checkpoint_dir(c.checkpoint_dir);
+    if (a.resume) s.resume_from = load_for_resume(s.cfg, s.header);
   }
 }
 
@@ -191,12 +208,21 @@ int run_fit(FitArgs& a) {
                de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
                cfg.fit.de.seed, cfg.threads, world_size);
   const double rows = static_cast<double>(s.info.rows - dropped);
-  // The set's own fingerprint, written at import: the same whatever rows a rank loads.
-  const std::string checksum = s.info.attributes.count("checksum")
-                                   ? data::attribute_text(s.info.attributes.at("checksum"))
-                                   : "none (store written before perfit kept set checksums)";
   island::RunHooks hooks;
   hooks.progress_every = cfg.fit.progress_every;
+  hooks.interrupted = perfit::interrupted;
+  if (!cfg.checkpoint_dir.empty()) {
+    hooks.checkpoint_every = cfg.checkpoint_every;
+    hooks.checkpoint_on_interrupt = true;
+    if (rank == 0) add_checkpoint_hook(hooks, s.header, cfg.checkpoint_dir);
+  }
+  int resume = s.resume_from ? 1 : 0;  // rank 0 read the checkpoint; everyone must know
+  if (on_islands) mpi::check(MPI_Bcast(&resume, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast (resume)");
+  hooks.resume = resume != 0;
+  if (s.resume_from) {
+    hooks.resume_islands = std::move(s.resume_from->islands);
+    hooks.resume_job = s.resume_from->job;
+  }
   if (on_islands) {
     spdlog::info("islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
                  layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
@@ -214,7 +240,20 @@ int run_fit(FitArgs& a) {
                    rows * st.evaluations / std::max(sec, 1e-9));
     };
   }
-  const fit::FitReport fr = fit::fit({s.model, table, cfg.cost, {}, cfg.threads}, cfg.fit, isl, layout, hooks);
+  std::optional<fit::FitReport> report;
+  {
+    const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads}, cfg.fit, isl, layout, hooks);
+  }
+  const fit::FitReport& fr = *report;
+  if (fr.checkpointed) {
+    if (rank == 0) {
+      std::fprintf(stderr, "perfit: interrupted at generation %zu (signal %d); checkpoint in '%s'; "
+                   "resume with: %s\n", fr.generations, interrupt_signal(),
+                   io::checkpoint_path(cfg.checkpoint_dir).c_str(), resume_command().c_str());
+    }
+    return kInterruptedExit;
+  }
   if (on_islands) {
     spdlog::info("islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
                  fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
@@ -227,9 +266,11 @@ int run_fit(FitArgs& a) {
                       "reach 0) against the set's values; no result was written");
     }
   });
-  if (rank != 0) return 0;  // rank 0 writes the result and reports
+  // Interrupted without a checkpoint dir: the best so far is written, marked as such.
+  const int code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
+  if (rank != 0) return code;  // rank 0 writes the result and reports
 
-  const io::ResultFile r = make_result(s, fr, checksum, *table, world_size, dropped);
+  const io::ResultFile r = make_result(s, fr, s.checksum, *table, world_size, dropped);
   io::write_result_file(cfg.out, r);
   for (const auto& w : r.warnings) spdlog::warn("{}", w);
   if (a.json) {
@@ -238,7 +279,12 @@ int run_fit(FitArgs& a) {
     print_result_table(r);
     std::printf("wrote %s\n", cfg.out.c_str());
   }
-  return 0;
+  if (code == kInterruptedExit) {
+    std::fprintf(stderr, "perfit: interrupted at generation %zu (signal %d); wrote the best so far "
+                 "with stop_reason=interrupted. Pass --checkpoint-dir DIR to make fits resumable\n",
+                 fr.generations, interrupt_signal());
+  }
+  return code;
 }
 
 }  // namespace
@@ -255,6 +301,8 @@ void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   cmd->add_option("--config", a->config, "YAML config (see configs/fit.yaml)");
   a->flags.add(cmd, island::run_config_option_table(), island::RunConfig{});
   cmd->add_flag("--force", a->force, "replace an existing result file at --out");
+  cmd->add_flag("--resume", a->resume,
+                "continue from the checkpoint in --checkpoint-dir (none there: start fresh)");
   cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
   cmd->callback([a, &action] { action = [a] { return run_fit(*a); }; });
 }

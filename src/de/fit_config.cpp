@@ -34,6 +34,11 @@ const OptionTable<FitConfig>& fit_config_option_table() {
                        "Levenberg-Marquardt polish of the DE best (--no-polish: skip it)"),
         bool_option<S>("drop_invalid", [](S& c) -> auto& { return c.drop_invalid; },
                        "drop rows with NaN or inf in a column the fit reads (and count them)"),
+        text_option<S>("checkpoint_dir", [](S& c) -> auto& { return c.checkpoint_dir; }, "a directory",
+                       "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
+                       "continue from it"),
+        whole_option<S>("checkpoint_every", [](S& c) -> auto& { return c.checkpoint_every; }, 1,
+                        1000000000, "generations between checkpoints, rounded up to whole epochs"),
     };
     add_nested(v, model::cost_option_table(), "cost.", [](S& c) -> auto& { return c.cost; });
     add_nested(v, de_option_table(), "de.", [](S& c) -> auto& { return c.fit.de; });

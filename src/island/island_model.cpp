@@ -465,14 +465,17 @@ IslandSummary Runner::run() {
     }
   }
   if (o_.mode == MigrationMode::async) drain_async();
-  if (job_interrupted && h_.checkpoint_on_interrupt) {
-    // sync: the interrupted epoch is not done; async: every island's own epochs are.
-    checkpoint(S, o_.mode == MigrationMode::sync ? epoch - 1 : epoch, t0);
-    S.checkpointed = true;
-  }
   S.epochs = epoch;
   S.seconds = now_s() - t0;
   finish(S);
+  // The agreed reason, not this island's vote: in async mode an island may have seen the vote
+  // that stopped the job before another island's interrupt reached it.
+  if (S.reason == de::StopReason::interrupted && h_.checkpoint_on_interrupt) {
+    // sync: the interrupted epoch is not done (a resumed run finishes it); async: every
+    // island's own epochs are.
+    checkpoint(S, job_interrupted && o_.mode == MigrationMode::sync ? epoch - 1 : epoch, t0);
+    S.checkpointed = true;
+  }
   return S;
 }
 

@@ -18,6 +18,8 @@ struct FitConfig {
   std::string out;                // result file (HDF5)
   unsigned threads = 1;           // evaluator threads per process
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
+  std::string checkpoint_dir;     // empty: no checkpoints
+  std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;
   FitOptions fit;                 // DE options (seed in fit.de.seed), polish, progress
 

@@ -16,6 +16,7 @@ enum class FileKind {
   synthetic_store,  // HDF5 whose sets all come from perfit synth
   result,           // perfit result (HDF5)
   predictions,      // CSV written by perfit predict --grid
+  checkpoint,       // perfit fit checkpoint (HDF5)
   hdf5,             // another or an unreadable HDF5 file
   other             // anything else
 };

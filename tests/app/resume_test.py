@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Graceful stop, checkpoint and resume of `perfit fit`, as a Slurm job meets them: SIGTERM to
+the ranks (time limit, scancel), SIGUSR1 to mpiexec (forwarded to every rank), a kill -9 in the
+middle of a checkpoint write, resumes that must be refused, and the two cases that used to hang.
+A sync run interrupted at a random generation and resumed equals the uninterrupted run bit for
+bit: params, cost, generations, evaluations and cost history.
+
+usage: resume_test.py PERFIT_EXE WORKDIR MPIEXEC
+"""
+import glob
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+
+perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+INTERRUPTED = 75
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+rnd = random.Random(int(os.environ.get("PERFIT_TEST_SEED", "12345")))
+
+
+def command(n, *args):
+    base = [perfit, *args]
+    return base if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", *base]
+
+
+def run(n, *args, timeout=120, extra_env=None):
+    return subprocess.run(command(n, *args), capture_output=True, text=True, cwd=work,
+                          timeout=timeout, env=dict(env, **(extra_env or {})))
+
+
+def rank_pids(tag):
+    """Processes whose argv[0] is perfit and whose command line holds tag (not mpiexec)."""
+    pids = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(os.path.join(d, "cmdline"), "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"perfit") and tag.encode() in b" ".join(argv):
+            pids.append(int(os.path.basename(d)))
+    return pids
+
+
+def interrupt(n, args, tag, how, after, extra_env=None, wait_checkpoint=True):
+    """Starts a fit, waits `after` seconds past its first checkpoint, then signals it."""
+    p = subprocess.Popen(command(n, *args), cwd=work, env=dict(env, **(extra_env or {})),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ck = os.path.join(work, tag, "checkpoint.h5")
+    deadline = time.time() + 60
+    while wait_checkpoint and not os.path.exists(ck) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(after)
+    if how == "usr1-mpiexec":
+        p.send_signal(signal.SIGUSR1)
+    else:
+        for pid in rank_pids(tag):
+            os.kill(pid, signal.SIGKILL if how == "kill" else signal.SIGTERM)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, out, err
+
+
+def history(path):
+    with h5py.File(os.path.join(work, path), "r") as h:
+        return list(h["history/best_cost"][:])
+
+
+subprocess.run([perfit, "synth", "--out", "d.h5", "--rows", "20000", "--set", "/mxnet/vgg16"],
+               check=True, cwd=work, stdout=subprocess.DEVNULL)
+subprocess.run([perfit, "synth", "--out", "other.h5", "--rows", "20000", "--seed", "2", "--set",
+                "/mxnet/vgg16"], check=True, cwd=work, stdout=subprocess.DEVNULL)
+common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations", "160",
+          "--migration-interval", "10", "--checkpoint-every", "10", "--slow-ms", "6",
+          "--progress-every", "0", "--json"]
+
+# ---- sync: interrupted at a random generation, resumed == uninterrupted, bit for bit ----
+fulls = {}
+for n, how in [(1, "term"), (2, "term"), (4, "term"), (2, "usr1-mpiexec")]:
+    slow = ["--slow-island", str(n - 1)]
+    if n not in fulls:
+        fulls[n] = run(n, *common, *slow, "--out", f"full{n}.h5")
+    full = fulls[n]
+    if full.returncode != 0:
+        failures.append(f"n={n} uninterrupted: exit {full.returncode}\n{full.stderr[-1500:]}")
+        continue
+    tag = f"ck{n}{how}"
+    args = [*common, *slow, "--out", f"r{tag}.h5", "--checkpoint-dir", tag]
+    code, out, err = interrupt(n, args, tag, how, rnd.uniform(0.1, 0.5))
+    if code != INTERRUPTED or "resume with:" not in err or "--resume" not in err:
+        failures.append(f"n={n} {how}: exit {code} (expected {INTERRUPTED})\n{err[-1500:]}")
+        continue
+    if os.path.exists(os.path.join(work, f"r{tag}.h5")):
+        failures.append(f"n={n} {how}: a result was written although a checkpoint was")
+    if [l for l in err.splitlines() if l.startswith("perfit: interrupted")].__len__() != 1:
+        failures.append(f"n={n} {how}: the interrupt message is not printed once\n{err[-1500:]}")
+    res = run(n, *args, "--resume")
+    if res.returncode != 0:
+        failures.append(f"n={n} {how} resume: exit {res.returncode}\n{res.stderr[-1500:]}")
+        continue
+    a, b = json.loads(full.stdout), json.loads(res.stdout)
+    for k in ["params", "cost", "generations", "evaluations", "stop_reason"]:
+        if a[k] != b[k]:
+            failures.append(f"n={n} {how}: resumed {k} {b[k]} != uninterrupted {a[k]}")
+    if history(f"full{n}.h5") != history(f"r{tag}.h5"):
+        failures.append(f"n={n} {how}: cost histories differ")
+
+# ---- async: resumes and completes, nothing left pending ----
+# (async islands never meet at an epoch, so they checkpoint only when interrupted)
+args = [*common, "--mode", "async", "--slow-island", "1", "--slow-ms", "20", "--out", "ra.h5",
+        "--checkpoint-dir", "cka"]
+code, out, err = interrupt(2, args, "cka", "term", 1.0, wait_checkpoint=False)
+if code != INTERRUPTED:
+    failures.append(f"async interrupt: exit {code}\n{err[-1500:]}")
+res = run(2, *args, "--resume")
+if res.returncode != 0 or json.loads(res.stdout or "{}").get("generations", 0) < 1:
+    failures.append(f"async resume: exit {res.returncode}\n{res.stderr[-1500:]}")
+
+# ---- without a checkpoint dir: the best so far, marked interrupted ----
+p = subprocess.Popen([perfit, *common, "--slow-island", "0", "--out", "best.h5"], cwd=work,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+out, err = p.communicate(timeout=60)
+if p.returncode != INTERRUPTED or json.loads(out or "{}").get("stop_reason") != "interrupted":
+    failures.append(f"SIGINT without checkpoint dir: exit {p.returncode}\n{out[-500:]}{err[-1000:]}")
+
+# ---- a kill -9 during a checkpoint write leaves the previous checkpoint readable ----
+slow_write = {"PERFIT_FAULT_CHECKPOINT_DELAY_MS": "800"}
+args = [*common, "--slow-island", "0", "--out", "k.h5", "--checkpoint-dir", "ckk"]
+p = subprocess.Popen([perfit, *args], cwd=work, env=dict(env, **slow_write),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+ck = os.path.join(work, "ckk", "checkpoint.h5")
+deadline = time.time() + 60
+while time.time() < deadline and not (os.path.exists(ck) and glob.glob(os.path.join(work, "ckk", ".checkpoint.h5.tmp-*"))):
+    time.sleep(0.02)
+p.kill()
+p.wait()
+try:
+    with h5py.File(ck, "r") as h:
+        if h.attrs["perfit_checkpoint"] not in ("perfit-checkpoint-1", b"perfit-checkpoint-1"):
+            failures.append("checkpoint after kill -9: wrong format attribute")
+except Exception as e:  # noqa: BLE001
+    failures.append(f"checkpoint unreadable after a kill -9 during its rewrite: {e}")
+res = run(1, *args, "--resume")
+if res.returncode != 0:
+    failures.append(f"resume after kill -9: exit {res.returncode}\n{res.stderr[-1500:]}")
+# SIGTERM during a (slow) checkpoint write: the write completes, then the fit stops.
+args = [*common, "--slow-island", "0", "--out", "t.h5", "--checkpoint-dir", "ckt"]
+code, out, err = interrupt(1, args, "ckt", "term", 0.3, slow_write)
+if code != INTERRUPTED or glob.glob(os.path.join(work, "ckt", ".checkpoint.h5.tmp-*")):
+    failures.append(f"SIGTERM during a checkpoint write: exit {code}\n{err[-1500:]}")
+if run(1, *args, "--resume").returncode != 0:
+    failures.append("resume after SIGTERM during a checkpoint write failed")
+
+# ---- resumes that must be refused, naming what differs ----
+base = ["fit", "--set", "/mxnet/vgg16", "--max-generations", "160", "--migration-interval", "10",
+        "--checkpoint-every", "10", "--slow-ms", "6", "--progress-every", "0", "--json",
+        "--slow-island", "0", "--checkpoint-dir", "ckk", "--resume"]
+for args, n, needle in [
+    (["--data", "other.h5", "--out", "x1.h5"], 1, "the data differs"),
+    (["--data", "d.h5", "--out", "x2.h5", "--strategy", "jso"], 1, "option 'de.strategy' was 'lshade', now 'jso'"),
+    (["--data", "d.h5", "--out", "x3.h5", "--model", "usl"], 1, "the model differs"),
+    (["--data", "d.h5", "--out", "x4.h5"], 2, "written by a job of 1 ranks, this job has 2"),
+]:
+    r = run(n, *base, *args)
+    errors = [l for l in r.stderr.splitlines() if l.startswith("perfit: error")]
+    if r.returncode != 2 or len(errors) != 1 or needle not in errors[0]:
+        failures.append(f"resume {args} on {n}: exit {r.returncode}, expected 2 with {needle!r}\n{r.stderr[-1500:]}")
+r = run(1, *common, "--out", "fresh.h5", "--checkpoint-dir", "none_yet", "--resume")
+if r.returncode != 0 or "starting fresh" not in r.stderr:
+    failures.append(f"--resume without a checkpoint: exit {r.returncode}\n{r.stderr[-1000:]}")
+r = run(1, *common, "--out", "nodir.h5", "--resume")
+if r.returncode != 2 or "--resume needs --checkpoint-dir" not in r.stderr:
+    failures.append(f"--resume without --checkpoint-dir: exit {r.returncode}\n{r.stderr[-1000:]}")
+
+# ---- the two cases that used to hang: a wall-clock limit with ranks sharing an island (each
+# read its own clock), and islands that send different numbers of migrants ----
+r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
+        "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--progress-every", "0",
+        timeout=100)
+if r.returncode != 0 or "time_limit" not in r.stdout + r.stderr:
+    failures.append(f"max-seconds with ranks-per-island 2: exit {r.returncode}\n{r.stderr[-1500:]}")
+r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h2.h5", "--migrants", "8",
+        "--migration-interval", "5", "--per-island", "population=5,strategy=rand1bin;population=40",
+        "--max-generations", "60", "--progress-every", "0", "--json", timeout=100)
+if r.returncode != 0:
+    failures.append(f"islands sending different migrant counts: exit {r.returncode}\n{r.stderr[-1500:]}")
+r = run(2, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h3.h5", "--migrants", "30",
+        "--max-evaluations", "6000", "--strategy", "lshade", "--max-generations", "400",
+        "--progress-every", "0", timeout=100)
+if r.returncode != 0:
+    failures.append(f"L-SHADE shrinking below migrants: exit {r.returncode}\n{r.stderr[-1500:]}")
+
+if failures:
+    print("FAILED:\n" + "\n\n".join(failures))
+    sys.exit(1)
+print("resume: all checks passed")
