@@ -1,35 +1,11 @@
 #include "perfit/island/island_model.hpp"
 
-#include <chrono>
-#include <cmath>
-#include <limits>
-#include <thread>
-
-#include "perfit/core/error.hpp"
+#include "island_runner.hpp"
 
 namespace perfit::island {
 
-namespace {
-
 using mpi::check;
-constexpr int kMigrantTag = 7101;
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-bool hard_stop(de::StopReason r) {
-  return r != de::StopReason::none && r != de::StopReason::converged;
-}
-
-// Per-island DE options: heterogeneous list or the base, with the island's own seed.
-de::DeOptions options_for(const de::DeOptions& base, const IslandOptions& o, int island) {
-  de::DeOptions d = o.per_island.empty() ? base : o.per_island[static_cast<std::size_t>(island) % o.per_island.size()];
-  d.seed = island_seed(base.seed, island);
-  return d;
-}
-
-}  // namespace
 
 std::uint64_t island_seed(std::uint64_t seed, int island) {
   return island == 0 ? seed : Rng::derive(seed, static_cast<std::uint64_t>(island)).next();
@@ -68,46 +44,8 @@ IslandLayout serial_layout() {
   return L;
 }
 
-namespace {
 
-class Runner {
- public:
-  Runner(const IslandLayout& L, std::size_t dim, const de::DeOptions& base,
-         const IslandOptions& o, const de::BatchObjective& f, const RunHooks& h)
-      : L_(L), dim_(dim), o_(o), h_(h), opt_(dim, options_for(base, o, L.island), f),
-        seed_(base.seed), stride_(1 + dim) {}
-
-  IslandSummary run();
-
- private:
-  de::StopReason island_status();
-  void evolve_epoch();
-  void migrate_sync(std::size_t epoch);
-  void post_async(std::size_t epoch);
-  std::vector<double> poll_async();
-  void drain_async();
-  void apply(const std::vector<double>& arrivals, std::size_t epoch);
-  std::vector<double> emigrants(std::size_t epoch);
-  void start(IslandSummary& S, std::size_t& epoch, double& t0);
-  void checkpoint(const IslandSummary& S, std::size_t epochs_done, double t0);
-  void finish(IslandSummary& S);
-
-  const IslandLayout& L_;
-  std::size_t dim_;
-  const IslandOptions& o_;
-  const RunHooks& h_;
-  de::DeOptimizer opt_;
-  std::uint64_t seed_;
-  std::size_t stride_;
-  std::size_t epoch_end_ = 0;  // generation the current epoch runs to
-  de::StopReason status_ = de::StopReason::none;
-  double migration_s_ = 0.0;
-  std::size_t sent_ = 0, received_ = 0;
-  // async bookkeeping (leaders)
-  std::vector<std::vector<double>> send_buffers_;
-  std::vector<MPI_Request> send_requests_;
-  std::vector<long long> sent_to_, received_from_;
-};
+namespace detail {
 
 // The leader's decision (its clock, its state), with any rank's interrupt, for the whole
 // island: a time limit read on two clocks can never split an island.
@@ -134,221 +72,6 @@ void Runner::evolve_epoch() {
     }
   }
   island_status();
-}
-
-void Runner::apply(const std::vector<double>& arrivals, std::size_t epoch) {
-  std::vector<double> buf = arrivals;
-  if (L_.island_size > 1) {  // every rank of the island applies the leader's arrivals
-    long long n = static_cast<long long>(buf.size());
-    check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, L_.island_comm.get()), "MPI_Bcast (migrant count)");
-    buf.resize(static_cast<std::size_t>(n));
-    check(MPI_Bcast(buf.data(), static_cast<int>(n), MPI_DOUBLE, 0, L_.island_comm.get()),
-          "MPI_Bcast (migrants)");
-  }
-  if (buf.empty()) return;
-  Rng rng = Rng::derive(seed_, 0x51A7000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
-  de::DeState s = opt_.state();
-  received_ += accept_immigrants(s, buf, dim_, o_.replace, rng);
-  opt_.set_state(std::move(s));
-}
-
-std::vector<double> Runner::emigrants(std::size_t epoch) {
-  Rng rng = Rng::derive(seed_, 0xE1000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
-  // An island whose population shrank (L-SHADE) or is small (per-island options) sends fewer.
-  const std::size_t k = std::min<std::size_t>(o_.migrants, static_cast<std::size_t>(opt_.state().pop.cols()));
-  return select_emigrants(opt_.state(), k, o_.emigrants, rng);
-}
-
-void Runner::migrate_sync(std::size_t epoch) {
-  std::vector<double> arrivals;
-  if (L_.leader() && L_.n_islands > 1) {
-    const Topology t = make_topology(o_.topology, L_.n_islands, seed_, epoch);
-    const auto& in = t.in[static_cast<std::size_t>(L_.island)];
-    const auto& out = t.out[static_cast<std::size_t>(L_.island)];
-    MPI_Comm graph = MPI_COMM_NULL;
-    check(MPI_Dist_graph_create_adjacent(L_.leaders_comm.get(), static_cast<int>(in.size()), in.data(),
-                                         MPI_UNWEIGHTED, static_cast<int>(out.size()), out.data(),
-                                         MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
-          "MPI_Dist_graph_create_adjacent");
-    mpi::Communicator g(graph);
-    const std::vector<double> mine = emigrants(epoch);
-    // Counts first: islands may send different numbers of migrants.
-    int count = static_cast<int>(mine.size());
-    std::vector<int> counts(in.size()), displs(in.size());
-    check(MPI_Neighbor_allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, g.get()),
-          "MPI_Neighbor_allgather (migrant counts)");
-    int total = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      displs[i] = total;
-      total += counts[i];
-    }
-    arrivals.resize(static_cast<std::size_t>(total));
-    check(MPI_Neighbor_allgatherv(mine.data(), count, MPI_DOUBLE, arrivals.data(), counts.data(),
-                                  displs.data(), MPI_DOUBLE, g.get()),
-          "MPI_Neighbor_allgatherv (migrants)");
-    sent_ += out.empty() ? 0 : mine.size() / stride_;
-  }
-  apply(arrivals, epoch);
-}
-
-void Runner::post_async(std::size_t epoch) {
-  if (!L_.leader() || L_.n_islands < 2) return;
-  const Topology t = make_topology(o_.topology, L_.n_islands, seed_, epoch);
-  const std::vector<double> mine = emigrants(epoch);
-  for (const int dst : t.out[static_cast<std::size_t>(L_.island)]) {
-    send_buffers_.push_back(mine);
-    send_requests_.emplace_back();
-    check(MPI_Isend(send_buffers_.back().data(), static_cast<int>(mine.size()), MPI_DOUBLE, dst,
-                    kMigrantTag, L_.leaders_comm.get(), &send_requests_.back()),
-          "MPI_Isend (migrants)");
-    ++sent_to_[static_cast<std::size_t>(dst)];
-    sent_ += mine.size() / stride_;
-  }
-  // Release the buffers of completed sends (keep the vector's order stable).
-  int flag = 0;
-  for (std::size_t i = 0; i < send_requests_.size();) {
-    check(MPI_Test(&send_requests_[i], &flag, MPI_STATUS_IGNORE), "MPI_Test (send)");
-    if (flag) {
-      send_requests_.erase(send_requests_.begin() + static_cast<std::ptrdiff_t>(i));
-      send_buffers_.erase(send_buffers_.begin() + static_cast<std::ptrdiff_t>(i));
-    } else {
-      ++i;
-    }
-  }
-}
-std::vector<double> Runner::poll_async() {
-  std::vector<double> all;
-  if (!L_.leader() || L_.n_islands < 2) return all;
-  for (;;) {
-    int flag = 0;
-    MPI_Status st;
-    check(MPI_Iprobe(MPI_ANY_SOURCE, kMigrantTag, L_.leaders_comm.get(), &flag, &st), "MPI_Iprobe");
-    if (!flag) break;
-    int count = 0;
-    MPI_Get_count(&st, MPI_DOUBLE, &count);
-    std::vector<double> buf(static_cast<std::size_t>(count));
-    check(MPI_Recv(buf.data(), count, MPI_DOUBLE, st.MPI_SOURCE, kMigrantTag, L_.leaders_comm.get(),
-                   MPI_STATUS_IGNORE),
-          "MPI_Recv (migrants)");
-    ++received_from_[static_cast<std::size_t>(st.MPI_SOURCE)];
-    all.insert(all.end(), buf.begin(), buf.end());
-  }
-  return all;
-}
-
-// After the stop is agreed: learn how many messages each island sent here, receive the rest,
-// complete every send. Nothing stays pending when MPI_Finalize comes.
-void Runner::drain_async() {
-  if (!L_.leader() || L_.n_islands < 2) return;
-  std::vector<long long> incoming(static_cast<std::size_t>(L_.n_islands));
-  check(MPI_Alltoall(sent_to_.data(), 1, MPI_LONG_LONG, incoming.data(), 1, MPI_LONG_LONG,
-                     L_.leaders_comm.get()),
-        "MPI_Alltoall (message counts)");
-  for (int src = 0; src < L_.n_islands; ++src) {
-    while (received_from_[static_cast<std::size_t>(src)] < incoming[static_cast<std::size_t>(src)]) {
-      MPI_Status st;
-      check(MPI_Probe(src, kMigrantTag, L_.leaders_comm.get(), &st), "MPI_Probe (drain)");
-      int count = 0;
-      MPI_Get_count(&st, MPI_DOUBLE, &count);
-      std::vector<double> buf(static_cast<std::size_t>(count));
-      check(MPI_Recv(buf.data(), count, MPI_DOUBLE, src, kMigrantTag, L_.leaders_comm.get(),
-                     MPI_STATUS_IGNORE),
-            "MPI_Recv (drain)");
-      ++received_from_[static_cast<std::size_t>(src)];
-    }
-  }
-  check(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE),
-        "MPI_Waitall (sends)");
-  send_requests_.clear();
-  send_buffers_.clear();
-}
-
-// A fresh start, or the checkpointed states: rank 0 scatters them to the leaders, leaders to
-// their island's ranks; every rank then holds exactly the state it had when interrupted.
-void Runner::start(IslandSummary& S, std::size_t& epoch, double& t0) {
-  t0 = now_s();
-  if (!h_.resume) {
-    opt_.initialize();
-    epoch_end_ = o_.interval;
-    return;
-  }
-  std::vector<std::uint64_t> mine;
-  if (L_.world_size == 1) {
-    mine = h_.resume_islands.at(0);
-  } else {
-    if (L_.leader()) {
-      std::vector<int> sizes, displs;
-      std::vector<std::uint64_t> all;
-      if (L_.world_rank == 0) {
-        for (const auto& w : h_.resume_islands) {
-          displs.push_back(static_cast<int>(all.size()));
-          sizes.push_back(static_cast<int>(w.size()));
-          all.insert(all.end(), w.begin(), w.end());
-        }
-      }
-      int n = 0;
-      check(MPI_Scatter(sizes.data(), 1, MPI_INT, &n, 1, MPI_INT, 0, L_.leaders_comm.get()),
-            "MPI_Scatter (checkpoint sizes)");
-      mine.resize(static_cast<std::size_t>(n));
-      check(MPI_Scatterv(all.data(), sizes.data(), displs.data(), MPI_UINT64_T, mine.data(), n,
-                         MPI_UINT64_T, 0, L_.leaders_comm.get()),
-            "MPI_Scatterv (checkpoint)");
-    }
-    if (L_.island_size > 1) {
-      long long n = static_cast<long long>(mine.size());
-      check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, L_.island_comm.get()), "MPI_Bcast (checkpoint size)");
-      mine.resize(static_cast<std::size_t>(n));
-      check(MPI_Bcast(mine.data(), static_cast<int>(n), MPI_UINT64_T, 0, L_.island_comm.get()),
-            "MPI_Bcast (checkpoint)");
-    }
-  }
-  IslandSnapshot snap = from_words(mine, dim_);
-  opt_.set_state(std::move(snap.state));
-  opt_.set_elapsed(snap.seconds);
-  epoch_end_ = snap.epoch_end_generation;
-  JobSnapshot job = h_.resume_job;
-  if (L_.world_size > 1) {
-    long long n[2] = {static_cast<long long>(job.epochs_done), static_cast<long long>(job.history.size())};
-    check(MPI_Bcast(n, 2, MPI_LONG_LONG, 0, L_.world), "MPI_Bcast (job checkpoint)");
-    job.epochs_done = static_cast<std::size_t>(n[0]);
-    job.history.resize(static_cast<std::size_t>(n[1]));
-    check(MPI_Bcast(job.history.data(), static_cast<int>(n[1]), MPI_DOUBLE, 0, L_.world),
-          "MPI_Bcast (job history)");
-    check(MPI_Bcast(&job.seconds, 1, MPI_DOUBLE, 0, L_.world), "MPI_Bcast (job seconds)");
-  }
-  epoch = job.epochs_done;
-  S.history = job.history;
-  t0 -= job.seconds;
-}
-
-// Leaders send their island's state to world rank 0, which hands all of them to the hook.
-void Runner::checkpoint(const IslandSummary& S, std::size_t epochs_done, double t0) {
-  if (!L_.leader()) return;
-  const std::vector<std::uint64_t> mine = to_words({opt_.state(), epoch_end_, opt_.elapsed()});
-  std::vector<std::vector<std::uint64_t>> islands;
-  if (L_.n_islands == 1) {
-    islands.push_back(mine);
-  } else {
-    int n = static_cast<int>(mine.size());
-    std::vector<int> sizes(static_cast<std::size_t>(L_.n_islands)), displs(sizes.size());
-    check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, L_.leaders_comm.get()),
-          "MPI_Gather (checkpoint sizes)");
-    int total = 0;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      displs[i] = total;
-      total += sizes[i];
-    }
-    std::vector<std::uint64_t> all(L_.world_rank == 0 ? static_cast<std::size_t>(total) : 0);
-    check(MPI_Gatherv(mine.data(), n, MPI_UINT64_T, all.data(), sizes.data(), displs.data(),
-                      MPI_UINT64_T, 0, L_.leaders_comm.get()),
-          "MPI_Gatherv (checkpoint)");
-    if (L_.world_rank == 0) {
-      for (std::size_t i = 0; i < sizes.size(); ++i) {
-        islands.emplace_back(all.begin() + displs[i], all.begin() + displs[i] + sizes[i]);
-      }
-    }
-  }
-  if (L_.world_rank == 0 && h_.checkpoint) h_.checkpoint(islands, {epochs_done, S.history, now_s() - t0});
 }
 
 IslandSummary Runner::run() {
@@ -514,13 +237,13 @@ void Runner::finish(IslandSummary& S) {
   S.migrants_received = received_;
 }
 
-}  // namespace
+}  // namespace detail
 
 IslandSummary run_islands(const IslandLayout& layout, std::size_t dim, const de::DeOptions& base,
                           const IslandOptions& options, const de::BatchObjective& objective,
                           const RunHooks& hooks) {
   options.validate(layout.world_size);
-  Runner r(layout, dim, base, options, objective, hooks);
+  detail::Runner r(layout, dim, base, options, objective, hooks);
   return r.run();
 }
 
