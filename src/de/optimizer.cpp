@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "perfit/core/assert.hpp"
@@ -347,12 +348,32 @@ DeSummary DeOptimizer::summary(StopReason reason) const {
   s.generations = state_.generation;
   s.evaluations = state_.evaluations;
   s.seconds = now_s() - start_time_;
+  // Each reason with the numbers that triggered it.
+  const auto g = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  const double mean = state_.cost.mean();
+  const double sd = std::sqrt((state_.cost.array() - mean).square().mean());
   switch (reason) {
-    case StopReason::target_cost: s.message = "reached the target cost"; break;
-    case StopReason::max_evaluations: s.message = "used the evaluation budget"; break;
-    case StopReason::max_generations: s.message = "reached max_generations"; break;
-    case StopReason::converged: s.message = "population converged (cost spread within tol)"; break;
-    case StopReason::time_limit: s.message = "reached the wall-clock limit"; break;
+    case StopReason::target_cost:
+      s.message = "reached the target cost: best " + g(s.best_cost) + " <= target " + g(options_.target_cost);
+      break;
+    case StopReason::max_evaluations:
+      s.message = "used the evaluation budget: " + std::to_string(state_.evaluations) + " of " +
+                  std::to_string(options_.max_evaluations) + " evaluations";
+      break;
+    case StopReason::max_generations:
+      s.message = "reached max_generations " + std::to_string(options_.max_generations);
+      break;
+    case StopReason::converged:
+      s.message = "population converged: cost std " + g(sd) + " <= atol + tol*|mean| = " +
+                  g(options_.atol + options_.tol * std::fabs(mean));
+      break;
+    case StopReason::time_limit:
+      s.message = "reached the wall-clock limit of " + g(options_.max_seconds) + " s";
+      break;
     case StopReason::interrupted: s.message = "interrupted by a signal"; break;
     case StopReason::none: s.message = "still running"; break;
   }
