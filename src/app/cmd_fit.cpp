@@ -243,7 +243,7 @@ int run_fit(FitArgs& a) {
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads}, cfg.fit, isl, layout, hooks);
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress}, cfg.fit, isl, layout, hooks);
   }
   const fit::FitReport& fr = *report;
   if (fr.checkpointed) {

@@ -34,6 +34,9 @@ const OptionTable<FitConfig>& fit_config_option_table() {
                        "Levenberg-Marquardt polish of the DE best (--no-polish: skip it)"),
         bool_option<S>("drop_invalid", [](S& c) -> auto& { return c.drop_invalid; },
                        "drop rows with NaN or inf in a column the fit reads (and count them)"),
+        bool_option<S>("compress", [](S& c) -> auto& { return c.compress; },
+                       "evaluate each distinct configuration once when that pays (squared "
+                       "residuals; same result up to rounding; --no-compress: every row)"),
         text_option<S>("checkpoint_dir", [](S& c) -> auto& { return c.checkpoint_dir; }, "a directory",
                        "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
                        "continue from it"),

@@ -4,7 +4,12 @@
 #include <cmath>
 
 #include "perfit/core/error.hpp"
+#include <spdlog/spdlog.h>
+
+#include <optional>
+
 #include "perfit/de/levenberg_marquardt.hpp"
+#include "perfit/model/compression.hpp"
 #include "perfit/mpi/communicator.hpp"
 
 namespace perfit::fit {
@@ -25,6 +30,21 @@ model::Reducer island_sum(const island::IslandLayout& L) {
   };
 }
 
+// Worth compressing: a strided sample of the rows holds at most half as many distinct
+// configurations as rows (cheap; all-distinct data pays nothing for the test).
+bool compression_pays(const FitProblem& p) {
+  if (!p.compress || p.cost.residual == model::Residual::ape) return false;
+  const data::MeasurementTable& t = *p.rows;
+  const std::size_t n = t.rows(), step = std::max<std::size_t>(1, n / 8192);
+  if (n < 64) return false;
+  std::vector<bool> keep(n, false);
+  for (std::size_t i = 0; i < n; i += step) keep[i] = true;
+  data::MeasurementTable sample;
+  for (const auto& name : p.model->columns_used()) sample.add_column(t.column(name));
+  sample.filter_rows(keep);
+  return 2 * model::count_configurations(sample, p.model->columns_used()) <= sample.rows();
+}
+
 }  // namespace
 
 FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
@@ -34,9 +54,26 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   model::EvaluatorOptions eo;
   eo.threads = p.threads;
   eo.row_weights = p.weights;
-  const model::Evaluator ev(m, *p.rows, p.cost, eo);
+  const model::Evaluator full(m, *p.rows, p.cost, eo);  // metrics and identifiability: every row
+  // The DE and the polish see one row per configuration when that pays, with the rows'
+  // residual constant added to every sum: the same costs up to rounding.
+  std::optional<model::CompressedRows> packed;
+  std::optional<model::Evaluator> small;
+  if (compression_pays(p)) {
+    std::vector<double> rw(p.weights.data(), p.weights.data() + p.weights.size());
+    packed = model::compress_rows(*p.rows, m.columns_used(), p.cost, rw);
+    model::CostOptions c = p.cost;
+    c.weight_column = model::kCompressedWeight;
+    model::EvaluatorOptions so;
+    so.threads = p.threads;
+    small.emplace(m, packed->table, c, so);
+    spdlog::info("{} rows -> {} distinct configurations: each evaluated once (compress: false "
+                 "to evaluate every row)", packed->rows, packed->configurations);
+  }
+  const model::Evaluator& ev = small ? *small : full;
+  const double offset = packed ? packed->offset : 0.0;
   const model::Reducer sum = island_sum(L);
-  double weight = ev.weight_sum();
+  double weight = packed ? packed->weight_sum : full.weight_sum();
   if (sum) sum(&weight, 1);
   if (!(weight > 0.0)) throw DataError("the rows to fit weigh nothing (all weights are 0)");
 
@@ -45,6 +82,7 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
     params.resize(unit.rows(), unit.cols());
     for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = m.params_from_unit(unit.col(j));
     ev.residual_sums(params, costs);
+    costs.array() += offset;
     if (sum) sum(costs.data(), static_cast<std::size_t>(costs.size()));
     ev.costs_from_sums(params, costs, weight);
   };
@@ -98,7 +136,7 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
     r.at_bound[k] = u < 1e-6 || u > 1.0 - 1e-6;
   }
   // Metrics over all rows: island 0's slices add up to the whole set.
-  model::MetricSums ms = model::metric_sums(ev.predict(r.params), ev.measured());
+  model::MetricSums ms = model::metric_sums(full.predict(r.params), full.measured());
   if (L.island_size > 1) {
     const MPI_Comm ic = L.island_comm.get();
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.n, model::MetricSums::kSummed, MPI_DOUBLE, MPI_SUM, ic),
@@ -106,7 +144,9 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
   }
   r.metrics = model::metrics_from_sums(ms);
-  if (L.island == 0) r.identifiability = model::check_identifiability(ev, r.params, sum);
+  if (L.island == 0) r.identifiability = model::check_identifiability(full, r.params, sum);
+  r.rows = p.rows->rows();
+  r.configurations = packed ? packed->configurations : r.rows;
   r.seconds = now_s() - t0;
   return r;
 }

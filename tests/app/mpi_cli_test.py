@@ -48,6 +48,7 @@ if r.returncode != 0:
 # Async with progress lines: the island spread is computed, no idle lines after convergence.
 r = mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--max-generations", "120",
            "--migration-interval", "5", "--mode", "async", "--out", "a2.h5", "--progress-every", "1",
+           "--no-compress",
            "--slow-island", "1", "--slow-ms", "3")
 epochs = [l for l in r.stderr.splitlines() if "epoch=" in l]
 if r.returncode != 0 or not epochs:

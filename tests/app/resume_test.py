@@ -186,7 +186,8 @@ if r.returncode != 2 or "--resume needs --checkpoint-dir" not in r.stderr:
 # ---- the two cases that used to hang: a wall-clock limit with ranks sharing an island (each
 # read its own clock), and islands that send different numbers of migrants ----
 r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
-        "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--progress-every", "0",
+        "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--no-compress",
+        "--progress-every", "0",
         timeout=100)
 if r.returncode != 0 or "time_limit" not in r.stdout + r.stderr:
     failures.append(f"max-seconds with ranks-per-island 2: exit {r.returncode}\n{r.stderr[-1500:]}")

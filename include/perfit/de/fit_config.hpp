@@ -18,6 +18,7 @@ struct FitConfig {
   std::string out;                // result file (HDF5)
   unsigned threads = 1;           // evaluator threads per process
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
+  bool compress = true;           // evaluate each distinct configuration once when it pays
   std::string checkpoint_dir;     // empty: no checkpoints
   std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;

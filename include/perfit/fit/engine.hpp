@@ -25,6 +25,9 @@ struct FitProblem {
   model::CostOptions cost;
   Eigen::VectorXd weights;  // per row of `rows`; empty: all 1 (times cost.weight_column)
   unsigned threads = 1;
+  // Evaluate each distinct configuration once when that pays (squared residuals only; the
+  // result is the same up to rounding, model/compression.hpp); false: every row.
+  bool compress = true;
 };
 
 // Why the fit stopped and what it found, like a Ceres Summary.
@@ -44,6 +47,7 @@ struct FitReport {
   model::FitMetrics metrics;
   model::Identifiability identifiability;
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
+  std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
 };
 
 // Collective over layout.world (serial_layout(): no MPI at all). Every rank gets the report;
