@@ -10,6 +10,7 @@
 #include "fit_checkpoint.hpp"
 #include "option_flags.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/utc_time.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/core/version.hpp"
@@ -49,12 +50,6 @@ struct Setup {
   std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
 };
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 void prepare(const FitArgs& a, Setup& s, int rank, int world_size) {
   if (!a.config.empty()) io::load_run_config(a.config, s.cfg);

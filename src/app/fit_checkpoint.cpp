@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/utc_time.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/io/fit_config_yaml.hpp"
 #include "perfit/io/output_guard.hpp"
@@ -20,12 +21,6 @@ bool result_neutral(const std::string& key) {
   return key == "out" || key == "progress_every" || key == "checkpoint_dir" || key == "checkpoint_every";
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 }  // namespace
 
