@@ -72,8 +72,8 @@ void DeOptions::validate(std::size_t dim) const {
                       to_string(strategy) + "; it needs at least " + std::to_string(need));
   }
   if (!(F > 0.0 && F <= 2.0)) throw ConfigError("de.F must be in (0, 2], got " + std::to_string(F));
-  if (F_max != 0.0 && !(F_max > F && F_max <= 2.0)) {
-    throw ConfigError("de.F_max (dither upper end) must be in (F, 2], got " + std::to_string(F_max));
+  if (!(F_max >= 0.0 && F_max <= 2.0)) {
+    throw ConfigError("de.F_max (dither upper end) must be in [0, 2], got " + std::to_string(F_max));
   }
   if (!(CR >= 0.0 && CR <= 1.0)) throw ConfigError("de.CR must be in [0, 1], got " + std::to_string(CR));
   if (!(p_best > 0.0 && p_best <= 1.0)) {
@@ -107,7 +107,7 @@ const OptionTable<DeOptions>& de_option_table() {
       real_option<S>("F", [](S& o) -> auto& { return o.F; }, 0.0, 2.0,
                      "mutation factor (classic strategies, JADE)"),
       real_option<S>("F_max", [](S& o) -> auto& { return o.F_max; }, 0.0, 2.0,
-                     "> F: dither, F drawn from U[F, F_max] each generation (0: no dither)"),
+                     "> F: dither, F drawn from U[F, F_max] each generation (as scipy); <= F: F fixed"),
       real_option<S>("CR", [](S& o) -> auto& { return o.CR; }, 0.0, 1.0,
                      "crossover rate (classic strategies, JADE)"),
       real_option<S>("p_best", [](S& o) -> auto& { return o.p_best; }, 0.0, 1.0,

@@ -38,7 +38,9 @@ struct DeOptions {
   Strategy strategy = Strategy::lshade;
   std::size_t population = 0;  // 0: the strategy's default for the dimension (see docs)
   double F = 0.5;              // mutation factor (classic strategies, JADE)
-  double F_max = 0.0;          // > F: dither, F drawn from U[F, F_max] each generation
+  // > F: dither, F drawn from U[F, F_max] each generation (scipy's default (0.5, 1): a fixed
+  // F = 0.5 lets best/1/bin collapse early); <= F: F fixed.
+  double F_max = 1.0;
   double CR = 0.9;             // crossover rate (classic strategies, JADE)
   double p_best = 0.11;        // top fraction for current-to-pbest (JADE, SHADE, L-SHADE)
   double archive_rate = 1.0;   // archive size / population (JADE, SHADE; L-SHADE uses 2.6)
