@@ -47,7 +47,7 @@ TEST(FitEngine, GenericFitRecoversEveryTruthConstantWithinOnePercent) {
     FitOptions o;
     o.de.seed = 3;
     const FitReport r = fit_serial(t, o, 2);
-    const auto& tr = data::synth_catalogue()[set].truth;
+    const auto tr = data::synth_catalogue()[set].truth;  // the catalogue is returned by value
     const double truth[] = {tr.c0, tr.c1, tr.g, tr.c2, tr.c3, tr.c4};
     double worst = 0;
     for (int k = 0; k < 6; ++k) {
