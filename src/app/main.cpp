@@ -2,7 +2,9 @@
 // one-line message and the exit code of their class (README "Exit codes and errors").
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 #include <exception>
 
 #include "commands.hpp"
@@ -28,7 +30,11 @@ std::string one_line(std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  perfit::mpi::MpiEnvironment env(&argc, &argv);
+  // batch hands out fits from a second thread on rank 0; every other command calls MPI from
+  // the main thread only.
+  const bool batch = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "batch"; });
+  perfit::mpi::MpiEnvironment env(&argc, &argv, batch ? perfit::mpi::ThreadLevel::multiple
+                                                      : perfit::mpi::ThreadLevel::funneled);
   perfit::install_interrupt_handlers(perfit::io::remove_temp_files_now);
   CLI::App app{
       "perfit: fit performance models of distributed deep-learning training to measured "
@@ -44,6 +50,7 @@ int main(int argc, char** argv) {
 
   perfit::app::Action action;
   perfit::app::add_fit_command(app, action, env);
+  perfit::app::add_batch_command(app, action, env);
   perfit::app::add_predict_command(app, action);
   perfit::app::add_show_command(app, action);
   perfit::app::add_import_command(app, action);

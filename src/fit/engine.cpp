@@ -67,8 +67,9 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
     model::EvaluatorOptions so;
     so.threads = p.threads;
     small.emplace(m, packed->table, c, so);
-    spdlog::info("{} rows -> {} distinct configurations: each evaluated once (compress: false "
-                 "to evaluate every row)", packed->rows, packed->configurations);
+    spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
+                "{} rows -> {} distinct configurations: each evaluated once (compress: false "
+                "to evaluate every row)", packed->rows, packed->configurations);
   }
   const model::Evaluator& ev = small ? *small : full;
   const double offset = packed ? packed->offset : 0.0;

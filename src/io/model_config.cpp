@@ -142,16 +142,20 @@ std::string model_to_yaml(const model::ModelSpec& m) {
 }
 
 std::vector<model::ModelSpec> builtin_models() {
-  std::vector<model::ModelSpec> out;
-  for (const auto& [file, text] : detail::builtin_model_sources()) {
-    out.push_back(parse_model_yaml(text, "built-in " + file));
-  }
-  return out;
+  // Parsed once: a batch loads a model per fit.
+  static const std::vector<model::ModelSpec> parsed = [] {
+    std::vector<model::ModelSpec> out;
+    for (const auto& [file, text] : detail::builtin_model_sources()) {
+      out.push_back(parse_model_yaml(text, "built-in " + file));
+    }
+    return out;
+  }();
+  return parsed;
 }
 
 model::ModelSpec load_model(const std::string& name_or_path) {
   std::string names;
-  for (auto& m : builtin_models()) {
+  for (const auto& m : builtin_models()) {
     if (m.name == name_or_path) return m;
     names += (names.empty() ? "" : ", ") + m.name;
   }

@@ -106,8 +106,24 @@ std::vector<std::string> StoreReader::sets() const {
 }
 
 bool StoreReader::has_set(const std::string& set) const {
-  const auto s = find_sets();
-  return std::find(s.begin(), s.end(), set) != s.end();
+  // Link by link from the root instead of walking the file: a store may hold hundreds of sets.
+  if (set.size() < 2 || set.front() != '/' || set.back() == '/' || set.find("//") != std::string::npos) {
+    return false;
+  }
+  for (std::size_t next = set.find('/', 1);; next = set.find('/', next + 1)) {
+    const std::string prefix = set.substr(0, next);
+    if (H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (next == std::string::npos) break;
+  }
+  H5L_info_t link;
+  if (H5Lget_info(file_.get(), set.c_str(), &link, H5P_DEFAULT) < 0 || link.type != H5L_TYPE_HARD) {
+    return false;
+  }
+  const hid_t obj = H5Oopen(file_.get(), set.c_str(), H5P_DEFAULT);
+  if (obj < 0) return false;
+  const bool is_set = H5Iget_type(obj) == H5I_GROUP && H5Aexists(obj, kFormatAttribute) > 0;
+  H5Oclose(obj);
+  return is_set;
 }
 
 SetInfo StoreReader::info(const std::string& set) const {

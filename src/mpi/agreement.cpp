@@ -24,8 +24,12 @@ void all_or_none(MPI_Comm comm, const std::function<void()>& fn) {
   check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (agreement)");
   if (first == size) return;
   check(MPI_Bcast(&code, 1, MPI_INT, first, comm), "MPI_Bcast (agreed exit code)");
-  throw AgreedError(rank == first ? message : "failed on rank " + std::to_string(first), code,
-                    rank == first);
+  // Every rank keeps the message: a batch group's leader records it whoever failed.
+  int length = static_cast<int>(message.size());
+  check(MPI_Bcast(&length, 1, MPI_INT, first, comm), "MPI_Bcast (agreed message length)");
+  message.resize(static_cast<std::size_t>(length));
+  check(MPI_Bcast(message.data(), length, MPI_CHAR, first, comm), "MPI_Bcast (agreed message)");
+  throw AgreedError(message, code, rank == first);
 }
 
 }  // namespace perfit::mpi

@@ -9,7 +9,8 @@
 
 namespace perfit::mpi {
 
-MpiEnvironment::MpiEnvironment(int* argc, char*** argv) : argc_(argc), argv_(argv) {
+MpiEnvironment::MpiEnvironment(int* argc, char*** argv, ThreadLevel level)
+    : argc_(argc), argv_(argv), level_(level) {
   if (launched_by_process_manager()) ensure_initialized();
 }
 
@@ -27,7 +28,8 @@ bool MpiEnvironment::launched_by_process_manager() {
 void MpiEnvironment::ensure_initialized() {
   if (initialized_) return;
   int provided = 0;
-  if (MPI_Init_thread(argc_, argv_, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+  const int wanted = level_ == ThreadLevel::multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+  if (MPI_Init_thread(argc_, argv_, wanted, &provided) != MPI_SUCCESS) {
     throw MpiError("MPI_Init_thread failed; is the job launched with mpiexec/srun correctly?");
   }
   // Errors come back as codes and become MpiError, instead of aborting inside MPI.

@@ -19,6 +19,9 @@ import time
 
 import h5py
 
+import ranks
+from ranks import rank_pids
+
 perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -29,27 +32,12 @@ rnd = random.Random(int(os.environ.get("PERFIT_TEST_SEED", "12345")))
 
 
 def command(n, *args):
-    base = [perfit, *args]
-    return base if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", *base]
+    return ranks.command(perfit, mpiexec, n, *args)
 
 
 def run(n, *args, timeout=120, extra_env=None):
     return subprocess.run(command(n, *args), capture_output=True, text=True, cwd=work,
                           timeout=timeout, env=dict(env, **(extra_env or {})))
-
-
-def rank_pids(tag):
-    """Processes whose argv[0] is perfit and whose command line holds tag (not mpiexec)."""
-    pids = []
-    for d in glob.glob("/proc/[0-9]*"):
-        try:
-            with open(os.path.join(d, "cmdline"), "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if argv and argv[0].endswith(b"perfit") and tag.encode() in b" ".join(argv):
-            pids.append(int(os.path.basename(d)))
-    return pids
 
 
 def interrupt(n, args, tag, how, after, extra_env=None, wait_checkpoint=True):

@@ -28,6 +28,7 @@ struct FitProblem {
   // Evaluate each distinct configuration once when that pays (squared residuals only; the
   // result is the same up to rounding, model/compression.hpp); false: every row.
   bool compress = true;
+  bool quiet = false;  // the engine's info lines at debug level (a batch runs many fits)
 };
 
 // Why the fit stopped and what it found, like a Ceres Summary.

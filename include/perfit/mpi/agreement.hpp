@@ -12,7 +12,7 @@ namespace perfit::mpi {
 
 // Runs fn (which must not call collectives on comm) on every rank of comm, then agrees.
 // Throws: AgreedError on every rank when fn threw perfit::Error on any (print() only on the
-// lowest failing rank, which keeps its own message); MpiError if the agreement fails.
+// lowest failing rank, whose message every rank carries); MpiError if the agreement fails.
 void all_or_none(MPI_Comm comm, const std::function<void()>& fn);
 
 }  // namespace perfit::mpi

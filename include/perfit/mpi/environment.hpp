@@ -6,14 +6,18 @@
 
 namespace perfit::mpi {
 
+// funneled: only the main thread calls MPI (every command but batch, whose rank 0 hands out
+// fits from a second thread and so needs multiple).
+enum class ThreadLevel { funneled, multiple };
+
 class MpiEnvironment {
  public:
-  MpiEnvironment(int* argc, char*** argv);
+  MpiEnvironment(int* argc, char*** argv, ThreadLevel level = ThreadLevel::funneled);
   ~MpiEnvironment();
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
 
-  // Initialises MPI if not yet done (thread level FUNNELED: only the main thread calls MPI).
+  // Initialises MPI at the constructor's thread level if not yet done.
   // Throws: MpiError.
   void ensure_initialized();
   bool initialized() const { return initialized_; }
@@ -26,6 +30,7 @@ class MpiEnvironment {
   int* argc_;
   char*** argv_;
   bool initialized_ = false;
+  ThreadLevel level_;
   int rank_ = 0, size_ = 1;
 };
 

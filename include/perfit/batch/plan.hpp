@@ -1,0 +1,41 @@
+// A batch manifest expanded into its fits: each entry's set globs x models, one RunConfig per
+// fit (defaults, then the manifest's options, then the entry's), its result file name, and the
+// work it is expected to take, so that the scheduler hands out the longest fits first.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perfit/io/batch_manifest.hpp"
+#include "perfit/island/run_config.hpp"
+
+namespace perfit::batch {
+
+struct FitTask {
+  std::size_t index = 0;   // in expansion order (manifest entries, sets sorted, models as listed)
+  std::string set, model;  // model: the manifest's word (built-in name or path)
+  std::string model_name;  // the model's own name
+  std::string model_yaml;  // the model as fitted (a result file keeps the same text)
+  std::string data_checksum;  // the set's, written at import ("" for old stores)
+  std::string name;        // result file stem: set path with / -> __, then __<model_name>
+  std::string where;       // the manifest entry, for messages
+  island::RunConfig cfg;   // complete: data, set, model, out and checkpoint_dir filled in
+  double work = 0.0;       // expected cost: rows x params
+};
+
+// Reads the stores the manifest names (set lists and row counts) and the models.
+// Throws: ConfigError naming the glob and the sets present when a glob matches nothing, a
+// model that cannot be loaded, options a fit rejects, or two entries that would write the same
+// result file with different options; DataError/IoError for an unreadable store.
+std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string& results_dir);
+
+// Indices of tasks, longest expected first (ties in manifest order).
+std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks);
+
+// fnmatch(3) with FNM_PATHNAME: '*' and '?' stay within one level of the set path.
+bool set_matches(const std::string& glob, const std::string& set);
+
+// "/mxnet/resnet50" and "generic" -> "mxnet__resnet50__generic" (other than [A-Za-z0-9._-]: '_').
+std::string result_stem(const std::string& set, const std::string& model_name);
+
+}  // namespace perfit::batch

@@ -1,0 +1,284 @@
+#include "fit_job.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "fit_checkpoint.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/interrupt.hpp"
+#include "perfit/core/utc_time.hpp"
+#include "perfit/core/version.hpp"
+#include "perfit/data/checksum.hpp"
+#include "perfit/data/row_validity.hpp"
+#include "perfit/fit/engine.hpp"
+#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/mpi/agreement.hpp"
+#include "perfit/mpi/communicator.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+// What every rank sets up before the first collective.
+struct Setup {
+  island::RunConfig cfg;
+  model::ModelSpec spec;
+  std::optional<io::StoreReader> store;
+  io::SetInfo info;
+  std::shared_ptr<const model::Model> model;
+  std::vector<std::string> load;  // columns to read: factors, target, weights
+  std::string target;
+  std::string checksum;           // the set's, written at import
+  io::Checkpoint header;          // what a checkpoint of this run records
+  std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
+};
+
+
+void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
+  s.cfg = a.cfg;
+  s.cfg.resolve();
+  const de::FitConfig& c = s.cfg.fit;
+  if (world_size > 1) s.cfg.islands.validate(world_size);
+  if (rank == 0) {  // only rank 0 writes; checked before any data is read
+    std::error_code ec;
+    std::vector<std::string> inputs = a.inputs;
+    inputs.push_back(c.data);
+    if (std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
+    io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
+  }
+  s.spec = io::load_model(c.model);
+  s.store.emplace(c.data);
+  s.info = s.store->info(c.set);
+  std::vector<std::string> names;
+  for (const auto& col : s.info.columns) names.push_back(col.name);
+  s.model = std::make_shared<const model::Model>(s.spec, names);
+  s.load = s.model->columns_used();
+  s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
+  if (s.target.empty()) {
+    throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "
+                    "measured-time column; re-import it with --target");
+  }
+  for (const std::string& extra : {s.target, c.cost.weight_column}) {
+    if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
+      s.load.push_back(extra);
+    }
+  }
+  // The set's own fingerprint, written at import: the same whatever rows a rank loads.
+  s.checksum = s.info.attributes.count("checksum")
+                   ? data::attribute_text(s.info.attributes.at("checksum"))
+                   : "none (store written before perfit kept set checksums)";
+  s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
+  if (a.resume && c.checkpoint_dir.empty()) {
+    throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
+  }
+  if (rank == 0 && !c.checkpoint_dir.empty()) {
+    prepare_checkpoint_dir(c.checkpoint_dir);
+    if (a.resume) s.resume_from = load_for_resume(s.cfg, s.header);
+  }
+}
+
+// Rows with NaN/inf in a column the fit reads: refused, or dropped with drop_invalid.
+// Counts are summed over the island's slices, so every rank takes the same decision.
+std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI_Comm island,
+                              const std::function<void(std::function<void()>)>& agreed) {
+  data::RowValidity v = data::check_rows(table, s.load);
+  std::vector<double> counts(v.invalid.begin(), v.invalid.end());
+  counts.push_back(static_cast<double>(v.rows_invalid));
+  if (island != MPI_COMM_NULL) {
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_DOUBLE,
+                             MPI_SUM, island), "MPI_Allreduce (invalid rows)");
+  }
+  data::RowValidity total = v;
+  for (std::size_t i = 0; i < v.invalid.size(); ++i) total.invalid[i] = static_cast<std::size_t>(counts[i]);
+  const auto bad_rows = static_cast<std::size_t>(counts.back());
+  const de::FitConfig& c = s.cfg.fit;
+  agreed([&] {
+    if (bad_rows > 0 && !c.drop_invalid) {
+      throw DataError("'" + c.data + "' set '" + c.set + "' has NaN or inf values the model needs: " +
+                      describe_invalid(total) + ". Fix the data, or drop those rows with "
+                      "--drop-invalid (config key drop_invalid: true)");
+    }
+    if (bad_rows > 0 && bad_rows == s.info.rows) {
+      throw DataError("'" + c.data + "' set '" + c.set + "': every row has a NaN or inf value the "
+                      "model needs (" + describe_invalid(total) + "); nothing is left to fit");
+    }
+  });
+  if (bad_rows > 0) {
+    table.filter_rows(v.keep);
+    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", bad_rows, s.info.rows,
+                 describe_invalid(total));
+  }
+  return bad_rows;
+}
+
+io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::string& checksum,
+                           const data::MeasurementTable& table, int world_size,
+                           std::size_t dropped) {
+  const de::FitConfig& c = s.cfg.fit;
+  io::ResultFile r;
+  r.model_name = s.spec.name;
+  r.model_yaml = io::model_to_yaml(s.spec);
+  r.config_yaml = io::run_config_to_yaml(s.cfg);
+  r.data_file = c.data;
+  r.set = c.set;
+  r.data_checksum = checksum;
+  r.ranks = world_size;
+  r.target = s.target;
+  r.unit = table.attribute_string("unit", "s");
+  r.rows = s.info.rows - dropped;
+  r.rows_dropped = dropped;
+  r.seed = c.fit.de.seed;
+  const auto& ident = fr.identifiability;
+  for (std::size_t k = 0; k < s.model->n_params(); ++k) {
+    const auto& p = s.spec.params[k];
+    r.params.push_back({p.name, fr.params(static_cast<Eigen::Index>(k)), p.lo, p.hi, p.log_scale,
+                        static_cast<bool>(fr.at_bound[k]),
+                        ident.identifiable.empty() || ident.identifiable[k]});
+  }
+  r.warnings = ident.warnings;
+  r.cost = fr.cost;
+  r.cost_before_polish = fr.cost_before_polish;
+  r.polish_improved = fr.polish_improved;
+  r.stop_reason = de::to_string(fr.reason);
+  r.stop_message = fr.message;
+  r.generations = fr.generations;
+  r.evaluations = fr.evaluations;
+  r.seconds = fr.seconds;
+  r.de_seconds = fr.de_seconds;
+  r.metrics = fr.metrics;
+  r.history = fr.history;
+  r.perfit_version = version();
+  r.git_revision = git_revision();
+  r.created_utc = utc_now();
+  return r;
+}
+
+// The progress lines of a fit: per generation (one island) or per epoch (islands).
+void add_progress(island::RunHooks& hooks, const island::IslandLayout& layout, double rows) {
+  if (layout.world_size > 1) {
+    hooks.on_epoch = [](const island::EpochReport& r) {
+      spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
+                   r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
+    };
+  } else {
+    hooks.on_generation = [rows](const de::DeState& st, double sec) {
+      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", st.generation,
+                   st.evaluations, st.history.back(), st.evaluations / std::max(sec, 1e-9),
+                   rows * st.evaluations / std::max(sec, 1e-9));
+    };
+  }
+}
+
+// Checkpointing and resume: world rank 0 of the job writes and has read the checkpoint; the
+// others learn whether this run resumes.
+void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm comm, bool parallel,
+                       bool periodic) {
+  const de::FitConfig& cfg = s.cfg.fit;
+  if (!cfg.checkpoint_dir.empty()) {
+    hooks.checkpoint_every = periodic ? cfg.checkpoint_every : 0;
+    hooks.checkpoint_on_interrupt = true;
+    if (rank == 0) add_checkpoint_hook(hooks, s.header, cfg.checkpoint_dir);
+  }
+  int resume = s.resume_from ? 1 : 0;
+  if (parallel) mpi::check(MPI_Bcast(&resume, 1, MPI_INT, 0, comm), "MPI_Bcast (resume)");
+  hooks.resume = resume != 0;
+  if (s.resume_from) {
+    hooks.resume_islands = std::move(s.resume_from->islands);
+    hooks.resume_job = s.resume_from->job;
+  }
+}
+
+}  // namespace
+
+FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
+  int world_size = 1, rank = 0;
+  if (comm != MPI_COMM_NULL) {
+    mpi::check(MPI_Comm_size(comm, &world_size), "MPI_Comm_size");
+    mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  }
+  const bool on_islands = world_size > 1;
+  const auto level = job.verbose ? spdlog::level::info : spdlog::level::debug;
+  // Under MPI every check before the first collective is agreed on: one message, every rank
+  // of the job stops with its code.
+  const auto agreed = [&](const std::function<void()>& fn) {
+    if (on_islands) {
+      mpi::all_or_none(comm, fn);
+    } else {
+      fn();
+    }
+  };
+  Setup s;
+  agreed([&] { prepare(job, s, rank, world_size); });
+  const de::FitConfig& cfg = s.cfg.fit;
+  const island::IslandOptions& isl = s.cfg.islands;
+
+  island::IslandLayout layout = on_islands ? island::make_layout(comm, isl.ranks_per_island)
+                                           : island::serial_layout();
+  const auto [row_begin, row_end] = layout.row_slice(s.info.rows);
+  auto table = std::make_shared<data::MeasurementTable>();
+  agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{row_begin, row_end}); });
+  const std::size_t dropped = drop_invalid_rows(
+      s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
+  const model::Model& m = *s.model;
+  // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
+  agreed([&] { model::Evaluator check(m, *table, cfg.cost); });
+  spdlog::log(level, "fit model={} set={} rows={} params={} strategy={} population={} seed={} "
+              "threads={} ranks={}", s.spec.name, cfg.set, s.info.rows - dropped, m.n_params(),
+              de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
+              cfg.fit.de.seed, cfg.threads, world_size);
+  island::RunHooks hooks;
+  hooks.progress_every = job.verbose ? cfg.fit.progress_every : 0;
+  hooks.interrupted = perfit::interrupted;
+  add_checkpointing(hooks, s, rank, comm, on_islands, job.periodic_checkpoints);
+  if (on_islands) {
+    spdlog::log(level, "islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
+                layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
+                island::to_string(isl.mode), isl.interval, isl.migrants);
+  }
+  if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
+  std::optional<fit::FitReport> report;
+  {
+    const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose}, cfg.fit, isl,
+                      layout, hooks);
+  }
+  const fit::FitReport& fr = *report;
+  FitJobOutcome out;
+  out.generations = fr.generations;
+  out.out = cfg.out;
+  out.checkpoint_dir = cfg.checkpoint_dir;
+  if (fr.checkpointed) {
+    out.code = kInterruptedExit;
+    out.checkpointed = true;
+    return out;
+  }
+  if (on_islands) {
+    spdlog::log(level, "islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
+                fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
+  }
+  agreed([&] {
+    if (!std::isfinite(fr.cost)) {
+      throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +
+                      "' found no finite cost: every candidate predicted NaN, inf or a negative "
+                      "time on some row. Check the model's bounds (a log or division that can "
+                      "reach 0) against the set's values; no result was written");
+    }
+  });
+  // Interrupted without a checkpoint dir: the best so far is written, marked as such.
+  out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
+  if (rank != 0) return out;  // rank 0 writes the result
+  out.result = make_result(s, fr, s.checksum, *table, world_size, dropped);
+  io::write_result_file(cfg.out, *out.result);
+  for (const auto& w : out.result->warnings) spdlog::log(job.verbose ? spdlog::level::warn : level, "{}", w);
+  return out;
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,40 @@
+// One `perfit fit` run on a communicator: set-up checks agreed on by every rank, the rows of
+// this rank's slice, the engine, and the result file written by the communicator's rank 0.
+// `perfit fit` runs one job on MPI_COMM_WORLD; `perfit batch` runs many, each on its group.
+#pragma once
+
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfit/io/result_file.hpp"
+#include "perfit/island/run_config.hpp"
+
+namespace perfit::app {
+
+struct FitJob {
+  island::RunConfig cfg;             // resolved by the job
+  std::vector<std::string> inputs;   // files besides data and model the job reads (a config)
+  bool force = false;                // replace an existing result at cfg.fit.out
+  bool resume = false;               // continue from cfg.fit.checkpoint_dir's checkpoint
+  bool verbose = true;               // set-up, progress and warnings at info; false: debug
+  // With a checkpoint dir: every checkpoint_every generations too, or only when interrupted.
+  bool periodic_checkpoints = true;
+};
+
+struct FitJobOutcome {
+  int code = 0;               // 0, or kInterruptedExit
+  bool checkpointed = false;  // interrupted and saved: no result was written
+  std::size_t generations = 0;
+  std::string out, checkpoint_dir;       // as resolved from the config
+  std::optional<io::ResultFile> result;  // rank 0 of comm, once written to cfg.fit.out
+};
+
+// Collective over comm (MPI_COMM_NULL or a one-rank comm: serial, no MPI call).
+// Throws: perfit::Error (AgreedError on every rank under MPI) for bad options or data, a
+// non-finite cost, or an output that may not be written.
+FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm);
+
+}  // namespace perfit::app

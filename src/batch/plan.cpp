@@ -1,0 +1,148 @@
+#include "perfit/batch/plan.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <numeric>
+
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/store_reader.hpp"
+
+namespace perfit::batch {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct StoreSets {
+  std::vector<std::string> sets;
+  std::map<std::string, std::size_t> rows;
+  std::map<std::string, std::string> checksums;
+};
+
+const StoreSets& sets_of(std::map<std::string, StoreSets>& cache, const std::string& data) {
+  auto it = cache.find(data);
+  if (it != cache.end()) return it->second;
+  const io::StoreReader store(data);
+  StoreSets s;
+  s.sets = store.sets();
+  for (const auto& set : s.sets) {
+    const io::SetInfo info = store.info(set);
+    s.rows[set] = info.rows;
+    const auto c = info.attributes.find("checksum");
+    s.checksums[set] = c == info.attributes.end() ? "" : data::attribute_text(c->second);
+  }
+  return cache.emplace(data, std::move(s)).first->second;
+}
+
+// The sets of one entry: every glob must match, a set matched twice is fitted once.
+std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets& store) {
+  std::vector<std::string> out;
+  for (const auto& glob : e.sets) {
+    bool any = false;
+    for (const auto& set : store.sets) {
+      if (!set_matches(glob, set)) continue;
+      any = true;
+      if (std::find(out.begin(), out.end(), set) == out.end()) out.push_back(set);
+    }
+    if (!any) {
+      throw ConfigError(e.where + ": set glob '" + glob + "' matches no set of '" + e.data +
+                        "' (sets there: " + join(store.sets) + ")");
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+island::RunConfig fit_config(const io::Manifest& m, const io::ManifestEntry& e) {
+  island::RunConfig cfg;
+  if (!m.options_yaml.empty()) io::apply_run_config_yaml(m.options_yaml, m.path + " options", cfg);
+  if (!e.options_yaml.empty()) io::apply_run_config_yaml(e.options_yaml, e.where + " options", cfg);
+  if (m.checkpoint_every > 0) cfg.fit.checkpoint_every = static_cast<std::size_t>(m.checkpoint_every);
+  cfg.fit.data = e.data;
+  return cfg;
+}
+
+}  // namespace
+
+bool set_matches(const std::string& glob, const std::string& set) {
+  return ::fnmatch(glob.c_str(), set.c_str(), FNM_PATHNAME) == 0;
+}
+
+std::string result_stem(const std::string& set, const std::string& model_name) {
+  std::string s;
+  for (std::size_t i = set.front() == '/' ? 1 : 0; i < set.size(); ++i) {
+    s += set[i] == '/' ? std::string("__") : std::string(1, set[i]);
+  }
+  s += "__" + model_name;
+  for (char& c : s) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return s;
+}
+
+std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string& results_dir) {
+  std::map<std::string, StoreSets> stores;
+  std::map<std::string, model::ModelSpec> models;
+  std::map<std::string, std::size_t> by_name;  // result stem -> task
+  std::vector<FitTask> tasks;
+  for (const auto& e : manifest.fits) {
+    const StoreSets& store = sets_of(stores, e.data);
+    const std::vector<std::string> sets = expand_sets(e, store);
+    island::RunConfig base = fit_config(manifest, e);
+    for (const auto& model : e.models) {
+      if (!models.count(model)) models.emplace(model, io::load_model(model));
+      const model::ModelSpec& spec = models.at(model);
+      for (const auto& set : sets) {
+        FitTask t;
+        t.set = set;
+        t.model = model;
+        t.model_name = spec.name;
+        t.model_yaml = io::model_to_yaml(spec);
+        t.data_checksum = store.checksums.at(set);
+        t.name = result_stem(set, spec.name);
+        t.where = e.where;
+        t.cfg = base;
+        t.cfg.fit.set = set;
+        t.cfg.fit.model = model;
+        t.cfg.fit.out = (fs::path(results_dir) / (t.name + ".h5")).string();
+        t.cfg.fit.checkpoint_dir = (fs::path(results_dir) / ".checkpoints" / t.name).string();
+        try {
+          island::RunConfig check = t.cfg;
+          check.resolve();
+        } catch (const ConfigError& err) {
+          throw ConfigError(e.where + ": " + err.what());
+        }
+        t.work = static_cast<double>(store.rows.at(set)) * static_cast<double>(spec.params.size());
+        const auto dup = by_name.find(t.name);
+        if (dup != by_name.end()) {
+          const FitTask& first = tasks[dup->second];
+          if (io::run_config_to_yaml(first.cfg) == io::run_config_to_yaml(t.cfg)) continue;
+          throw ConfigError(e.where + ": set '" + set + "' with model '" + spec.name + "' is also in " +
+                            first.where + " with other data or options; both would write '" +
+                            t.name + ".h5'. Fit each (set, model) pair once");
+        }
+        t.index = tasks.size();
+        by_name.emplace(t.name, t.index);
+        tasks.push_back(std::move(t));
+      }
+    }
+  }
+  return tasks;
+}
+
+std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks) {
+  std::vector<std::size_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return tasks[a].work > tasks[b].work; });
+  return order;
+}
+
+}  // namespace perfit::batch

@@ -1,0 +1,136 @@
+#include "perfit/io/batch_manifest.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "perfit/core/error.hpp"
+
+namespace perfit::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Keys every fit of a batch gets from the batch itself.
+constexpr const char* kBatchKeys[] = {"data", "set", "model", "out", "checkpoint_dir"};
+
+void refuse_unknown(const YAML::Node& map, const std::vector<std::string>& known, const std::string& where) {
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw ConfigError(where + ": unknown key '" + key + "' (expected one of: " + list + ")");
+    }
+  }
+}
+
+std::vector<std::string> string_list(const YAML::Node& n, const std::string& where) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) {
+    out.push_back(n.Scalar());
+  } else if (n.IsSequence()) {
+    for (const auto& x : n) {
+      if (!x.IsScalar() || x.Scalar().empty()) {
+        throw ConfigError(where + ": found a list entry that is not a name, expected a list of names");
+      }
+      out.push_back(x.Scalar());
+    }
+  }
+  if (out.empty()) throw ConfigError(where + ": found an empty list, expected at least one name");
+  return out;
+}
+
+std::string options_text(const YAML::Node& n, const std::string& where) {
+  if (!n || n.IsNull()) return "";
+  if (!n.IsMap()) throw ConfigError(where + ": found a " + (n.IsSequence() ? "list" : "value") +
+                                    ", expected a map of fit config keys (configs/fit.yaml)");
+  for (const char* key : kBatchKeys) {
+    if (n[key]) {
+      throw ConfigError(where + ": key '" + key + "' is set by the batch for each fit; give "
+                        "data at the manifest's or the entry's top level, sets and models as lists");
+    }
+  }
+  YAML::Emitter e;
+  e << n;
+  return e.c_str();
+}
+
+std::string relative_to(const fs::path& dir, const std::string& p) {
+  if (p.empty() || fs::path(p).is_absolute()) return p;
+  return (dir / p).lexically_normal().string();
+}
+
+bool is_model_path(const std::string& m) {
+  const auto ends = [&](const std::string& s) {
+    return m.size() >= s.size() && m.compare(m.size() - s.size(), s.size(), s) == 0;
+  };
+  return m.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
+}
+
+int positive_int(const YAML::Node& n, const std::string& where, int lo) {
+  try {
+    const int v = n.as<int>();
+    if (v >= lo) return v;
+  } catch (const YAML::Exception&) {
+  }
+  throw ConfigError(where + ": found '" + (n.IsScalar() ? n.Scalar() : std::string("a non-value")) +
+                    "', expected a whole number >= " + std::to_string(lo));
+}
+
+}  // namespace
+
+Manifest load_manifest(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw IoError("cannot read manifest '" + path + "' (missing or no permission)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string where = "manifest '" + path + "'";
+  YAML::Node root;
+  try {
+    root = YAML::Load(ss.str());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(where + ": YAML error at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!root.IsMap()) throw ConfigError(where + ": found no YAML map, expected keys data, ranks_per_fit, fits");
+  refuse_unknown(root, {"data", "ranks_per_fit", "checkpoint_every", "options", "fits"}, where);
+  const fs::path dir = fs::path(path).parent_path();
+  Manifest m;
+  m.path = path;
+  const std::string data = root["data"] ? relative_to(dir, root["data"].as<std::string>()) : "";
+  if (root["ranks_per_fit"]) m.ranks_per_fit = positive_int(root["ranks_per_fit"], where + " key 'ranks_per_fit'", 1);
+  if (root["checkpoint_every"]) {
+    m.checkpoint_every = positive_int(root["checkpoint_every"], where + " key 'checkpoint_every'", 1);
+  }
+  m.options_yaml = options_text(root["options"], where + " key 'options'");
+  const YAML::Node fits = root["fits"];
+  if (!fits || !fits.IsSequence() || fits.size() == 0) {
+    throw ConfigError(where + ": key 'fits' must be a non-empty list of entries with sets and models");
+  }
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const YAML::Node f = fits[i];
+    ManifestEntry e;
+    e.where = where + " fits[" + std::to_string(i) + "]";
+    if (!f.IsMap()) throw ConfigError(e.where + ": found no map, expected keys sets, models, options");
+    refuse_unknown(f, {"data", "sets", "models", "options"}, e.where);
+    e.data = f["data"] ? relative_to(dir, f["data"].as<std::string>()) : data;
+    if (e.data.empty()) {
+      throw ConfigError(e.where + ": no 'data' store, give data: STORE.h5 here or at the top");
+    }
+    if (!f["sets"]) throw ConfigError(e.where + ": key 'sets' is missing (a list of set paths or globs)");
+    if (!f["models"]) throw ConfigError(e.where + ": key 'models' is missing (built-in names or YAML files)");
+    e.sets = string_list(f["sets"], e.where + " key 'sets'");
+    for (auto& model : string_list(f["models"], e.where + " key 'models'")) {
+      e.models.push_back(is_model_path(model) ? relative_to(dir, model) : model);
+    }
+    e.options_yaml = options_text(f["options"], e.where + " key 'options'");
+    m.fits.push_back(std::move(e));
+  }
+  return m;
+}
+
+}  // namespace perfit::io
