@@ -146,13 +146,16 @@ if r.returncode != 102 or len(bad) != 2 or any("'q'" not in rows[k]["message"] f
     failures.append(f"failing entry: exit {r.returncode} (expected 102), rows {rows}\n{r.stderr[-1500:]}")
 
 # ---- SIGTERM mid-batch, then --resume: finished fits untouched, results as uninterrupted ----
+# (1 and 2 ranks of one rank per fit; 4 ranks in groups of 2, whose fits stop by agreement)
 SLOW = "{de: {max_generations: 60}, islands: {mode: sync, slow_island: 0, slow_ms: 15}}"
-manifest("ms.yaml", f"data: s.h5\nfits:\n  - sets: {json.dumps(SETS)}\n    models: {json.dumps(MODELS)}\n"
-                    f"    options: {SLOW}\n")
-for n in [1, 2]:
-    out = f"bs{n}"
-    full = run(n, "batch", "--manifest", "ms.yaml", "--out", f"{out}_full")
-    p = subprocess.Popen(command(n, "batch", "--manifest", "ms.yaml", "--out", out), cwd=work, env=env,
+for per_fit in [1, 2]:
+    manifest(f"ms{per_fit}.yaml", f"data: s.h5\nranks_per_fit: {per_fit}\nfits:\n  - sets: {json.dumps(SETS)}\n"
+                                  f"    models: {json.dumps(MODELS)}\n    options: {SLOW}\n")
+manifest("ms.yaml", open(os.path.join(work, "ms1.yaml")).read())
+for n, per_fit in [(1, 1), (2, 1), (4, 2)]:
+    out, m = f"bs{n}", f"ms{per_fit}.yaml"
+    full = run(n, "batch", "--manifest", m, "--out", f"{out}_full")
+    p = subprocess.Popen(command(n, "batch", "--manifest", m, "--out", out), cwd=work, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -175,7 +178,7 @@ for n in [1, 2]:
     if not glob.glob(os.path.join(work, out, ".checkpoints", "*", "checkpoint.h5")):
         failures.append(f"SIGTERM n={n}: no checkpoint of the interrupted fits")
     time.sleep(0.05)
-    r = run(n, "batch", "--manifest", "ms.yaml", "--out", out, "--resume")
+    r = run(n, "batch", "--manifest", m, "--out", out, "--resume")
     if r.returncode != 0:
         failures.append(f"resume n={n}: exit {r.returncode}\n{r.stderr[-1500:]}")
         continue
