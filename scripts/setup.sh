@@ -3,7 +3,8 @@
 # Idempotent: packages already installed are skipped (no apt-get at all when nothing is missing).
 #
 #   bash scripts/setup.sh            build + test + python deps
-#   bash scripts/setup.sh --slurm    also slurm-wlm and munge (the local Slurm of scripts/slurm-*.sh)
+#   bash scripts/setup.sh --slurm    also slurm-wlm and munge (the local Slurm of scripts/slurm-local.sh,
+#                                    which the test suite submits the slurm/ job scripts to)
 #
 # Root installs with apt-get. Without root it installs nothing and prints what a cluster user
 # should `module load` (or ask their admins for) instead.
@@ -53,7 +54,7 @@ MSG
 fi
 
 # Keep package scripts from starting daemons (munge, slurm) during the install: on machines
-# without systemd their init scripts would otherwise run. scripts/slurm-start.sh starts them.
+# without systemd their init scripts would otherwise run. scripts/slurm-local.sh starts them.
 created_policy=0
 if [ ! -e /usr/sbin/policy-rc.d ]; then
   printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d

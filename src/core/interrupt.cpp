@@ -12,14 +12,17 @@ std::atomic<int> g_graceful{0};
 void (*g_cleanup)() = nullptr;
 
 extern "C" void on_signal(int sig) {
-  // A second signal, or one outside a graceful scope, ends the process now.
-  if (g_graceful.load() == 0 || g_signal != 0) {
+  // Outside a graceful scope a signal ends the process now. Inside one, a second SIGINT does
+  // (an impatient Ctrl-C), but a repeated SIGTERM or SIGUSR1 does not: a batch system may
+  // deliver the same request twice (Slurm signals the tasks and the job script, which
+  // forwards it) and the checkpoint must still be written; Slurm's SIGKILL follows anyway.
+  if (g_graceful.load() == 0 || (g_signal != 0 && sig == SIGINT)) {
     if (g_cleanup) g_cleanup();
     ::signal(sig, SIG_DFL);
     ::raise(sig);
     return;
   }
-  g_signal = sig;
+  if (g_signal == 0) g_signal = sig;
 }
 }  // namespace
 

@@ -1,8 +1,9 @@
 // SIGTERM, SIGINT and SIGUSR1 (Slurm's time limit, preemption, scancel, Ctrl-C). While a
 // graceful scope is open (a fit's generations), the handler only sets a flag that the fit
 // checks once per generation: it then stops, checkpoints and exits with kInterruptedExit.
-// Outside one (or at a second signal) the handler runs the registered fatal cleanup (removing
-// temporary output files) and ends the process as the signal would have.
+// Outside one (or at a second SIGINT) the handler runs the registered fatal cleanup (removing
+// temporary output files) and ends the process as the signal would have; a repeated SIGTERM
+// or SIGUSR1 only repeats the request.
 #pragma once
 
 namespace perfit {
