@@ -15,6 +15,7 @@ using Action = std::function<int()>;
 void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_import_command(CLI::App& app, Action& action);
+void add_pingpong_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_predict_command(CLI::App& app, Action& action);
 void add_show_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);

@@ -1,6 +1,7 @@
 #include "fit_job.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -153,12 +154,26 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.evaluations = fr.evaluations;
   r.seconds = fr.seconds;
   r.de_seconds = fr.de_seconds;
+  r.migration_seconds = fr.migration_seconds;
+  r.vote_seconds = fr.vote_seconds;
+  r.reduce_seconds = fr.reduce_seconds;
   r.metrics = fr.metrics;
   r.history = fr.history;
   r.perfit_version = version();
   r.git_revision = git_revision();
   r.created_utc = utc_now();
   return r;
+}
+
+// The largest peak resident set of the ranks of comm (MPI_COMM_NULL: this process), in MiB.
+double peak_rss_mib(MPI_Comm comm) {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  double mine = static_cast<double>(u.ru_maxrss) / 1024.0, most = mine;  // ru_maxrss is KiB
+  if (comm != MPI_COMM_NULL) {
+    mpi::check(MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, comm), "MPI_Reduce (peak memory)");
+  }
+  return most;
 }
 
 // The progress lines of a fit: per generation (one island) or per epoch (islands).
@@ -263,6 +278,8 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   if (on_islands) {
     spdlog::log(level, "islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
                 fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
+    spdlog::log(level, "phases of rank 0: migration {:.3f}s vote {:.3f}s row allreduce {:.3f}s",
+                fr.migration_seconds, fr.vote_seconds, fr.reduce_seconds);
   }
   agreed([&] {
     if (!std::isfinite(fr.cost)) {
@@ -272,10 +289,12 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
                       "reach 0) against the set's values; no result was written");
     }
   });
+  const double peak_rss = peak_rss_mib(on_islands ? comm : MPI_COMM_NULL);
   // Interrupted without a checkpoint dir: the best so far is written, marked as such.
   out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
   if (rank != 0) return out;  // rank 0 writes the result
   out.result = make_result(s, fr, s.checksum, *table, world_size, dropped);
+  out.result->peak_rss_mib = peak_rss;
   io::write_result_file(cfg.out, *out.result);
   for (const auto& w : out.result->warnings) spdlog::log(job.verbose ? spdlog::level::warn : level, "{}", w);
   return out;

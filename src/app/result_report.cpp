@@ -60,6 +60,10 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
   j["seed"] = r.seed;
   j["seconds"] = r.seconds;
   j["de_seconds"] = r.de_seconds;
+  j["timing"] = {{"evaluate_seconds", r.de_seconds - r.migration_seconds - r.vote_seconds - r.reduce_seconds},
+                 {"migration_seconds", r.migration_seconds}, {"vote_seconds", r.vote_seconds},
+                 {"reduce_seconds", r.reduce_seconds}};
+  j["peak_rss_mib"] = r.peak_rss_mib;
   j["ranks"] = r.ranks;
   j["rows"] = r.rows;
   j["rows_dropped"] = r.rows_dropped;

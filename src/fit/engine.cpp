@@ -79,12 +79,17 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   if (!(weight > 0.0)) throw DataError("the rows to fit weigh nothing (all weights are 0)");
 
   Eigen::MatrixXd params;
+  double reduce_seconds = 0.0;
   const de::BatchObjective objective = [&](const Eigen::MatrixXd& unit, Eigen::VectorXd& costs) {
     params.resize(unit.rows(), unit.cols());
     for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = m.params_from_unit(unit.col(j));
     ev.residual_sums(params, costs);
     costs.array() += offset;
-    if (sum) sum(costs.data(), static_cast<std::size_t>(costs.size()));
+    if (sum) {
+      const auto tr = std::chrono::steady_clock::now();
+      sum(costs.data(), static_cast<std::size_t>(costs.size()));
+      reduce_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
+    }
     ev.costs_from_sums(params, costs, weight);
   };
 
@@ -98,6 +103,8 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   r.best_island = s.best_island;
   r.de_seconds = s.seconds;
   r.migration_seconds = s.migration_seconds;
+  r.vote_seconds = s.vote_seconds;
+  r.reduce_seconds = reduce_seconds;
   // One island: the best after every generation; islands: the global best after each epoch.
   r.history = L.n_islands == 1 ? s.island_history : s.history;
   r.unit = s.best;

@@ -45,6 +45,10 @@ void write_result_file(const std::string& path, const ResultFile& r) {
         {"evaluations", static_cast<std::int64_t>(r.evaluations)},
         {"seconds", r.seconds},
         {"de_seconds", r.de_seconds},
+        {"migration_seconds", r.migration_seconds},
+        {"vote_seconds", r.vote_seconds},
+        {"reduce_seconds", r.reduce_seconds},
+        {"peak_rss_mib", r.peak_rss_mib},
         {"rows_dropped", static_cast<std::int64_t>(r.rows_dropped)},
         {"ranks", static_cast<std::int64_t>(r.ranks)},
         {"perfit_version", r.perfit_version},
@@ -152,6 +156,10 @@ ResultFile read_result_file(const std::string& path) {
   r.evaluations = static_cast<std::size_t>(need_number(a, "evaluations", path));
   r.seconds = need_number(a, "seconds", path);
   if (a.count("de_seconds")) r.de_seconds = need_number(a, "de_seconds", path);
+  for (auto [key, field] : {std::pair{"migration_seconds", &r.migration_seconds}, {"vote_seconds", &r.vote_seconds},
+                            {"reduce_seconds", &r.reduce_seconds}, {"peak_rss_mib", &r.peak_rss_mib}}) {
+    if (a.count(key)) *field = need_number(a, key, path);
+  }
   if (a.count("rows_dropped")) r.rows_dropped = static_cast<std::size_t>(need_number(a, "rows_dropped", path));
   r.ranks = static_cast<int>(need_number(a, "ranks", path));
   r.perfit_version = need_string(a, "perfit_version", path);

@@ -112,6 +112,8 @@ IslandSummary Runner::run() {
       }
       stop = global[0] > 0 || global[1] > 0;
       job_interrupted = global[4] > 0;
+      const double tv = now_s();
+      vote_s_ += tv - tm;
       if (job_interrupted) break;  // the epoch is not done: a resumed run finishes it
       if (!stop) {
         migrate_sync(epoch);
@@ -119,7 +121,7 @@ IslandSummary Runner::run() {
       }
       S.history.push_back(-global[2]);
       const double t_end = now_s();
-      migration_s_ += t_end - tm;
+      migration_s_ += t_end - tv;
       if (h_.on_epoch && L_.world_rank == 0) {
         const long long ev = static_cast<long long>(opt_.state().evaluations);
         EpochReport r{epoch, -global[2], global[3] - (-global[2]),
@@ -137,6 +139,7 @@ IslandSummary Runner::run() {
       if (L_.leader()) {
         post_async(epoch);
         const std::vector<double> arrivals = poll_async();
+        const double tv = now_s();
         if (L_.n_islands > 1) {
           int done = 0;
           if (vote != MPI_REQUEST_NULL) {
@@ -163,16 +166,19 @@ IslandSummary Runner::run() {
         if (L_.island_size > 1) {
           check(MPI_Bcast(&decision, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
         }
+        vote_s_ += now_s() - tv;
         apply(arrivals, epoch);
       } else {
+        const double tv = now_s();
         check(MPI_Bcast(&decision, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
+        vote_s_ += now_s() - tv;
         apply({}, epoch);
       }
       stop = decision != 0;
       job_interrupted = decision == 2;
       if (!stop) epoch_end_ = opt_.state().generation + o_.interval;
       const double t_end = now_s();
-      migration_s_ += t_end - tm;
+      migration_s_ += t_end - tm;  // the vote's share is taken out below
       // An island that has stopped only polls until the vote ends: no line for those epochs
       // (they would read evals/s=0, migration=99%).
       const auto ev = opt_.state().evaluations;
@@ -232,7 +238,9 @@ void Runner::finish(IslandSummary& S) {
   S.generations = opt_.state().generation;
   S.island_history = opt_.state().history;
   S.evaluations = static_cast<std::size_t>(total);
-  S.migration_seconds = migration_s_;
+  S.vote_seconds = vote_s_;
+  // async: migration_s_ timed the whole exchange, vote included
+  S.migration_seconds = o_.mode == MigrationMode::async ? migration_s_ - vote_s_ : migration_s_;
   S.migrants_sent = sent_;
   S.migrants_received = received_;
 }

@@ -64,7 +64,7 @@ class Runner {
   std::size_t stride_;
   std::size_t epoch_end_ = 0;  // generation the current epoch runs to
   de::StopReason status_ = de::StopReason::none;
-  double migration_s_ = 0.0;
+  double migration_s_ = 0.0, vote_s_ = 0.0;  // this rank's time in the two collective phases
   std::size_t sent_ = 0, received_ = 0;
   // async bookkeeping (leaders)
   std::vector<std::vector<double>> send_buffers_;

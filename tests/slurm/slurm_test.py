@@ -2,7 +2,8 @@
 """The real job scripts of slurm/ submitted with sbatch to the local Slurm that
 scripts/slurm-local.sh starts (the CTest fixture around this test): fit.sbatch on 2 tasks
 equals the fit run with mpiexec; batch.sbatch on 2 tasks fits a 2 x 2 manifest; array.sbatch
-runs 3 elements with %A_%a logs; a fit.sbatch job sent USR1 mid-fit checkpoints, requeues
+runs 3 elements with %A_%a logs; scaling-strong.sbatch runs a 1,2-rank series as srun steps;
+a fit.sbatch job sent USR1 mid-fit checkpoints, requeues
 itself (Restarts=1), resumes and ends with the uninterrupted result; a job whose perfit
 fails ends FAILED with perfit's message in its log and is not requeued. Every job submitted
 is cancelled if the test fails.
@@ -23,7 +24,8 @@ perfit, source, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.a
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 slurm_dir = os.path.join(source, "slurm")
-env = dict(os.environ, PERFIT=perfit, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+env = dict(os.environ, PERFIT=perfit, PYTHON=sys.executable, OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 failures, jobs = [], []
 KEYS = ["params", "cost", "generations", "evaluations", "stop_reason"]
 
@@ -129,6 +131,16 @@ try:
         failures.append(f"preemption: the log does not show checkpoint, requeue and resume\n{log[-3000:]}")
     else:
         same("uninterrupted.h5", "preempted.h5", "preempted and resumed vs uninterrupted")
+
+    # ---- scaling-strong.sbatch: a 1,2-rank strong series, each point an srun step ----
+    job, rc = submit("scaling-strong.sbatch", "--data", "s.h5", "--set", "/mxnet/vgg16", "--ranks", "1,2",
+                     "--seeds", "1", "--reference-generations", "400", "--out", "scaling")
+    runs = list(csv.DictReader(open(os.path.join(work, "scaling", "scaling.csv")))) \
+        if os.path.exists(os.path.join(work, "scaling", "scaling.csv")) else []
+    if rc != 0 or sorted(r["ranks"] for r in runs) != ["1", "2"] or \
+            not os.path.exists(os.path.join(work, "scaling", "speedup.png")):
+        failures.append(f"scaling-strong.sbatch: exit {rc}, runs {runs}\n"
+                        f"{log_of(f'perfit-scaling-strong-{job}.out')[-2000:]}")
 
     # ---- a failing perfit: FAILED, its message in the log, not requeued ----
     job, rc = submit("fit.sbatch", "--data", "s.h5", "--set", "/no/such", "--out", "bad.h5")

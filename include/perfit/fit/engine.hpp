@@ -43,7 +43,9 @@ struct FitReport {
   std::string message;
   std::size_t generations = 0, evaluations = 0, epochs = 0;
   int best_island = 0;
-  double seconds = 0.0, de_seconds = 0.0, migration_seconds = 0.0;
+  double seconds = 0.0, de_seconds = 0.0;
+  // Of de_seconds, this rank's time in migration, the stop vote and the row-shard allreduce.
+  double migration_seconds = 0.0, vote_seconds = 0.0, reduce_seconds = 0.0;
   std::vector<double> history;  // best cost per generation (one island) or per epoch
   model::FitMetrics metrics;
   model::Identifiability identifiability;

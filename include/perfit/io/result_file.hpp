@@ -33,6 +33,10 @@ struct ResultFile {
   std::size_t generations = 0, evaluations = 0;
   double seconds = 0.0;     // the whole fit
   double de_seconds = 0.0;  // of which the DE
+  // Of the DE, rank 0's time in each collective phase (docs/scaling.md): migrants, the stop
+  // vote, the allreduce of row-shard costs; the rest is evaluation. 0 in older files.
+  double migration_seconds = 0.0, vote_seconds = 0.0, reduce_seconds = 0.0;
+  double peak_rss_mib = 0.0;  // the largest peak resident memory of any rank
   std::size_t rows_dropped = 0;  // rows with NaN/inf dropped by drop_invalid
   model::FitMetrics metrics;
   std::vector<double> history;

@@ -60,7 +60,8 @@ struct IslandSummary {
   std::size_t generations = 0;   // of island 0
   std::size_t evaluations = 0;   // all islands
   double seconds = 0.0;
-  double migration_seconds = 0.0;  // rank 0
+  double migration_seconds = 0.0;  // this rank: sending and applying migrants
+  double vote_seconds = 0.0;       // this rank: the stop vote (allreduce over island leaders)
   std::size_t migrants_sent = 0, migrants_received = 0;  // this island
   bool checkpointed = false;  // a checkpoint was written when the run was interrupted
   std::vector<double> history;  // global best after each epoch
