@@ -9,10 +9,12 @@ Data: every row a distinct configuration (p, b, d drawn continuously, 1% log-nor
 the evaluator and the search are measured, not compression; then a grid set with repeats
 (each of 200 configurations measured ROWS/200 times), where perfit compresses.
 
-usage: compare.py --perfit PATH [--pagmo PATH] [--rows 1e6] [--seeds 3]
+usage: compare.py --perfit PATH [--pagmo PATH] [--rows 1e6] [--seeds 3] [--skip-scipy]
 The pagmo contender is build-*/bench/perfit_bench_pagmo (cmake -DPERFIT_BENCH_PAGMO=ON,
 Debian libpagmo-dev); without it the pagmo columns read "-".
+Also `perfit fit` on 1 rank (defaults), for the strong scaling of time to target.
 Last line: speedup_vs_scipy=<x> speedup_vs_pagmo=<y> compressed_speedup_vs_pagmo=<z>
+ranks_2_vs_1=<time at 2 ranks / time at 1 rank> (goal <= 0.6)
 """
 import argparse
 import json
@@ -88,9 +90,10 @@ def pagmo_time(exe, rows_bin, target, seed):
     return float(s), int(g), int(e), float(c)
 
 
-def perfit_time(exe, tmp, target, seed, env):
+def perfit_time(exe, tmp, target, seed, env, ranks=2):
     mpiexec = shutil.which("mpiexec")
-    cmd = [mpiexec, "-n", "2", "--oversubscribe", exe, "fit", "--data", "s.h5", "--set", "/peers/six",
+    launch = [mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    cmd = [*launch, exe, "fit", "--data", "s.h5", "--set", "/peers/six",
            "--model", "peers6.yaml", "--target-cost", repr(target), "--seed", str(seed), "--no-polish",
            "--progress-every", "0", "--out", "r.h5", "--force", "--json"]
     t0 = time.perf_counter()
@@ -119,19 +122,22 @@ def run_set(args, grid, env):
             f.write(MODEL_YAML)
         rows_bin = os.path.join(tmp, "rows.bin")
         np.concatenate([[float(n)], np.column_stack(rows).ravel()]).astype("<f8").tofile(rows_bin)
-        res = {"scipy": [], "pagmo": [], "perfit": []}
+        res = {"scipy": [], "pagmo": [], "perfit": [], "perfit1": []}
         for seed in range(1, args.seeds + 1):  # interleaved: same machine state for each
-            res["scipy"].append(scipy_time(rows, target, seed))
+            if not args.skip_scipy:
+                res["scipy"].append(scipy_time(rows, target, seed))
             if args.pagmo:
                 res["pagmo"].append(pagmo_time(args.pagmo, rows_bin, target, seed))
             res["perfit"].append(perfit_time(args.perfit, tmp, target, seed, env))
+            res["perfit1"].append(perfit_time(args.perfit, tmp, target, seed, env, ranks=1))
     label = "grid with repeats" if grid else "distinct configurations"
     print(f"\n{label}: {n} rows, target {target:.6g} (1.5 x the true constants' {true_cost:.6g})")
     print(f"{'contender':<34} {'gens':>6} {'evals':>8} {'time to target (median)':>24}")
     med = {}
     for name, title in [("scipy", "scipy DE best1bin, vectorised numpy"),
                         ("pagmo", "pagmo2 de best/1/bin, 2 threads"),
-                        ("perfit", "mpiexec -n 2 perfit fit (defaults)")]:
+                        ("perfit", "mpiexec -n 2 perfit fit (defaults)"),
+                        ("perfit1", "perfit fit, 1 rank (defaults)")]:
         if not res[name]:
             print(f"{title:<34} {'-':>6} {'-':>8} {'-':>24}")
             continue
@@ -149,6 +155,7 @@ def main():
     ap.add_argument("--pagmo", default="")
     ap.add_argument("--rows", default="1e6")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--skip-scipy", action="store_true", help="leave scipy out (it takes ~95 s per seed at 1e6 rows)")
     args = ap.parse_args()
     args.perfit = os.path.abspath(args.perfit)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -158,8 +165,9 @@ def main():
     def ratio(a, b):
         return f"{a[b] / a['perfit']:.2f}" if b in a and "perfit" in a else "-"
 
+    two_vs_one = f"{distinct['perfit'] / distinct['perfit1']:.2f}" if "perfit1" in distinct else "-"
     print(f"speedup_vs_scipy={ratio(distinct, 'scipy')} speedup_vs_pagmo={ratio(distinct, 'pagmo')} "
-          f"compressed_speedup_vs_pagmo={ratio(grid, 'pagmo')}")
+          f"compressed_speedup_vs_pagmo={ratio(grid, 'pagmo')} ranks_2_vs_1={two_vs_one}")
 
 
 if __name__ == "__main__":

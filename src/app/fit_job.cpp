@@ -247,7 +247,9 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   agreed([&] { model::Evaluator check(m, *table, cfg.cost); });
   spdlog::log(level, "fit model={} set={} rows={} params={} strategy={} population={} seed={} "
               "threads={} ranks={}", s.spec.name, cfg.set, s.info.rows - dropped, m.n_params(),
-              de::to_string(cfg.fit.de.strategy), cfg.fit.de.population_for(m.n_params()),
+              de::to_string(cfg.fit.de.strategy),
+              island::population_per_island(cfg.fit.de, isl, on_islands ? world_size / isl.ranks_per_island : 1,
+                                            m.n_params()),
               cfg.fit.de.seed, cfg.threads, world_size);
   island::RunHooks hooks;
   hooks.progress_every = job.verbose ? cfg.fit.progress_every : 0;

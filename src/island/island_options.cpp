@@ -84,6 +84,9 @@ const OptionTable<IslandOptions>& island_option_table() {
                        "islands: sync (reproducible) or async (never waits)"),
         whole_option<S>("ranks_per_island", [](S& o) -> auto& { return o.ranks_per_island; }, 1,
                         1 << 20, "islands: ranks sharing one population, each with a row slice"),
+        bool_option<S>("share_population", [](S& o) -> auto& { return o.share_population; },
+                       "islands: with de.population auto, N islands share it (each max(20, auto/N)); "
+                       "--no-share-population: each island the full auto population"),
         index_option<S>("slow_island", [](S& o) -> auto& { return o.slow_island; }, 1 << 20,
                         "islands, fault injection: this island sleeps slow_ms per generation"),
         real_option<S>("slow_ms", [](S& o) -> auto& { return o.slow_ms; }, 0.0, 1e6,
@@ -107,6 +110,13 @@ void IslandOptions::validate(int world_size) const {
   if (interval == 0) throw ConfigError("islands.interval (generations per epoch) must be >= 1");
   if (slow_ms < 0) throw ConfigError("islands.slow_ms must be >= 0");
   make_topology(topology, world_size / ranks_per_island, 0, 0);  // throws on a bad topology
+}
+
+std::size_t population_per_island(const de::DeOptions& de, const IslandOptions& o, int n_islands, std::size_t dim) {
+  const std::size_t whole = de.population_for(dim);
+  if (!o.share_population || de.population > 0 || n_islands < 2) return whole;
+  const std::size_t n = static_cast<std::size_t>(n_islands);
+  return std::max(IslandOptions::kMinSharedPopulation, (whole + n - 1) / n);
 }
 
 }  // namespace perfit::island

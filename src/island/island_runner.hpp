@@ -3,6 +3,7 @@
 // island_resume.cpp (checkpoints and resume). Private to src/island.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -27,9 +28,11 @@ inline bool hard_stop(de::StopReason r) {
 }
 
 // Per-island DE options: heterogeneous list or the base, with the island's own seed.
-inline de::DeOptions options_for(const de::DeOptions& base, const IslandOptions& o, int island) {
+inline de::DeOptions options_for(const de::DeOptions& base, const IslandOptions& o, int island, int n_islands,
+                                  std::size_t dim) {
   de::DeOptions d = o.per_island.empty() ? base : o.per_island[static_cast<std::size_t>(island) % o.per_island.size()];
   d.seed = island_seed(base.seed, island);
+  d.population = population_per_island(d, o, n_islands, dim);
   return d;
 }
 
@@ -37,7 +40,7 @@ class Runner {
  public:
   Runner(const IslandLayout& L, std::size_t dim, const de::DeOptions& base,
          const IslandOptions& o, const de::BatchObjective& f, const RunHooks& h)
-      : L_(L), dim_(dim), o_(o), h_(h), opt_(dim, options_for(base, o, L.island), f),
+      : L_(L), dim_(dim), o_(o), h_(h), opt_(dim, options_for(base, o, L.island, L.n_islands, dim), f),
         seed_(base.seed), stride_(1 + dim) {}
 
   IslandSummary run();

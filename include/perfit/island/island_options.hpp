@@ -29,6 +29,11 @@ struct IslandOptions {
   ReplacePolicy replace = ReplacePolicy::fair;
   MigrationMode mode = MigrationMode::sync;
   int ranks_per_island = 1;
+  // Islands share the population budget: with de.population auto (0), each of N islands gets
+  // max(kMinSharedPopulation, ceil(auto / N)) individuals, so two islands search with the
+  // evaluations one would (docs/islands.md); false: every island the full auto population.
+  bool share_population = true;
+  static constexpr std::size_t kMinSharedPopulation = 20;
   // Heterogeneous islands: island i uses per_island[i % size] (empty: all use the base).
   std::vector<de::DeOptions> per_island;
   // Fault injection for tests and experiments: island `slow_island` sleeps slow_ms per
@@ -43,5 +48,8 @@ struct IslandOptions {
 // Every IslandOptions field a user sets except per_island (RunConfig resolves that one from
 // the final base DE options); keys without the "islands." prefix.
 const OptionTable<IslandOptions>& island_option_table();
+
+// The population of each of n_islands islands (de.population, or its auto value shared).
+std::size_t population_per_island(const de::DeOptions& de, const IslandOptions& o, int n_islands, std::size_t dim);
 
 }  // namespace perfit::island
