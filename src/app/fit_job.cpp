@@ -211,63 +211,57 @@ void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm com
   }
 }
 
-}  // namespace
-
-FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
-  int world_size = 1, rank = 0;
-  if (comm != MPI_COMM_NULL) {
-    mpi::check(MPI_Comm_size(comm, &world_size), "MPI_Comm_size");
-    mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  }
-  const bool on_islands = world_size > 1;
-  const auto level = job.verbose ? spdlog::level::info : spdlog::level::debug;
+// Who runs the job and how its set-up checks are agreed on.
+struct Ranks {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int size = 1, rank = 0;
+  bool parallel() const { return size > 1; }
   // Under MPI every check before the first collective is agreed on: one message, every rank
   // of the job stops with its code.
-  const auto agreed = [&](const std::function<void()>& fn) {
-    if (on_islands) {
+  void agreed(const std::function<void()>& fn) const {
+    if (parallel()) {
       mpi::all_or_none(comm, fn);
     } else {
       fn();
     }
-  };
-  Setup s;
-  agreed([&] { prepare(job, s, rank, world_size); });
-  const de::FitConfig& cfg = s.cfg.fit;
-  const island::IslandOptions& isl = s.cfg.islands;
+  }
+};
 
-  island::IslandLayout layout = on_islands ? island::make_layout(comm, isl.ranks_per_island)
-                                           : island::serial_layout();
+// This rank's slice of the rows, NaN/inf rows refused or dropped, checked by binding an evaluator.
+std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s, const island::IslandLayout& layout,
+                                                  std::size_t& dropped) {
+  const de::FitConfig& cfg = s.cfg.fit;
   const auto [row_begin, row_end] = layout.row_slice(s.info.rows);
   auto table = std::make_shared<data::MeasurementTable>();
+  const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
   agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{row_begin, row_end}); });
-  const std::size_t dropped = drop_invalid_rows(
-      s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
-  const model::Model& m = *s.model;
+  dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
-  agreed([&] { model::Evaluator check(m, *table, cfg.cost); });
+  agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
+  return table;
+}
+
+void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, const island::IslandLayout& layout,
+               std::size_t rows) {
+  const de::FitConfig& cfg = s.cfg.fit;
+  const island::IslandOptions& isl = s.cfg.islands;
   spdlog::log(level, "fit model={} set={} rows={} params={} strategy={} population={} seed={} "
-              "threads={} ranks={}", s.spec.name, cfg.set, s.info.rows - dropped, m.n_params(),
+              "threads={} ranks={}", s.spec.name, cfg.set, rows, s.model->n_params(),
               de::to_string(cfg.fit.de.strategy),
-              island::population_per_island(cfg.fit.de, isl, on_islands ? world_size / isl.ranks_per_island : 1,
-                                            m.n_params()),
-              cfg.fit.de.seed, cfg.threads, world_size);
-  island::RunHooks hooks;
-  hooks.progress_every = job.verbose ? cfg.fit.progress_every : 0;
-  hooks.interrupted = perfit::interrupted;
-  add_checkpointing(hooks, s, rank, comm, on_islands, job.periodic_checkpoints);
-  if (on_islands) {
+              island::population_per_island(cfg.fit.de, isl, layout.n_islands, s.model->n_params()),
+              cfg.fit.de.seed, cfg.threads, r.size);
+  if (r.parallel()) {
     spdlog::log(level, "islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
                 layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
                 island::to_string(isl.mode), isl.interval, isl.migrants);
   }
-  if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
-  std::optional<fit::FitReport> report;
-  {
-    const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose}, cfg.fit, isl,
-                      layout, hooks);
-  }
-  const fit::FitReport& fr = *report;
+}
+
+// After the DE: refuse a non-finite cost, then rank 0 writes the result.
+FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fit::FitReport& fr,
+                     const data::MeasurementTable& table, std::size_t dropped) {
+  const de::FitConfig& cfg = s.cfg.fit;
+  const auto level = job.verbose ? spdlog::level::info : spdlog::level::debug;
   FitJobOutcome out;
   out.generations = fr.generations;
   out.out = cfg.out;
@@ -277,13 +271,13 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
     out.checkpointed = true;
     return out;
   }
-  if (on_islands) {
+  if (r.parallel()) {
     spdlog::log(level, "islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
                 fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
     spdlog::log(level, "phases of rank 0: migration {:.3f}s vote {:.3f}s row allreduce {:.3f}s",
                 fr.migration_seconds, fr.vote_seconds, fr.reduce_seconds);
   }
-  agreed([&] {
+  r.agreed([&] {
     if (!std::isfinite(fr.cost)) {
       throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +
                       "' found no finite cost: every candidate predicted NaN, inf or a negative "
@@ -291,15 +285,46 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
                       "reach 0) against the set's values; no result was written");
     }
   });
-  const double peak_rss = peak_rss_mib(on_islands ? comm : MPI_COMM_NULL);
+  const double peak_rss = peak_rss_mib(r.parallel() ? r.comm : MPI_COMM_NULL);
   // Interrupted without a checkpoint dir: the best so far is written, marked as such.
   out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
-  if (rank != 0) return out;  // rank 0 writes the result
-  out.result = make_result(s, fr, s.checksum, *table, world_size, dropped);
+  if (r.rank != 0) return out;  // rank 0 writes the result
+  out.result = make_result(s, fr, s.checksum, table, r.size, dropped);
   out.result->peak_rss_mib = peak_rss;
   io::write_result_file(cfg.out, *out.result);
   for (const auto& w : out.result->warnings) spdlog::log(job.verbose ? spdlog::level::warn : level, "{}", w);
   return out;
+}
+
+}  // namespace
+
+FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
+  Ranks r;
+  r.comm = comm;
+  if (comm != MPI_COMM_NULL) {
+    mpi::check(MPI_Comm_size(comm, &r.size), "MPI_Comm_size");
+    mpi::check(MPI_Comm_rank(comm, &r.rank), "MPI_Comm_rank");
+  }
+  Setup s;
+  r.agreed([&] { prepare(job, s, r.rank, r.size); });
+  const de::FitConfig& cfg = s.cfg.fit;
+  const island::IslandLayout layout = r.parallel() ? island::make_layout(comm, s.cfg.islands.ranks_per_island)
+                                                   : island::serial_layout();
+  std::size_t dropped = 0;
+  const auto table = load_rows(r, s, layout, dropped);
+  log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout, s.info.rows - dropped);
+  island::RunHooks hooks;
+  hooks.progress_every = job.verbose ? cfg.fit.progress_every : 0;
+  hooks.interrupted = perfit::interrupted;
+  add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
+  if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
+  std::optional<fit::FitReport> report;
+  {
+    const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose}, cfg.fit,
+                      s.cfg.islands, layout, hooks);
+  }
+  return finish(r, job, s, *report, *table, dropped);
 }
 
 }  // namespace perfit::app
