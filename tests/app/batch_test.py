@@ -12,7 +12,6 @@ import csv
 import glob
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,12 +21,10 @@ import time
 import ranks
 from ranks import rank_pids
 
-perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+perfit, work, mpiexec = ranks.arguments()
 failures = []
-INTERRUPTED = 75
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+INTERRUPTED = ranks.INTERRUPTED
+env = ranks.ENV
 SETS = ["/mxnet/resnet50", "/pytorch/resnet50", "/tensorflow/bert"]
 MODELS = ["generic", "amdahl", "usl"]
 KEYS = ["params", "cost", "generations", "evaluations", "stop_reason"]

@@ -1,6 +1,20 @@
 """Helpers shared by the CLI tests that run perfit under mpiexec and signal its ranks."""
 import glob
 import os
+import shutil
+import sys
+
+INTERRUPTED = 75  # perfit's exit code for "checkpointed, resumable"
+# Open MPI refuses to run as root without these (tests run as root in CI).
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def arguments():
+    """PERFIT_EXE WORKDIR MPIEXEC from the command line; WORKDIR is emptied first."""
+    perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    return perfit, work, mpiexec
 
 
 def command(perfit, mpiexec, n, *args):

@@ -11,7 +11,6 @@ import glob
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,12 +21,10 @@ import h5py
 import ranks
 from ranks import rank_pids
 
-perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+perfit, work, mpiexec = ranks.arguments()
 failures = []
-INTERRUPTED = 75
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+INTERRUPTED = ranks.INTERRUPTED
+env = ranks.ENV
 rnd = random.Random(int(os.environ.get("PERFIT_TEST_SEED", "12345")))
 
 
