@@ -4,6 +4,7 @@ find_package(MPI 3.1 REQUIRED COMPONENTS C CXX)
 # store independently and only one rank writes a result, so MPI-IO buys nothing and the
 # serial build keeps mpi.h out of io/ and lets `perfit import/inspect/synth` run anywhere.
 find_package(HDF5 1.10 REQUIRED COMPONENTS C)
+find_package(ZLIB REQUIRED)  # CRC-32 of result and checkpoint files (io/file_seal); HDF5 uses it too
 if(HDF5_IS_PARALLEL)
   message(FATAL_ERROR "perfit wants serial HDF5, but FindHDF5 picked a parallel build "
           "(${HDF5_INCLUDE_DIRS}). Configure with -DHDF5_C_COMPILER_EXECUTABLE=$(which h5cc).")

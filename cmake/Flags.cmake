@@ -27,7 +27,25 @@ if(NOT PERFIT_PORTABLE)
   endif()
 endif()
 
+# Sanitizers and fuzzing instrumentation travel with perfit_core (PUBLIC), so every library,
+# test and executable built on it gets them, and nothing outside the project does.
+add_library(perfit_sanitize INTERFACE)
 if(PERFIT_SANITIZE)
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=address,undefined)
+  # -fno-sanitize-recover: a UBSan report ends the test with a failure instead of a log line.
+  target_compile_options(perfit_sanitize INTERFACE -fsanitize=address,undefined
+                         -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  # Line tables are enough for symbolised reports and build far faster than full -g.
+  target_compile_options(perfit_sanitize INTERFACE
+                         $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
+  target_link_options(perfit_sanitize INTERFACE -fsanitize=address,undefined)
+endif()
+if(PERFIT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "PERFIT_FUZZ needs clang's libFuzzer: configure with "
+            "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ (bash scripts/setup.sh --test "
+            "installs clang and libclang-rt-14-dev)")
+  endif()
+  # Coverage feedback for libFuzzer from perfit's own code; the fuzz targets add
+  # -fsanitize=fuzzer (libFuzzer's main) themselves.
+  target_compile_options(perfit_sanitize INTERFACE -fsanitize=fuzzer-no-link)
 endif()

@@ -231,10 +231,11 @@ struct Ranks {
 std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s, const island::IslandLayout& layout,
                                                   std::size_t& dropped) {
   const de::FitConfig& cfg = s.cfg.fit;
-  const auto [row_begin, row_end] = layout.row_slice(s.info.rows);
+  // Not a structured binding: lambdas cannot capture those before clang 16.
+  const auto slice = layout.row_slice(s.info.rows);
   auto table = std::make_shared<data::MeasurementTable>();
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
-  agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{row_begin, row_end}); });
+  agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{slice.first, slice.second}); });
   dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
   agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });

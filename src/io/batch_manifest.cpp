@@ -72,6 +72,14 @@ bool is_model_path(const std::string& m) {
   return m.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
 }
 
+std::string path_text(const YAML::Node& n, const std::string& where) {
+  if (!n.IsScalar() || n.Scalar().empty()) {
+    throw ConfigError(where + ": found " + (n.IsMap() ? "a map" : n.IsSequence() ? "a list" : "nothing") +
+                      ", expected the path of an HDF5 store");
+  }
+  return n.Scalar();
+}
+
 int positive_int(const YAML::Node& n, const std::string& where, int lo) {
   try {
     const int v = n.as<int>();
@@ -81,6 +89,8 @@ int positive_int(const YAML::Node& n, const std::string& where, int lo) {
   throw ConfigError(where + ": found '" + (n.IsScalar() ? n.Scalar() : std::string("a non-value")) +
                     "', expected a whole number >= " + std::to_string(lo));
 }
+
+Manifest read_manifest(const YAML::Node& root, const std::string& path, const std::string& where);
 
 }  // namespace
 
@@ -96,12 +106,22 @@ Manifest load_manifest(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(where + ": YAML error at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
+  try {
+    return read_manifest(root, path, where);
+  } catch (const YAML::Exception& e) {  // a conversion the checks above did not foresee
+    throw ConfigError(where + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+namespace {
+
+Manifest read_manifest(const YAML::Node& root, const std::string& path, const std::string& where) {
   if (!root.IsMap()) throw ConfigError(where + ": found no YAML map, expected keys data, ranks_per_fit, fits");
   refuse_unknown(root, {"data", "ranks_per_fit", "checkpoint_every", "options", "fits"}, where);
   const fs::path dir = fs::path(path).parent_path();
   Manifest m;
   m.path = path;
-  const std::string data = root["data"] ? relative_to(dir, root["data"].as<std::string>()) : "";
+  const std::string data = root["data"] ? relative_to(dir, path_text(root["data"], where + " key 'data'")) : "";
   if (root["ranks_per_fit"]) m.ranks_per_fit = positive_int(root["ranks_per_fit"], where + " key 'ranks_per_fit'", 1);
   if (root["checkpoint_every"]) {
     m.checkpoint_every = positive_int(root["checkpoint_every"], where + " key 'checkpoint_every'", 1);
@@ -117,7 +137,7 @@ Manifest load_manifest(const std::string& path) {
     e.where = where + " fits[" + std::to_string(i) + "]";
     if (!f.IsMap()) throw ConfigError(e.where + ": found no map, expected keys sets, models, options");
     refuse_unknown(f, {"data", "sets", "models", "options"}, e.where);
-    e.data = f["data"] ? relative_to(dir, f["data"].as<std::string>()) : data;
+    e.data = f["data"] ? relative_to(dir, path_text(f["data"], e.where + " key 'data'")) : data;
     if (e.data.empty()) {
       throw ConfigError(e.where + ": no 'data' store, give data: STORE.h5 here or at the top");
     }
@@ -132,5 +152,7 @@ Manifest load_manifest(const std::string& path) {
   }
   return m;
 }
+
+}  // namespace
 
 }  // namespace perfit::io

@@ -8,6 +8,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
+#include "perfit/io/file_seal.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 
@@ -51,7 +52,7 @@ std::string checkpoint_path(const std::string& dir) {
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
-    StoreWriter w(temp);
+    StoreWriter w(temp, Seal::yes);
     const data::Attributes root = {
         {"perfit_checkpoint", std::string(kCheckpointFormat)},
         {"config_yaml", c.config_yaml},
@@ -86,6 +87,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 Checkpoint read_checkpoint(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw IoError("checkpoint '" + path + "' does not exist");
+  verify_seal(path, "checkpoint");
   StoreReader rd(path);
   const data::Attributes a = rd.root_attributes();
   if (!a.count("perfit_checkpoint") || text(a, "perfit_checkpoint", path) != kCheckpointFormat) {

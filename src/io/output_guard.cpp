@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/file_seal.hpp"
 #include "perfit/io/h5_handle.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/store_format.hpp"
@@ -27,6 +28,7 @@ const char* describe(FileKind k) {
     case FileKind::predictions: return "a perfit predictions CSV";
     case FileKind::checkpoint: return "a perfit checkpoint";
     case FileKind::hdf5: return "an HDF5 file that is not a perfit result or store";
+    case FileKind::damaged: return "a damaged perfit file (truncated or its checksum does not match)";
     case FileKind::other: return "a file that perfit did not write";
   }
   return "?";
@@ -73,6 +75,11 @@ FileKind detect_file_kind(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return FileKind::none;
   if (!fs::is_regular_file(path, ec)) return FileKind::other;
+  try {
+    verify_seal(path, "file");  // before HDF5 parses it: a damaged file can crash libhdf5
+  } catch (const DataError&) {
+    return FileKind::damaged;
+  }
   silence_hdf5_errors();
   const htri_t h = H5Fis_hdf5(path.c_str());
   if (h > 0) return hdf5_kind(path);

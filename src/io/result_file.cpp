@@ -1,9 +1,12 @@
 #include "perfit/io/result_file.hpp"
 
+#include <filesystem>
+
 #include <sstream>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
+#include "perfit/io/file_seal.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
@@ -23,7 +26,7 @@ std::string join_lines(const std::vector<std::string>& lines) {
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
-    StoreWriter w(temp);
+    StoreWriter w(temp, Seal::yes);
     const data::Attributes root = {
         {"perfit_result", std::string(kResultFormat)},
         {"model", r.model_name},
@@ -116,6 +119,9 @@ double need_number(const data::Attributes& a, const std::string& key, const std:
 }  // namespace
 
 ResultFile read_result_file(const std::string& path) {
+  std::error_code ec;
+  // Before HDF5 parses anything: a damaged file is refused, never read as valid.
+  if (std::filesystem::is_regular_file(path, ec)) verify_seal(path, "result file");
   const FileKind kind = detect_file_kind(path);
   if (kind == FileKind::none) {
     throw IoError("result file '" + path + "' does not exist; `perfit fit ... --out " + path +

@@ -97,7 +97,7 @@ ImportSummary import_csv(const ImportOptions& o) {
   s.created_store = !std::filesystem::exists(o.store, ec);
   AtomicOutput out(o.store);
   out.write_and_commit([&](const std::string& temp) {
-    StoreWriter w(temp);
+    StoreWriter w(temp, Seal::yes);
     if (!s.created_store) {
       StoreReader old(o.store);
       bool exists = false;

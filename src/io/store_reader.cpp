@@ -7,6 +7,7 @@
 
 #include "h5_attributes.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/io/file_seal.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/store_format.hpp"
 
@@ -71,6 +72,7 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
   if (fs::is_directory(path_, ec)) {
     throw IoError("store '" + path_ + "' is a directory, expected an HDF5 file");
   }
+  verify_seal(path_, "store");
   if (!std::ifstream(path_).good()) {
     throw IoError("store '" + path_ + "' cannot be read (permissions?)");
   }

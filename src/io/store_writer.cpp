@@ -7,6 +7,7 @@
 
 #include "h5_attributes.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/io/file_seal.hpp"
 #include "perfit/io/store_format.hpp"
 
 namespace perfit::io {
@@ -42,9 +43,13 @@ hid_t file_type_of(ColumnType t) {
 
 }  // namespace
 
-StoreWriter::StoreWriter(std::string path) : path_(std::move(path)) {
+StoreWriter::StoreWriter(std::string path, Seal seal) : path_(std::move(path)), seal_(seal) {
   silence_hdf5_errors();
-  const hid_t id = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Plist fcpl(h5_check(H5Pcreate(H5P_FILE_CREATE), "file creation plist"));
+  if (seal_ == Seal::yes) {
+    h5_check_status(H5Pset_userblock(fcpl.get(), kSealBytes), "user block for the checksum");
+  }
+  const hid_t id = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT);
   if (id < 0) {
     const std::string stack = hdf5_error_stack();
     throw IoError("cannot create '" + path_ + "': " + std::strerror(errno) + " (HDF5: " + stack +
@@ -118,6 +123,7 @@ void SetWriter::finish() {
 void StoreWriter::close() {
   h5_check_status(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flush '" + path_ + "'");
   h5_check_status(H5Fclose(file_.release()), "close '" + path_ + "'");
+  if (seal_ == Seal::yes) seal_file(path_);
 }
 
 SetWriter::SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t rows,

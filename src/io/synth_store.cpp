@@ -24,7 +24,7 @@ SynthStoreSummary write_synthetic_store(const std::string& path, const data::Syn
   SynthStoreSummary summary;
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
-    StoreWriter w(temp);
+    StoreWriter w(temp, Seal::yes);
     for (std::size_t i = 0; i < catalogue.size(); ++i) {
       const auto& spec = catalogue[i];
       if (!only.empty() && std::find(only.begin(), only.end(), spec.path()) == only.end()) {

@@ -197,11 +197,29 @@ expect(["inspect", "s.h5", "extra"], 2, "extra", untouched=True)
 with open(os.path.join(work, "s.h5"), "rb") as f:
     whole = f.read()
 write("trunc.h5", whole[: len(whole) // 2], "wb")
-expect(["inspect", "trunc.h5"], 3, "truncated or corrupt HDF5 file 'trunc.h5' "
-       f"({len(whole) // 2} of {len(whole)} bytes)", untouched=True)
-r = expect([*fit, "--data", "trunc.h5", "--out", "t.h5"], 3, "truncated or corrupt", untouched=True)
+expect(["inspect", "trunc.h5"], 3, "store 'trunc.h5' is truncated: "
+       f"{len(whole) // 2} bytes, written as {len(whole)}", untouched=True)
+r = expect([*fit, "--data", "trunc.h5", "--out", "t.h5"], 3, "is truncated", untouched=True)
 if "H5F" in r.stderr or "HDF5:" in r.stderr:
     failures.append(f"HDF5 stack shown to the user:\n{r.stderr}")
+# ---- damaged files perfit wrote (checksum in the HDF5 user block): refused, never read ----
+with open(os.path.join(work, "r.h5"), "rb") as f:
+    result = f.read()
+for at in (100, 600, len(result) // 2, len(result) - 3):  # seal, superblock, middle, end
+    flipped = bytearray(result)
+    flipped[at] ^= 0x01
+    write("flip.h5", bytes(flipped), "wb")
+    expect(["show", "flip.h5"], 3, "result file 'flip.h5' is corrupt", untouched=True)
+    expect(["predict", "--result", "flip.h5", "--at", "p=4,b=32,d=1e6"], 3, "is corrupt", untouched=True)
+write("rtrunc.h5", result[: len(result) - 100], "wb")
+expect(["show", "rtrunc.h5"], 3, f"result file 'rtrunc.h5' is truncated: {len(result) - 100} bytes, "
+       f"written as {len(result)}", untouched=True)
+flipped = bytearray(whole)
+flipped[len(whole) // 3] ^= 0x40
+write("sflip.h5", bytes(flipped), "wb")
+expect(["inspect", "sflip.h5"], 3, "store 'sflip.h5' is corrupt: checksum", untouched=True)
+# A damaged file is of no known kind: not replaced even with --force.
+expect([*fit, "--out", "flip.h5", "--force"], 2, "is a damaged perfit file", untouched=True)
 expect(["inspect", "s.h5", "--log-level", "warn"], 0)
 expect(["--log-level", "warn", "inspect", "s.h5"], 0)
 expect([*fit, "--out", "z.h5", "--max-generations", "-1"], 2,

@@ -18,6 +18,7 @@ enum class FileKind {
   predictions,      // CSV written by perfit predict --grid
   checkpoint,       // perfit fit checkpoint (HDF5)
   hdf5,             // another or an unreadable HDF5 file
+  damaged,          // a file perfit sealed whose checksum no longer matches (io/file_seal)
   other             // anything else
 };
 const char* describe(FileKind k);  // "a perfit measurement store", ...

@@ -36,10 +36,14 @@ class SetWriter {
   std::string where_;
 };
 
+// Seal::yes leaves the file's first kSealBytes to the checksum that close() writes there
+// (io/file_seal.hpp): for result and checkpoint files.
+enum class Seal { no, yes };
+
 class StoreWriter {
  public:
   // Creates (truncates) the file. Throws: IoError if it cannot be created.
-  explicit StoreWriter(std::string path);
+  explicit StoreWriter(std::string path, Seal seal = Seal::no);
 
   void copy_set(const StoreReader& src, const std::string& set);
   // Creates the set's group, attributes and empty column datasets of `rows` rows.
@@ -52,7 +56,8 @@ class StoreWriter {
   void write_group(const std::string& path, const data::MeasurementTable& table);
   // Scalar attribute on the file's root group.
   void write_root_attribute(const std::string& name, const data::AttributeValue& v);
-  // Flushes and closes. Throws: H5Error if the flush fails (disk full).
+  // Flushes, closes and (Seal::yes) seals. Throws: H5Error if the flush fails (disk full),
+  // IoError if the seal cannot be written.
   void close();
 
  private:
@@ -60,6 +65,7 @@ class StoreWriter {
                          std::size_t rows, const data::Attributes& attributes, bool is_set);
 
   std::string path_;
+  Seal seal_;
   H5File file_;
 };
 

@@ -1,0 +1,27 @@
+// Result and checkpoint files carry a CRC-32 of all their bytes in the HDF5 user block (the
+// first 512 bytes of the file, which HDF5 and h5py skip). A truncated file or one flipped
+// byte anywhere is refused before HDF5 parses it, instead of being read as valid: HDF5 checks
+// only some of its metadata, and none of the raw data.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace perfit::io {
+
+inline constexpr std::size_t kSealBytes = 512;  // the user block size HDF5 is asked to leave
+
+// Writes the seal into the user block of a closed HDF5 file created with a kSealBytes user
+// block, then flushes the file to disk. Throws: IoError (disk full, permissions).
+void seal_file(const std::string& path);
+
+enum class SealState { sealed, unsealed };
+
+// Checks the seal of `path` (`what` names the kind of file in messages, e.g. "result file").
+// unsealed: the file begins with the HDF5 signature (written by a perfit older than the seal,
+// or by another program) and cannot be checked, or it is no HDF5 file at all (the caller's
+// file-kind check names it). Throws: DataError naming the file and what
+// was found (truncated, checksum mismatch, damaged seal); IoError if it cannot be read.
+SealState verify_seal(const std::string& path, const std::string& what);
+
+}  // namespace perfit::io

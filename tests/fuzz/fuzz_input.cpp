@@ -1,0 +1,48 @@
+#include "fuzz_input.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "perfit/io/h5_handle.hpp"
+
+namespace perfit::fuzz {
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "perfit-fuzz-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      std::perror("perfit fuzz: mkdtemp");
+      std::abort();
+    }
+    path = pattern;
+    io::silence_hdf5_errors();  // HDF5 would print its error stack for every refused input
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+std::string write_input(const std::string& name, const std::uint8_t* data, std::size_t size) {
+  static TempDir dir;
+  const std::string path = dir.path + "/" + name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  out.close();
+  if (!out) {
+    std::perror(("perfit fuzz: cannot write " + path).c_str());
+    std::abort();
+  }
+  return path;
+}
+
+}  // namespace perfit::fuzz

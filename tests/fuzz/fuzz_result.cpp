@@ -1,0 +1,24 @@
+// Result and checkpoint files, as `perfit show`/`predict` and `--resume` read them. Bit 1 of
+// the first byte reads the rest as a checkpoint. A mutated file fails its checksum before
+// HDF5 parses it; re-sealing mutated files instead (so that HDF5 parses them) crashes
+// libhdf5 1.10.8 itself within a few dozen inputs (docs/reliability.md), which is why perfit
+// checks the seal first.
+#include "fuzz_input.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/checkpoint_file.hpp"
+#include "perfit/io/result_file.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace perfit;
+  if (size == 0) return 0;
+  const std::string path = fuzz::write_input("result.h5", data + 1, size - 1);
+  try {
+    if (data[0] & 2) {
+      (void)io::read_checkpoint(path);
+    } else {
+      (void)io::read_result_file(path);
+    }
+  } catch (const Error&) {
+  }
+  return 0;
+}
