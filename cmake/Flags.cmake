@@ -38,6 +38,14 @@ if(PERFIT_SANITIZE)
   target_compile_options(perfit_sanitize INTERFACE
                          $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
   target_link_options(perfit_sanitize INTERFACE -fsanitize=address,undefined)
+  # Default options and the Open MPI leak suppressions, compiled into executables only.
+  file(READ ${PROJECT_SOURCE_DIR}/tests/sanitizer/lsan.supp PERFIT_LSAN_SUPPRESSIONS)
+  configure_file(${PROJECT_SOURCE_DIR}/src/core/sanitizer_defaults.cpp.in
+                 ${PROJECT_BINARY_DIR}/generated/sanitizer_defaults.cpp @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${PROJECT_SOURCE_DIR}/tests/sanitizer/lsan.supp)
+  target_sources(perfit_sanitize INTERFACE
+    $<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:${PROJECT_BINARY_DIR}/generated/sanitizer_defaults.cpp>)
 endif()
 if(PERFIT_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")

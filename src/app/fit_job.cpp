@@ -81,8 +81,9 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
   }
   if (rank == 0 && !c.checkpoint_dir.empty()) {
-    prepare_checkpoint_dir(c.checkpoint_dir);
+    // Resume first: a damaged checkpoint is then reported as such, not as a file of another kind.
     if (a.resume) s.resume_from = load_for_resume(s.cfg, s.header);
+    prepare_checkpoint_dir(c.checkpoint_dir);
   }
 }
 

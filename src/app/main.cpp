@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <exception>
@@ -14,6 +15,7 @@
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/io/atomic_output.hpp"
+#include "perfit/io/h5_handle.hpp"
 #include "perfit/mpi/environment.hpp"
 
 namespace {
@@ -30,6 +32,10 @@ std::string one_line(std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Over a file-size limit (ulimit -f) write() then fails with EFBIG, which perfit reports
+  // naming the file and keeping the previous one, instead of SIGXFSZ killing it mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
+  perfit::io::silence_hdf5_errors();
   // batch hands out fits from a second thread on rank 0; every other command calls MPI from
   // the main thread only.
   const bool batch = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "batch"; });

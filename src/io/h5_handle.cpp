@@ -1,6 +1,8 @@
 #include "perfit/io/h5_handle.hpp"
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,9 @@ namespace perfit::io {
 
 void silence_hdf5_errors() {
   static const bool once = [] {
+    // No HDF5 clean-up at exit: after a failed write (disk full) HDF5 1.10 keeps the file
+    // open and its exit handler crashes closing it. perfit closes every file itself.
+    H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     return true;
   }();
@@ -23,7 +28,11 @@ herr_t append_frame(unsigned n, const H5E_error2_t* e, void* data) {
   if (n > 0) *out += "; ";
   *out += e->func_name ? e->func_name : "?";
   *out += ": ";
-  *out += e->desc ? e->desc : "(no description)";
+  std::string desc = e->desc ? e->desc : "(no description)";
+  for (char& c : desc) {
+    if (c == '\n') c = ' ';  // the sec2 driver's messages span lines: errors stay one line
+  }
+  *out += desc;
   return 0;
 }
 }  // namespace
@@ -35,13 +44,34 @@ std::string hdf5_error_stack() {
   return out;
 }
 
+namespace {
+
+// A failed read or write of the file itself (disk full, quota, file-size limit, I/O error)
+// is a file I/O error a user can act on, named by its errno, not HDF5's call stack.
+[[noreturn]] void throw_h5_failure(const std::string& what) {
+  const std::string stack = hdf5_error_stack();
+  const auto at = stack.find("errno = ");
+  if (at != std::string::npos) {
+    const int e = std::atoi(stack.c_str() + at + 8);
+    if (e > 0) {
+      std::string hint;
+      if (e == ENOSPC || e == EDQUOT) hint = "; free space or write elsewhere";
+      if (e == EFBIG) hint = "; the file-size limit (ulimit -f) is too small";
+      throw IoError("cannot " + what + ": " + std::strerror(e) + hint);
+    }
+  }
+  throw H5Error(what + " (HDF5: " + stack + ")");
+}
+
+}  // namespace
+
 hid_t h5_check(hid_t id, const std::string& what) {
-  if (id < 0) throw H5Error(what + " (HDF5: " + hdf5_error_stack() + ")");
+  if (id < 0) throw_h5_failure(what);
   return id;
 }
 
 void h5_check_status(herr_t status, const std::string& what) {
-  if (status < 0) throw H5Error(what + " (HDF5: " + hdf5_error_stack() + ")");
+  if (status < 0) throw_h5_failure(what);
 }
 
 namespace {

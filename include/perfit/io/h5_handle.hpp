@@ -42,15 +42,17 @@ using H5Datatype = H5Handle<H5Tclose>;
 using H5Attribute = H5Handle<H5Aclose>;
 using H5Plist = H5Handle<H5Pclose>;
 
-// Turns off HDF5's automatic error printing for this process (idempotent).
+// Turns off HDF5's automatic error printing and its exit handler for this process
+// (idempotent; call it before any other HDF5 function, as main() does).
 void silence_hdf5_errors();
 
 // The current HDF5 error stack as text (innermost first), empty when there is none.
 std::string hdf5_error_stack();
 
-// Throws: H5Error "<what>: <HDF5 stack>" when id < 0; returns id otherwise.
+// Throws: IoError "cannot <what>: <strerror>" when the failure was the file's own I/O (disk
+// full, quota, ulimit -f), else H5Error "<what> (HDF5: <stack>)" when id < 0; returns id.
 hid_t h5_check(hid_t id, const std::string& what);
-// Throws: H5Error when status < 0.
+// Throws: as h5_check, when status < 0.
 void h5_check_status(herr_t status, const std::string& what);
 
 // Opens an existing HDF5 file read-only. Throws: DataError "truncated or corrupt HDF5 file
