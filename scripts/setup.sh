@@ -3,18 +3,22 @@
 # Idempotent: packages already installed are skipped (no apt-get at all when nothing is missing).
 #
 #   bash scripts/setup.sh            build + test + python deps
-#   bash scripts/setup.sh --slurm    also slurm-wlm and munge (the local Slurm of scripts/slurm-local.sh,
-#                                    which the test suite submits the slurm/ job scripts to)
+#   bash scripts/setup.sh --test     also what the whole test command needs: slurm-wlm and munge
+#                                    (the local Slurm of scripts/slurm-local.sh, which the tests
+#                                    submit the slurm/ job scripts to), clang and its sanitizer
+#                                    and libFuzzer runtime (the sanitize preset, scripts/fuzz.sh)
+#   bash scripts/setup.sh --slurm    slurm-wlm and munge only
 #
 # Root installs with apt-get. Without root it installs nothing and prints what a cluster user
 # should `module load` (or ask their admins for) instead.
 set -euo pipefail
 
-want_slurm=0
+want_slurm=0 want_clang=0
 for a in "$@"; do
   case "$a" in
     --slurm) want_slurm=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --test) want_slurm=1; want_clang=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -31,7 +35,9 @@ PKGS=(
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
 )
 SLURM_PKGS=(slurm-wlm munge)
+CLANG_PKGS=(clang libclang-rt-14-dev)  # clang 14: ASan/UBSan/LSan and libFuzzer runtimes
 [ "$want_slurm" = 1 ] && PKGS+=("${SLURM_PKGS[@]}")
+[ "$want_clang" = 1 ] && PKGS+=("${CLANG_PKGS[@]}")
 
 missing=()
 for p in "${PKGS[@]}"; do
