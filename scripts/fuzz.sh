@@ -2,13 +2,15 @@
 # Fuzzes perfit's readers of user input with libFuzzer (tests/fuzz), starting from the
 # checked-in seed corpus (tests/fuzz/corpus/<target>) and every regression input.
 #
-#   bash scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--build DIR]
+#   bash scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--build DIR] [--no-build]
 #
 #   TARGET       expression csv model_yaml config_yaml manifest store result (default: all)
 #   --runs N     executions per target (default 100000; 0 = until --seconds)
 #   --seconds S  time limit per target (default 600)
-#   --build DIR  a clang build with -DPERFIT_FUZZ=ON (default build-fuzz: configured with
-#                clang, ASan + UBSan, and built if missing; needs `bash scripts/setup.sh --test`)
+#   --build DIR  a clang build with -DPERFIT_FUZZ=ON (default build-san, the test command's
+#                `sanitize` preset: clang, ASan + UBSan; configured if missing, which needs
+#                `bash scripts/setup.sh --test`, and brought up to date)
+#   --no-build   run the targets as built (what the test command does)
 #
 # New interesting inputs go to DIR/fuzz/<target>/corpus. A crash, leak, hang or uncaught
 # exception stops the target, writes DIR/fuzz/<target>/crash-* (or timeout-*, leak-*) and
@@ -17,13 +19,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 all=(expression csv model_yaml config_yaml manifest store result)
-targets=() runs=100000 seconds=600 build="$root/build-fuzz"
+targets=() runs=100000 seconds=600 build="$root/build-san" rebuild=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --no-build) rebuild=0; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) [[ " ${all[*]} " == *" $1 "* ]] || { echo "fuzz.sh: unknown target '$1'; targets: ${all[*]}" >&2; exit 2; }
        targets+=("$1"); shift ;;
@@ -31,13 +34,13 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
-if [ ! -x "$build/tests/fuzz/fuzz_${targets[0]}" ]; then
-  if [ ! -f "$build/CMakeCache.txt" ]; then
-    command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found: run bash scripts/setup.sh --test" >&2; exit 2; }
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
-      -DCMAKE_CXX_COMPILER=clang++ -DPERFIT_SANITIZE=ON -DPERFIT_FUZZ=ON -DPERFIT_SLURM_TESTS=OFF
-  fi
-  cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found: run bash scripts/setup.sh --test" >&2; exit 2; }
+  [ "$build" = "$root/build-san" ] || { echo "fuzz.sh: '$build' is not configured; configure it with -DPERFIT_FUZZ=ON (clang) or leave out --build" >&2; exit 2; }
+  (cd "$root" && cmake --preset sanitize)
+fi
+if [ "$rebuild" = 1 ]; then
+  cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
 fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1}"

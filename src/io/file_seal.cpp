@@ -78,8 +78,8 @@ void seal_file(const std::string& path) {
 SealState verify_seal(const std::string& path, const std::string& what) {
   Fd fd(path, O_RDONLY);
   if (fd.get() < 0) throw IoError("cannot read " + what + " '" + path + "': " + errno_text());
-  std::array<char, kSealBytes> block{};
-  const ssize_t got = ::pread(fd.get(), block.data(), block.size(), 0);
+  std::array<char, kSealBytes + 1> block{};  // + 1: always NUL-terminated for sscanf
+  const ssize_t got = ::pread(fd.get(), block.data(), kSealBytes, 0);
   if (got < 0) throw IoError("cannot read " + what + " '" + path + "': " + errno_text());
   if (got >= 8 && std::memcmp(block.data(), kHdf5Signature, 8) == 0) return SealState::unsealed;
   char signature[8] = {};
@@ -105,7 +105,7 @@ SealState verify_seal(const std::string& path, const std::string& what) {
   // Every byte of the block is fixed: the seal line as written, then zeros.
   std::array<char, kSealBytes> expect{};
   std::snprintf(expect.data(), expect.size(), kSealFormat, stored_crc, stored_size);
-  if (std::memcmp(expect.data(), block.data(), block.size()) != 0) {
+  if (std::memcmp(expect.data(), block.data(), kSealBytes) != 0) {
     throw DataError(what + " '" + path + "' is corrupt: its checksum block is damaged" + fix);
   }
   std::uint64_t size = 0;
