@@ -18,7 +18,14 @@ void add_import_command(CLI::App& app, Action& action) {
   cmd->add_option("csv", o->csv, "CSV file to import")->required();
   cmd->add_option("--out", o->store, "HDF5 store to create or add to")->required();
   cmd->add_option("--set", o->set, "set path /<framework>/<model>[/<system>]")->required();
-  cmd->add_option("--target", o->target, "column holding the measured time")->required();
+  cmd->add_option("--target", o->target,
+                  "column holding the measured time (with --throughput: the time column to create)")
+      ->required();
+  cmd->add_option("--throughput", o->throughput,
+                  "column holding throughput (samples/s) instead of time: the set gets --target = "
+                  "--work / throughput");
+  cmd->add_option("--work", o->work, "samples one measurement processes (with --throughput), e.g. "
+                  "1281167 for an ImageNet epoch");
   cmd->add_option("--unit", o->unit, "unit of the target column")->capture_default_str();
   cmd->add_option("--source", o->source, "provenance note (default: the CSV file name)");
   cmd->add_option("--categorical", o->categorical, "columns to keep as text")->delimiter(',');

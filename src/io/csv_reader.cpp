@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <regex>
 #include <tuple>
 
 #include "perfit/core/error.hpp"
@@ -17,9 +18,14 @@ namespace {
 using data::Column;
 using data::ColumnType;
 
+struct Fields {
+  std::vector<std::string> text;
+  std::vector<bool> quoted;  // per field: written in quotes
+};
+
 // Splits one line into fields (RFC 4180 quoting within a line). nullopt: unterminated quote.
-std::optional<std::vector<std::string>> split(const std::string& line, char delim) {
-  std::vector<std::string> out;
+std::optional<Fields> split(const std::string& line, char delim) {
+  Fields out;
   std::string cur;
   bool quoted = false, was_quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -36,7 +42,8 @@ std::optional<std::vector<std::string>> split(const std::string& line, char deli
     } else if (ch == '"') {
       quoted = was_quoted = true;
     } else if (ch == delim) {
-      out.push_back(cur);
+      out.text.push_back(cur);
+      out.quoted.push_back(was_quoted);
       cur.clear();
       was_quoted = false;
     } else {
@@ -44,8 +51,9 @@ std::optional<std::vector<std::string>> split(const std::string& line, char deli
     }
   }
   if (quoted) return std::nullopt;
-  out.push_back(cur);
-  for (auto& f : out) {
+  out.text.push_back(cur);
+  out.quoted.push_back(was_quoted);
+  for (auto& f : out.text) {
     const auto b = f.find_first_not_of(" \t");
     const auto e = f.find_last_not_of(" \t");
     f = b == std::string::npos ? std::string() : f.substr(b, e - b + 1);
@@ -70,6 +78,20 @@ std::optional<double> parse_double(const std::string& s) {
   return v;
 }
 
+// A quoted number with thousands separators ("1,234.5", as spreadsheets and public benchmark
+// tables export them) without the separators; any other text as it is. Only quoted fields:
+// unquoted, "1,234" in a ';'-separated file may be a decimal comma.
+std::string ungrouped(const std::string& cell, bool quoted) {
+  if (!quoted || cell.find(',') == std::string::npos) return cell;
+  static const std::regex grouped(R"([+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?)");
+  if (!std::regex_match(cell, grouped)) return cell;
+  std::string out;
+  for (char c : cell) {
+    if (c != ',') out += c;
+  }
+  return out;
+}
+
 // One column being filled while the file streams.
 struct Builder {
   std::string name;
@@ -88,7 +110,8 @@ struct Builder {
     kind = Kind::float64;
   }
 
-  void add(const std::string& cell, std::size_t line, const std::string& file) {
+  void add(const std::string& written, bool quoted, std::size_t line, const std::string& file) {
+    const std::string cell = kind == Kind::text || forced_text ? written : ungrouped(written, quoted);
     if (kind == Kind::undecided) {
       if (cell.empty()) {
         ++leading_empty;
@@ -113,7 +136,7 @@ struct Builder {
       }
     }
     switch (kind) {
-      case Kind::text: texts.push_back(cell); return;
+      case Kind::text: texts.push_back(written); return;
       case Kind::int64:
         if (auto v = parse_int(cell)) {
           ints.push_back(*v);
@@ -131,7 +154,7 @@ struct Builder {
           return;
         }
         throw DataError("'" + file + "' line " + std::to_string(line) + ", column '" + name +
-                        "': found '" + cell + "', expected a number (the column is numeric from "
+                        "': found '" + written + "', expected a number (the column is numeric from "
                         "its first value on line " + std::to_string(first_line) +
                         "). Fix the value, or pass --categorical " + name +
                         " to keep the column as text");
@@ -166,7 +189,7 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
     if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     auto h = split(line, options.delimiter);
-    if (h && h->size() == 1) {
+    if (h && h->text.size() == 1) {
       for (const auto& [sep, name, flag] : {std::tuple<char, const char*, const char*>{';', "';'", ";"},
                                             {'\t', "tabs", "tab"}, {',', "','", ","}}) {
         if (sep != options.delimiter && line.find(sep) != std::string::npos) {
@@ -178,7 +201,7 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
     }
     if (!h) throw DataError("'" + path + "' line " + std::to_string(line_no) +
                             ": unterminated quote in the header");
-    header = std::move(*h);
+    header = std::move(h->text);
     break;
   }
   if (header.empty()) {
@@ -217,14 +240,16 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
       throw DataError("'" + path + "' line " + std::to_string(line_no) +
                       ": unterminated quote (quoted fields may not span lines)");
     }
-    if (fields->size() != header.size()) {
+    if (fields->text.size() != header.size()) {
       throw DataError("'" + path + "' line " + std::to_string(line_no) + ": found " +
-                      std::to_string(fields->size()) + " fields, expected " +
+                      std::to_string(fields->text.size()) + " fields, expected " +
                       std::to_string(header.size()) + " as in the header (ragged row)");
     }
-    for (std::size_t i = 0; i < fields->size(); ++i) cols[i].add((*fields)[i], line_no, path);
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      cols[i].add(fields->text[i], fields->quoted[i], line_no, path);
+    }
     out.line_of_row.push_back(line_no);
-    if (options.keep_text) out.text.push_back(std::move(*fields));
+    if (options.keep_text) out.text.push_back(std::move(fields->text));
   }
   if (out.line_of_row.empty()) {
     throw DataError("'" + path + "' has a header but no data rows");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -14,6 +15,14 @@ namespace perfit::io {
 void ImportOptions::validate() const {
   validate_set_path(set);
   if (target.empty()) throw ConfigError("--target must name the measured-time column");
+  if (!throughput.empty() && !(std::isfinite(work) && work > 0.0)) {
+    throw ConfigError("--throughput " + throughput + " needs --work SAMPLES, the samples one measured "
+                      "time stands for (found " + (work == 0.0 ? std::string("none") : std::to_string(work)) +
+                      ", expected a number > 0)");
+  }
+  if (throughput.empty() && work != 0.0) {
+    throw ConfigError("--work is the work behind each throughput value; give --throughput COLUMN too");
+  }
   if (append && replace) {
     throw ConfigError("--append and --replace exclude each other: append adds rows to set '" +
                       set + "', replace overwrites it");
@@ -22,14 +31,41 @@ void ImportOptions::validate() const {
 
 namespace {
 
+std::string column_list(const data::MeasurementTable& t) {
+  std::string names;
+  for (const auto& n : t.column_names()) names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
+// --throughput: the target column `work / throughput` is added to the table (a throughput that
+// is not finite and > 0 gives NaN, which check_target refuses or drops like any bad time).
+void add_time_from_throughput(CsvTable& csv, const ImportOptions& o) {
+  const data::Column* t = csv.table.find(o.throughput);
+  if (!t) {
+    throw DataError("'" + o.csv + "' has no throughput column '" + o.throughput +
+                    "'; header columns: " + column_list(csv.table));
+  }
+  if (!t->is_numeric()) {
+    throw DataError("'" + o.csv + "' throughput column '" + o.throughput + "' holds text (first value '" +
+                    t->str().front() + "'), expected samples per second");
+  }
+  if (csv.table.find(o.target)) {
+    throw DataError("'" + o.csv + "' already has a column '" + o.target + "'; with --throughput, "
+                    "--target names the time column to create: pass another name");
+  }
+  std::vector<double> time = t->to_double();
+  for (double& v : time) {
+    v = std::isfinite(v) && v > 0.0 ? o.work / v : std::numeric_limits<double>::quiet_NaN();
+  }
+  csv.table.add_column(data::Column(o.target, std::move(time)));
+}
+
 // Checks the target column; drops invalid rows when asked. Returns rows dropped.
 std::size_t check_target(CsvTable& csv, const ImportOptions& o) {
   const data::Column* t = csv.table.find(o.target);
   if (!t) {
-    std::string names;
-    for (const auto& n : csv.table.column_names()) names += (names.empty() ? "" : ", ") + n;
     throw DataError("'" + o.csv + "' has no target column '" + o.target +
-                    "'; header columns: " + names + ". Pass --target with one of them");
+                    "'; header columns: " + column_list(csv.table) + ". Pass --target with one of them");
   }
   if (!t->is_numeric()) {
     throw DataError("'" + o.csv + "' target column '" + o.target +
@@ -49,8 +85,17 @@ std::size_t check_target(CsvTable& csv, const ImportOptions& o) {
   if (!o.drop_invalid) {
     const double x = v[first_bad];
     const std::string found = std::isnan(x) ? "NaN or empty" : t->value_text(first_bad);
+    const std::string column = o.throughput.empty() ? "target column '" + o.target + "'"
+                                                    : "throughput column '" + o.throughput + "'";
+    if (!o.throughput.empty()) {
+      const data::Column& thr = *csv.table.find(o.throughput);
+      throw DataError("'" + o.csv + "' line " + std::to_string(csv.line_of_row[first_bad]) + ", " + column +
+                      ": found " + thr.value_text(first_bad) + ", expected a finite throughput > 0 (" +
+                      std::to_string(bad) + " such rows in all). Fix them, or pass --drop-invalid to "
+                      "drop and count them");
+    }
     throw DataError("'" + o.csv + "' line " + std::to_string(csv.line_of_row[first_bad]) +
-                    ", target column '" + o.target + "': found " + found +
+                    ", " + column + ": found " + found +
                     ", expected a finite time > 0 (" + std::to_string(bad) +
                     " such rows in all). Fix them, or pass --drop-invalid to drop and count them");
   }
@@ -76,6 +121,10 @@ data::Attributes provenance(const ImportOptions& o) {
   a["source"] = o.source.empty() ? std::filesystem::path(o.csv).filename().string() : o.source;
   a["target"] = o.target;
   a["unit"] = o.unit;
+  if (!o.throughput.empty()) {
+    a["throughput_column"] = o.throughput;
+    a["work"] = o.work;  // target = work / throughput_column
+  }
   return a;
 }
 
@@ -89,6 +138,7 @@ ImportSummary import_csv(const ImportOptions& o) {
   copts.delimiter = o.delimiter;
   CsvTable csv = read_csv(o.csv, copts);
   s.rows_read = csv.table.rows();
+  if (!o.throughput.empty()) add_time_from_throughput(csv, o);
   s.rows_dropped = check_target(csv, o);
   data::MeasurementTable table = std::move(csv.table);
   table.attributes() = provenance(o);

@@ -190,6 +190,13 @@ expect(["import", "tab.csv", "--out", "store.h5", "--set", "/x/tab", "--target",
 expect(["import", "tab.csv", "--out", "store.h5", "--set", "/x/t2", "--target", "time_s",
         "--delimiter", "|"], 2, "--delimiter: found '|'", untouched=True)
 
+write("thr.csv", 'gpus,samples_per_s\n1,"1,000"\n8,"7,500.5"\n')
+expect(["import", "thr.csv", "--out", "store.h5", "--set", "/x/thr", "--target", "time_s",
+        "--throughput", "samples_per_s"], 2, "--throughput samples_per_s needs --work SAMPLES",
+       untouched=True)
+expect(["import", "thr.csv", "--out", "store.h5", "--set", "/x/thr", "--target", "time_s",
+        "--throughput", "samples_per_s", "--work", "1500"], 0)
+
 # ---- one clear line per error ----
 expect(["nosuch"], 2, "perfit: error:", untouched=True)
 expect(["fit", "--bogus", "1"], 2, "--bogus", untouched=True)

@@ -101,4 +101,30 @@ TEST(CsvReader, StripsAByteOrderMarkAndNamesTheSeparatorOfAForeignHeader) {
   EXPECT_EQ(t.text[0], (std::vector<std::string>{"1", "2"}));
 }
 
+TEST(CsvReader, QuotedNumbersWithThousandsSeparatorsAreNumbers) {
+  TempDir dir;
+  const auto path = dir.write("m.csv",
+                              "gpus,samples_per_s\n"
+                              "1,\"1,234.5\"\n"
+                              "\"1,024\",\"12,345,678\"\n"
+                              "8,\"-2,000.25e0\"\n");
+  const CsvTable t = read_csv(path);
+  EXPECT_EQ(t.table.column("gpus").i64(), (std::vector<std::int64_t>{1, 1024, 8}));
+  EXPECT_EQ(t.table.column("samples_per_s").f64(), (std::vector<double>{1234.5, 12345678, -2000.25}));
+  // A text column keeps what was written.
+  const auto text = dir.write("t.csv", "label,x\nabc,1\n\"1,000\",2\n");
+  EXPECT_EQ(read_csv(text).table.column("label").str(), (std::vector<std::string>{"abc", "1,000"}));
+}
+
+TEST(CsvReader, MisgroupedOrUnquotedSeparatorsAreNotNumbers) {
+  TempDir dir;
+  // "12,34" is no thousands grouping; unquoted "1,234" in a ';' file may be a decimal comma.
+  EXPECT_THAT([&] { read_csv(dir.write("a.csv", "x\n1\n\"12,34\"\n")); },
+              ThrowsMessage<DataError>(HasSubstr("found '12,34', expected a number")));
+  CsvOptions semi;
+  semi.delimiter = ';';
+  EXPECT_THAT([&] { read_csv(dir.write("b.csv", "x;y\n1;2\n1,234;3\n"), semi); },
+              ThrowsMessage<DataError>(HasSubstr("found '1,234', expected a number")));
+}
+
 }  // namespace perfit::io

@@ -128,4 +128,40 @@ TEST_F(StoreImport, OptionsAreValidated) {
   expect_rejected<ConfigError>(o, "--append and --replace exclude each other");
 }
 
+TEST_F(StoreImport, ThroughputBecomesTheTimeForAFixedAmountOfWork) {
+  ImportOptions o = options("gpus,samples_per_s\n1,\"1,000\"\n8,7500.5\n");
+  o.throughput = "samples_per_s";
+  o.work = 1.5e6;
+  import_csv(o);
+  const data::MeasurementTable t = StoreReader(o.store).read(o.set);
+  EXPECT_EQ(t.column("time_s").f64(), (std::vector<double>{1.5e6 / 1000.0, 1.5e6 / 7500.5}));
+  EXPECT_EQ(t.column("samples_per_s").f64(), (std::vector<double>{1000.0, 7500.5}));
+  EXPECT_EQ(t.target(), "time_s");
+  EXPECT_EQ(data::attribute_text(t.attributes().at("throughput_column")), "samples_per_s");
+}
+
+TEST_F(StoreImport, ThroughputOptionsAndValuesAreChecked) {
+  ImportOptions o = options("gpus,samples_per_s\n1,100\n2,0\n4,300\n");
+  o.throughput = "samples_per_s";
+  expect_rejected<ConfigError>(o, "--throughput samples_per_s needs --work SAMPLES");
+  o.work = 1000;
+  expect_rejected<DataError>(o, "line 3, throughput column 'samples_per_s': found 0, expected a finite "
+                                "throughput > 0");
+  o.drop_invalid = true;
+  EXPECT_EQ(import_csv(o).rows_dropped, 1u);
+  ImportOptions clash = options("gpus,samples_per_s,time_s\n1,100,3\n");
+  clash.throughput = "samples_per_s";
+  clash.work = 10;
+  clash.set = "/pt/other";
+  expect_rejected<DataError>(clash, "already has a column 'time_s'");
+  ImportOptions missing = options(kGood);
+  missing.throughput = "rate";
+  missing.work = 10;
+  missing.set = "/pt/third";
+  expect_rejected<DataError>(missing, "has no throughput column 'rate'; header columns: p, b, time_s");
+  ImportOptions work_only = options(kGood);
+  work_only.work = 10;
+  expect_rejected<ConfigError>(work_only, "give --throughput COLUMN too");
+}
+
 }  // namespace perfit::io

@@ -13,7 +13,11 @@ struct ImportOptions {
   std::string csv;
   std::string store;
   std::string set;     // /<framework>/<model>[/<system>]
-  std::string target;  // measured-time column
+  std::string target;  // measured-time column (with throughput: the time column to create)
+  // Public benchmark tables report throughput (samples/s): with `throughput` naming that
+  // column, the set gets target = work / throughput, the time to process `work` samples.
+  std::string throughput;
+  double work = 0;
   std::string unit = "s";
   std::string source;  // provenance; defaults to the CSV path
   bool append = false;
@@ -21,7 +25,8 @@ struct ImportOptions {
   bool drop_invalid = false;
   std::vector<std::string> categorical;
   char delimiter = ',';
-  // Throws: ConfigError for a bad set path, empty target, or --append with --replace.
+  // Throws: ConfigError for a bad set path, empty target, --append with --replace, or
+  // --throughput without a finite --work > 0 (or the reverse).
   void validate() const;
 };
 
