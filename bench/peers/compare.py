@@ -15,6 +15,7 @@ Debian libpagmo-dev); without it the pagmo columns read "-".
 Also `perfit fit` on 1 rank (defaults), for the strong scaling of time to target.
 Last line: speedup_vs_scipy=<x> speedup_vs_pagmo=<y> compressed_speedup_vs_pagmo=<z>
 ranks_2_vs_1=<time at 2 ranks / time at 1 rank> (goal <= 0.6)
+ranks_2_vs_1_after_launch=<the same, each minus its measured process launch without work>
 """
 import argparse
 import json
@@ -105,6 +106,16 @@ def perfit_time(exe, tmp, target, seed, env, ranks=2):
     return wall, j["generations"], j["evaluations"], j["cost"]
 
 
+def launch_time(exe, env, ranks):
+    """Wall time of starting and ending the same processes without work (`perfit --version`):
+    what mpiexec adds before the first line of perfit runs (~0.5 s here for 2 ranks)."""
+    mpiexec = shutil.which("mpiexec")
+    launch = [mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    t0 = time.perf_counter()
+    subprocess.run([*launch, exe, "--version"], env=env, capture_output=True, check=True)
+    return time.perf_counter() - t0
+
+
 def run_set(args, grid, env):
     rng = np.random.default_rng(7)
     n = int(float(args.rows))
@@ -122,7 +133,7 @@ def run_set(args, grid, env):
             f.write(MODEL_YAML)
         rows_bin = os.path.join(tmp, "rows.bin")
         np.concatenate([[float(n)], np.column_stack(rows).ravel()]).astype("<f8").tofile(rows_bin)
-        res = {"scipy": [], "pagmo": [], "perfit": [], "perfit1": []}
+        res = {"scipy": [], "pagmo": [], "perfit": [], "perfit1": [], "launch2": [], "launch1": []}
         for seed in range(1, args.seeds + 1):  # interleaved: same machine state for each
             if not args.skip_scipy:
                 res["scipy"].append(scipy_time(rows, target, seed))
@@ -130,6 +141,8 @@ def run_set(args, grid, env):
                 res["pagmo"].append(pagmo_time(args.pagmo, rows_bin, target, seed))
             res["perfit"].append(perfit_time(args.perfit, tmp, target, seed, env))
             res["perfit1"].append(perfit_time(args.perfit, tmp, target, seed, env, ranks=1))
+            res["launch2"].append(launch_time(args.perfit, env, 2))
+            res["launch1"].append(launch_time(args.perfit, env, 1))
     label = "grid with repeats" if grid else "distinct configurations"
     print(f"\n{label}: {n} rows, target {target:.6g} (1.5 x the true constants' {true_cost:.6g})")
     print(f"{'contender':<34} {'gens':>6} {'evals':>8} {'time to target (median)':>24}")
@@ -146,6 +159,9 @@ def run_set(args, grid, env):
         e = statistics.median(r[2] for r in res[name])
         reached = sum(r[3] <= target * (1 + 1e-12) for r in res[name])
         print(f"{title:<34} {g:>6.0f} {e:>8.0f} {med[name]:>20.2f} s ({reached}/{len(res[name])} reached)")
+    med["launch2"] = statistics.median(res["launch2"])
+    med["launch1"] = statistics.median(res["launch1"])
+    print(f"process launch without work: {med['launch2']:.2f} s (mpiexec -n 2), {med['launch1']:.2f} s (1 rank)")
     return med
 
 
@@ -166,8 +182,13 @@ def main():
         return f"{a[b] / a['perfit']:.2f}" if b in a and "perfit" in a else "-"
 
     two_vs_one = f"{distinct['perfit'] / distinct['perfit1']:.2f}" if "perfit1" in distinct else "-"
+    # The same ratio without what starting the processes costs (measured, not assumed).
+    work2 = distinct["perfit"] - distinct["launch2"]
+    work1 = distinct["perfit1"] - distinct["launch1"]
+    after_launch = f"{work2 / work1:.2f}" if work1 > 0 else "-"
     print(f"speedup_vs_scipy={ratio(distinct, 'scipy')} speedup_vs_pagmo={ratio(distinct, 'pagmo')} "
-          f"compressed_speedup_vs_pagmo={ratio(grid, 'pagmo')} ranks_2_vs_1={two_vs_one}")
+          f"compressed_speedup_vs_pagmo={ratio(grid, 'pagmo')} ranks_2_vs_1={two_vs_one} "
+          f"ranks_2_vs_1_after_launch={after_launch}")
 
 
 if __name__ == "__main__":

@@ -143,7 +143,7 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
     const auto& p = s.spec.params[k];
     r.params.push_back({p.name, fr.params(static_cast<Eigen::Index>(k)), p.lo, p.hi, p.log_scale,
                         static_cast<bool>(fr.at_bound[k]),
-                        ident.identifiable.empty() || ident.identifiable[k]});
+                        ident.identifiable.empty() || ident.identifiable[k], fr.linear[k]});
   }
   r.warnings = ident.warnings;
   r.cost = fr.cost;
@@ -247,10 +247,11 @@ void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, 
                std::size_t rows) {
   const de::FitConfig& cfg = s.cfg.fit;
   const island::IslandOptions& isl = s.cfg.islands;
-  spdlog::log(level, "fit model={} set={} rows={} params={} strategy={} population={} seed={} "
-              "threads={} ranks={}", s.spec.name, cfg.set, rows, s.model->n_params(),
+  const std::size_t searched = fit::search_dimension(*s.model, cfg.cost, cfg.separable);
+  spdlog::log(level, "fit model={} set={} rows={} params={} searched={} strategy={} population={} "
+              "seed={} threads={} ranks={}", s.spec.name, cfg.set, rows, s.model->n_params(), searched,
               de::to_string(cfg.fit.de.strategy),
-              island::population_per_island(cfg.fit.de, isl, layout.n_islands, s.model->n_params()),
+              island::population_per_island(cfg.fit.de, isl, layout.n_islands, searched),
               cfg.fit.de.seed, cfg.threads, r.size);
   if (r.parallel()) {
     spdlog::log(level, "islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
@@ -310,8 +311,11 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   Setup s;
   r.agreed([&] { prepare(job, s, r.rank, r.size); });
   const de::FitConfig& cfg = s.cfg.fit;
-  const island::IslandLayout layout = r.parallel() ? island::make_layout(comm, s.cfg.islands.ranks_per_island)
-                                                   : island::serial_layout();
+  const island::IslandLayout layout =
+      r.parallel() ? island::make_layout(comm, island::resolve_ranks_per_island(
+                                                   s.cfg.islands, r.size,
+                                                   fit::search_dimension(*s.model, cfg.cost, cfg.separable)))
+                   : island::serial_layout();
   std::size_t dropped = 0;
   const auto table = load_rows(r, s, layout, dropped);
   log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout, s.info.rows - dropped);
@@ -323,7 +327,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose}, cfg.fit,
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable}, cfg.fit,
                       s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);

@@ -36,6 +36,13 @@ void print_result_table(const io::ResultFile& r) {
   std::printf("cost %s (%s), %zu generations, %zu evaluations, %.2f s\n", after.c_str(),
               polish.c_str(), r.generations, r.evaluations, r.seconds);
   std::printf("stopped: %s (%s)\n", r.stop_reason.c_str(), r.stop_message.c_str());
+  std::string linear;
+  for (const auto& p : r.params) {
+    if (p.linear) linear += (linear.empty() ? "" : ", ") + p.name;
+  }
+  if (!linear.empty()) {
+    std::printf("solved by least squares for each candidate (separable): %s\n", linear.c_str());
+  }
   for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
@@ -45,7 +52,9 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
   for (const auto& p : r.params) j["params"][p.name] = p.value;
   j["at_bound"] = nlohmann::ordered_json::array();
   j["unidentifiable"] = nlohmann::ordered_json::array();
+  j["linear"] = nlohmann::ordered_json::array();  // solved by least squares, not searched
   for (const auto& p : r.params) {
+    if (p.linear) j["linear"].push_back(p.name);
     if (p.at_bound) j["at_bound"].push_back(p.name);
     if (!p.identifiable) j["unidentifiable"].push_back(p.name);
   }

@@ -37,6 +37,14 @@ const OptionTable<FitConfig>& fit_config_option_table() {
         bool_option<S>("compress", [](S& c) -> auto& { return c.compress; },
                        "evaluate each distinct configuration once when that pays (squared "
                        "residuals; same result up to rounding; --no-compress: every row)"),
+        enum_option<S>("separable", [](S& c) -> auto& { return c.separable; },
+                       std::vector<model::SeparableMode>{model::SeparableMode::automatic,
+                                                         model::SeparableMode::off},
+                       model::parse_separable_mode,
+                       [](model::SeparableMode mode) { return model::to_string(mode); },
+                       "auto: solve the constants the model is linear in by least squares for "
+                       "each candidate and search only the others (squared residuals); off: "
+                       "search every constant"),
         text_option<S>("checkpoint_dir", [](S& c) -> auto& { return c.checkpoint_dir; }, "a directory",
                        "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
                        "continue from it"),

@@ -10,7 +10,9 @@
 
 #include "perfit/de/levenberg_marquardt.hpp"
 #include "perfit/model/compression.hpp"
+#include "perfit/model/separable.hpp"
 #include "perfit/mpi/communicator.hpp"
+#include "fit_objective.hpp"
 
 namespace perfit::fit {
 
@@ -45,7 +47,110 @@ bool compression_pays(const FitProblem& p) {
   return 2 * model::count_configurations(sample, p.model->columns_used()) <= sample.rows();
 }
 
+std::string describe(const model::Model& m, const std::vector<std::size_t>& params) {
+  std::string out;
+  for (const std::size_t i : params) out += (out.empty() ? "" : ", ") + m.param_names()[i];
+  return out;
+}
+
+// Every param linear: the bounded least-squares solution is the global optimum; no search.
+island::IslandSummary solved_without_search() {
+  island::IslandSummary s;
+  s.reason = de::StopReason::converged;
+  s.message = "every constant is linear: solved exactly by bounded least squares, no search";
+  s.evaluations = 1;
+  return s;
+}
+
+model::Separation separation(const model::Model& m, const model::CostOptions& cost,
+                             model::SeparableMode mode) {
+  if (mode == model::SeparableMode::off) return {};
+  return model::separate(m, model::projectable_params(m, cost));
+}
+
+// What the search found: the best as a full unit-cube point (linear params solved) and its
+// cost judged by the evaluator, with the search's counts and times.
+FitReport search_report(const island::IslandSummary& s, const island::IslandLayout& L,
+                        detail::FitObjective& objective) {
+  FitReport r;
+  r.reason = s.reason;
+  r.message = s.message;
+  r.generations = s.generations;
+  r.evaluations = s.evaluations;
+  r.epochs = s.epochs;
+  r.best_island = s.best_island;
+  r.de_seconds = s.seconds;
+  r.migration_seconds = s.migration_seconds;
+  r.vote_seconds = s.vote_seconds;
+  r.reduce_seconds = objective.reduce_seconds();
+  // One island: the best after every generation; islands: the global best after each epoch.
+  r.history = L.n_islands == 1 ? s.island_history : s.history;
+  r.unit = objective.full_unit(s.best);
+  if (objective.projected()) {  // judged like the polish: by the evaluator
+    Eigen::VectorXd one(1);
+    objective.full_costs(r.unit, one);
+    r.cost = one(0);
+  } else {
+    r.cost = s.best_cost;
+  }
+  r.cost_before_polish = r.cost;
+  r.checkpointed = s.checkpointed;
+  return r;
+}
+
+// Island 0 polishes (its ranks share the rows); everyone then takes its answer.
+void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& objective,
+            const model::Reducer& sum, double weight, const island::IslandLayout& L) {
+  const model::Model& m = ev.model();
+  if (std::isfinite(r.cost) && !r.checkpointed && L.island == 0) {
+    const de::ResidualFn residuals = [&](const Eigen::VectorXd& u, Eigen::VectorXd& res) {
+      res = ev.residual_vector(m.params_from_unit(u), weight, L.island_rank == 0);
+    };
+    const de::SumReducer reduce = [&](double* data, std::size_t n) {
+      if (sum) sum(data, n);
+    };
+    const de::LmResult lm = de::levenberg_marquardt(residuals, r.unit, {}, reduce);
+    r.polish_iterations = lm.iterations;
+    Eigen::VectorXd one(1);
+    objective.full_costs(lm.u, one);  // the true cost, judged by the evaluator, not the LM objective
+    if (one(0) < r.cost) {
+      r.unit = lm.u;
+      r.cost = one(0);
+      r.polish_improved = true;
+    }
+  }
+  if (L.world_size > 1) {
+    double polished[2] = {r.cost, r.polish_improved ? 1.0 : 0.0};
+    mpi::check(MPI_Bcast(polished, 2, MPI_DOUBLE, 0, L.world), "MPI_Bcast (polish)");
+    mpi::check(MPI_Bcast(r.unit.data(), static_cast<int>(r.unit.size()), MPI_DOUBLE, 0, L.world),
+               "MPI_Bcast (polished best)");
+    r.cost = polished[0];
+    r.polish_improved = polished[1] != 0.0;
+  }
+}
+
+// Metrics over all rows (island 0's slices add up to the whole set) and the identifiability
+// check, at r.params.
+void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::IslandLayout& L,
+                      const model::Reducer& sum) {
+  model::MetricSums ms = model::metric_sums(full.predict(r.params), full.measured());
+  if (L.island_size > 1) {
+    const MPI_Comm ic = L.island_comm.get();
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.n, model::MetricSums::kSummed, MPI_DOUBLE, MPI_SUM, ic),
+               "MPI_Allreduce (metrics)");
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
+  }
+  r.metrics = model::metrics_from_sums(ms);
+  if (L.island == 0) r.identifiability = model::check_identifiability(full, r.params, sum);
+}
+
 }  // namespace
+
+std::size_t search_dimension(const model::Model& m, const model::CostOptions& cost,
+                             model::SeparableMode mode) {
+  const model::Separation s = separation(m, cost, mode);
+  return s.separable() ? s.nonlinear.size() : m.n_params();
+}
 
 FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
               const island::IslandLayout& L, const island::RunHooks& hooks) {
@@ -78,81 +183,33 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   if (sum) sum(&weight, 1);
   if (!(weight > 0.0)) throw DataError("the rows to fit weigh nothing (all weights are 0)");
 
-  Eigen::MatrixXd params;
-  double reduce_seconds = 0.0;
-  const de::BatchObjective objective = [&](const Eigen::MatrixXd& unit, Eigen::VectorXd& costs) {
-    params.resize(unit.rows(), unit.cols());
-    for (Eigen::Index j = 0; j < unit.cols(); ++j) params.col(j) = m.params_from_unit(unit.col(j));
-    ev.residual_sums(params, costs);
-    costs.array() += offset;
-    if (sum) {
-      const auto tr = std::chrono::steady_clock::now();
-      sum(costs.data(), static_cast<std::size_t>(costs.size()));
-      reduce_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
-    }
-    ev.costs_from_sums(params, costs, weight);
-  };
-
-  const island::IslandSummary s = island::run_islands(L, m.n_params(), options.de, islands, objective, hooks);
-  FitReport r;
-  r.reason = s.reason;
-  r.message = s.message;
-  r.generations = s.generations;
-  r.evaluations = s.evaluations;
-  r.epochs = s.epochs;
-  r.best_island = s.best_island;
-  r.de_seconds = s.seconds;
-  r.migration_seconds = s.migration_seconds;
-  r.vote_seconds = s.vote_seconds;
-  r.reduce_seconds = reduce_seconds;
-  // One island: the best after every generation; islands: the global best after each epoch.
-  r.history = L.n_islands == 1 ? s.island_history : s.history;
-  r.unit = s.best;
-  r.cost = r.cost_before_polish = s.best_cost;
-  r.checkpointed = s.checkpointed;
-
-  // Island 0 polishes (its ranks share the rows); everyone then takes its answer.
-  if (options.polish && std::isfinite(r.cost) && !r.checkpointed && L.island == 0) {
-    const de::ResidualFn residuals = [&](const Eigen::VectorXd& u, Eigen::VectorXd& res) {
-      res = ev.residual_vector(m.params_from_unit(u), weight, L.island_rank == 0);
-    };
-    const de::SumReducer reduce = [&](double* data, std::size_t n) {
-      if (sum) sum(data, n);
-    };
-    const de::LmResult lm = de::levenberg_marquardt(residuals, r.unit, {}, reduce);
-    r.polish_iterations = lm.iterations;
-    Eigen::VectorXd one(1);
-    objective(lm.u, one);  // the true cost, judged by the evaluator, not the LM objective
-    if (one(0) < r.cost) {
-      r.unit = lm.u;
-      r.cost = one(0);
-      r.polish_improved = true;
-    }
+  // Variable projection: the DE searches only the nonlinear params (model/separable.hpp).
+  const model::Separation sep = separation(m, p.cost, p.separable);
+  detail::FitObjective objective(ev, offset, weight, sum, &sep);
+  if (objective.projected()) {
+    spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
+                "{} of {} constants are linear and solved by least squares for each candidate; the "
+                "search covers {} (separable: off to search all)", sep.linear.size(), m.n_params(),
+                objective.dim() == 0 ? std::string("nothing") : describe(m, sep.nonlinear));
   }
-  if (L.world_size > 1) {
-    double polished[2] = {r.cost, r.polish_improved ? 1.0 : 0.0};
-    mpi::check(MPI_Bcast(polished, 2, MPI_DOUBLE, 0, L.world), "MPI_Bcast (polish)");
-    mpi::check(MPI_Bcast(r.unit.data(), static_cast<int>(r.unit.size()), MPI_DOUBLE, 0, L.world),
-               "MPI_Bcast (polished best)");
-    r.cost = polished[0];
-    r.polish_improved = polished[1] != 0.0;
-  }
+  de::DeOptions de_options = options.de;
+  for (auto& x : de_options.x0) x = objective.search_unit(x);
+  const island::IslandSummary s = objective.dim() == 0
+      ? solved_without_search()
+      : island::run_islands(L, objective.dim(), de_options, islands, std::ref(objective), hooks);
+  FitReport r = search_report(s, L, objective);
+  if (options.polish) polish(r, ev, objective, sum, weight, L);
   r.params = m.params_from_unit(r.unit);
   r.at_bound.resize(m.n_params());
+  r.linear.assign(m.n_params(), false);
+  if (objective.projected()) {
+    for (const std::size_t i : sep.linear) r.linear[i] = true;
+  }
   for (std::size_t k = 0; k < m.n_params(); ++k) {
     const double u = r.unit(static_cast<Eigen::Index>(k));
     r.at_bound[k] = u < 1e-6 || u > 1.0 - 1e-6;
   }
-  // Metrics over all rows: island 0's slices add up to the whole set.
-  model::MetricSums ms = model::metric_sums(full.predict(r.params), full.measured());
-  if (L.island_size > 1) {
-    const MPI_Comm ic = L.island_comm.get();
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.n, model::MetricSums::kSummed, MPI_DOUBLE, MPI_SUM, ic),
-               "MPI_Allreduce (metrics)");
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
-  }
-  r.metrics = model::metrics_from_sums(ms);
-  if (L.island == 0) r.identifiability = model::check_identifiability(full, r.params, sum);
+  whole_set_checks(r, full, L, sum);
   r.rows = p.rows->rows();
   r.configurations = packed ? packed->configurations : r.rows;
   r.seconds = now_s() - t0;

@@ -63,7 +63,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
 
     std::vector<std::string> names;
     std::vector<double> value, lo, hi;
-    std::vector<std::int64_t> log_scale, at_bound, identifiable;
+    std::vector<std::int64_t> log_scale, at_bound, identifiable, linear;
     for (const auto& p : r.params) {
       names.push_back(p.name);
       value.push_back(p.value);
@@ -72,6 +72,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
       log_scale.push_back(p.log_scale);
       at_bound.push_back(p.at_bound);
       identifiable.push_back(p.identifiable);
+      linear.push_back(p.linear);
     }
     data::MeasurementTable params;
     params.add_column(Column("name", names));
@@ -81,6 +82,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     params.add_column(Column("log_scale", log_scale));
     params.add_column(Column("at_bound", at_bound));
     params.add_column(Column("identifiable", identifiable));
+    params.add_column(Column("linear", linear));
     w.write_group("/params", params);
 
     data::MeasurementTable history;
@@ -185,6 +187,7 @@ ResultFile read_result_file(const std::string& path) {
     q.log_scale = p.column("log_scale").i64()[i] != 0;
     q.at_bound = p.column("at_bound").i64()[i] != 0;
     q.identifiable = !p.find("identifiable") || p.column("identifiable").i64()[i] != 0;
+    q.linear = p.find("linear") && p.column("linear").i64()[i] != 0;
     r.params.push_back(q);
   }
   r.history = rd.read_group("/history").column("best_cost").f64();

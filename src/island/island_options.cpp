@@ -82,8 +82,9 @@ const OptionTable<IslandOptions>& island_option_table() {
                        std::vector<MigrationMode>{MigrationMode::sync, MigrationMode::async},
                        parse_migration_mode, [](MigrationMode m) { return to_string(m); },
                        "islands: sync (reproducible) or async (never waits)"),
-        whole_option<S>("ranks_per_island", [](S& o) -> auto& { return o.ranks_per_island; }, 1,
-                        1 << 20, "islands: ranks sharing one population, each with a row slice"),
+        whole_option<S>("ranks_per_island", [](S& o) -> auto& { return o.ranks_per_island; }, 0,
+                        1 << 20, "islands: ranks sharing one population, each with a row slice "
+                        "(0, auto: all ranks when the search has <= 3 dimensions, else 1)"),
         bool_option<S>("share_population", [](S& o) -> auto& { return o.share_population; },
                        "islands: with de.population auto, N islands share it (each max(20, auto/N)); "
                        "--no-share-population: each island the full auto population"),
@@ -99,17 +100,22 @@ const OptionTable<IslandOptions>& island_option_table() {
 }
 
 void IslandOptions::validate(int world_size) const {
-  if (ranks_per_island < 1) {
-    throw ConfigError("islands.ranks_per_island must be >= 1, got " + std::to_string(ranks_per_island));
+  if (ranks_per_island < 0) {
+    throw ConfigError("islands.ranks_per_island must be >= 0 (0: auto), got " + std::to_string(ranks_per_island));
   }
-  if (world_size % ranks_per_island != 0) {
+  if (ranks_per_island > 0 && world_size % ranks_per_island != 0) {
     throw ConfigError("the job has " + std::to_string(world_size) + " ranks, which do not split into "
                       "islands of ranks_per_island=" + std::to_string(ranks_per_island) +
                       "; use a rank count that is a multiple of it");
   }
   if (interval == 0) throw ConfigError("islands.interval (generations per epoch) must be >= 1");
   if (slow_ms < 0) throw ConfigError("islands.slow_ms must be >= 0");
-  make_topology(topology, world_size / ranks_per_island, 0, 0);  // throws on a bad topology
+  make_topology(topology, world_size / std::max(ranks_per_island, 1), 0, 0);  // throws on a bad topology
+}
+
+int resolve_ranks_per_island(const IslandOptions& o, int world_size, std::size_t search_dims) {
+  if (o.ranks_per_island > 0) return o.ranks_per_island;
+  return search_dims <= IslandOptions::kShardedSearchDims ? std::max(world_size, 1) : 1;
 }
 
 std::size_t population_per_island(const de::DeOptions& de, const IslandOptions& o, int n_islands, std::size_t dim) {

@@ -6,6 +6,7 @@
 
 #include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
+#include "block_threads.hpp"
 #include "lincomb_kernel.hpp"
 #include "tape_kernel.hpp"
 
@@ -246,9 +247,7 @@ void Evaluator::residual_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
   PERFIT_ASSERT(has_target(), "cost of a prediction-only evaluator");
   const std::size_t n_cand = static_cast<std::size_t>(pop.cols());
   const std::size_t n_blocks = (rows() + options_.block_rows - 1) / options_.block_rows;
-  // Few blocks per thread: the thread start-up would cost more than it saves.
-  const std::size_t threads =
-      std::max<std::size_t>(1, std::min<std::size_t>(options_.threads, n_blocks / 8));
+  const std::size_t threads = detail::threads_for(options_.threads, n_blocks);
   std::vector<Eigen::VectorXd> partial(threads,
                                        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n_cand)));
   decltype(&fused_cost<Residual::rel_sq>) fused = nullptr;
@@ -264,14 +263,7 @@ void Evaluator::residual_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                   &Evaluator::block_residual};
     for_blocks(*kernel_, pop, n_blocks * t / threads, n_blocks * (t + 1) / threads, sink);
   };
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& th : pool) th.join();
-  }
+  detail::run_threads(threads, work);
   // Combine in thread order: the same thread count gives bit-identical sums.
   Eigen::VectorXd total = partial[0];
   for (std::size_t t = 1; t < threads; ++t) total += partial[t];
@@ -312,10 +304,15 @@ double Evaluator::cost(const Eigen::Ref<const Eigen::VectorXd>& x) const {
 
 Eigen::VectorXd Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x) const {
   Eigen::VectorXd out(static_cast<Eigen::Index>(rows()));
+  predict(x, out);
+  return out;
+}
+
+void Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> out) const {
+  PERFIT_ASSERT(static_cast<std::size_t>(out.size()) == rows(), "predict: output size");
   const std::size_t n_blocks = (rows() + options_.block_rows - 1) / options_.block_rows;
   StoreSink sink{out.data()};
   for_blocks(*kernel_, x, 0, n_blocks, sink);
-  return out;
 }
 
 Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorXd>& x) const {

@@ -28,8 +28,10 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
       constant.push_back("'" + m.columns_used()[c] + "' (= " + format_g(*lo) + ")");
     }
   }
+  // Counted up to kDistinctCap: the warning needs only "fewer than the params", and an
+  // all-distinct 1e6-row set would otherwise spend more time here than in the search.
   std::unordered_set<std::uint64_t> seen;
-  for (std::size_t i = 0; i < ev.rows(); ++i) {
+  for (std::size_t i = 0; i < ev.rows() && seen.size() < kDistinctCap; ++i) {
     std::uint64_t h = 1469598103934665603ULL;
     for (const auto& c : cols) {
       std::uint64_t bits = 0;
@@ -45,15 +47,18 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
   Eigen::VectorXd u(k);
   for (Eigen::Index j = 0; j < k; ++j) u(j) = m.to_unit(static_cast<std::size_t>(j), params(j));
   Eigen::MatrixXd J(static_cast<Eigen::Index>(ev.rows()), k);
-  const Eigen::ArrayXd inv_meas = ev.measured().array().inverse();
+  Eigen::VectorXd pd(static_cast<Eigen::Index>(ev.rows()));  // reused: no page faults per param
   for (Eigen::Index j = 0; j < k; ++j) {
     Eigen::VectorXd up = u, dn = u;
     up(j) = std::min(1.0, u(j) + 1e-6);
     dn(j) = std::max(0.0, u(j) - 1e-6);
-    const Eigen::VectorXd d = ev.predict(m.params_from_unit(up)) - ev.predict(m.params_from_unit(dn));
-    J.col(j) = (d.array() * inv_meas / (up(j) - dn(j))).matrix();
+    ev.predict(m.params_from_unit(up), J.col(j));
+    ev.predict(m.params_from_unit(dn), pd);
+    J.col(j).array() = (J.col(j) - pd).array() * ev.inv_measured().array() / (up(j) - dn(j));
   }
-  Eigen::MatrixXd jtj = J.transpose() * J;
+  Eigen::MatrixXd jtj = Eigen::MatrixXd::Zero(k, k);
+  jtj.selfadjointView<Eigen::Lower>().rankUpdate(J.transpose());
+  jtj = jtj.selfadjointView<Eigen::Lower>();
   // A non-finite prediction (a param at a pole) says nothing: treat as zero effect there.
   for (Eigen::Index i = 0; i < jtj.size(); ++i) {
     if (!std::isfinite(jtj.data()[i])) jtj.data()[i] = 0.0;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <regex>
 
+#include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 
@@ -119,7 +120,8 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
   for (const auto& t : spec_.terms) {
     parsed_terms_.emplace_back(t.name, parse_expression(t.expression, where + " term " + t.name));
   }
-  const ExprPtr root = parse_expression(spec_.expression, where + " expression");
+  root_ = parse_expression(spec_.expression, where + " expression");
+  const ExprPtr& root = root_;
 
   // Check every identifier (through terms) before compiling, so the error lists choices.
   std::vector<std::string> stack;
@@ -225,6 +227,21 @@ Binding Model::resolve(const std::string& name, std::vector<std::string>&) const
     b.kind = Binding::Kind::column;
   }
   return b;
+}
+
+Binding Model::bind(const std::string& name) const {
+  std::vector<std::string> unused;
+  Binding b = resolve(name, unused);
+  if (b.kind == Binding::Kind::column) {
+    const auto it = std::find(columns_used_.begin(), columns_used_.end(), name);
+    PERFIT_ASSERT(it != columns_used_.end(), "bind: a column the expression does not read");
+    b.index = static_cast<std::int32_t>(it - columns_used_.begin());
+  }
+  return b;
+}
+
+Tape Model::compile_part(const ExprPtr& e) const {
+  return compile(e, [this](const std::string& name) { return bind(name); });
 }
 
 double Model::to_unit(std::size_t i, double value) const {

@@ -24,7 +24,15 @@ def mpirun(n, *args, timeout=120):
 subprocess.run([perfit, "synth", "--out", "m.h5", "--rows", "4000", "--set", "/mxnet/vgg16"],
                check=True, cwd=work, stdout=subprocess.DEVNULL)
 common = ["fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--max-generations", "80",
-          "--migration-interval", "10", "--json", "--progress-every", "0"]
+          "--migration-interval", "10", "--json", "--progress-every", "0", "--ranks-per-island", "1"]
+
+# The default layout: generic leaves a 1-D search (variable projection), so the ranks form one
+# island and split the rows; a 6-D search (separable off) gets an island per rank.
+for extra, want in [([], "islands=1 ranks_per_island=2"), (["--separable", "off"], "islands=2 ranks_per_island=1")]:
+    r = mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--out", f"auto{len(extra)}.h5",
+               "--max-generations", "30", "--progress-every", "0", *extra)
+    if r.returncode != 0 or want not in r.stderr:
+        failures.append(f"default layout {extra}: exit {r.returncode}, no '{want}'\n{r.stderr[-1500:]}")
 runs = []
 for k in range(2):
     r = mpirun(2, *common, "--out", f"s{k}.h5", "--topology", "random")
@@ -48,7 +56,7 @@ if r.returncode != 0:
 # Async with progress lines: the island spread is computed, no idle lines after convergence.
 r = mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--max-generations", "120",
            "--migration-interval", "5", "--mode", "async", "--out", "a2.h5", "--progress-every", "1",
-           "--no-compress",
+           "--no-compress", "--separable", "off",  # a 6-D search: islands differ for a while
            "--slow-island", "1", "--slow-ms", "3")
 epochs = [l for l in r.stderr.splitlines() if "epoch=" in l]
 if r.returncode != 0 or not epochs:

@@ -64,44 +64,50 @@ subprocess.run([perfit, "synth", "--out", "d.h5", "--rows", "20000", "--set", "/
                check=True, cwd=work, stdout=subprocess.DEVNULL)
 subprocess.run([perfit, "synth", "--out", "other.h5", "--rows", "20000", "--seed", "2", "--set",
                 "/mxnet/vgg16"], check=True, cwd=work, stdout=subprocess.DEVNULL)
-common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations", "160",
+common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations", "160", "--tol", "0",
           "--migration-interval", "10", "--checkpoint-every", "10", "--slow-ms", "6",
           "--progress-every", "0", "--json"]
 
 # ---- sync: interrupted at a random generation, resumed == uninterrupted, bit for bit ----
+# islands of one rank each, and (layout "sharded") the default for a 1-D search: one island
+# whose ranks split the rows and sum the least-squares statistics
 fulls = {}
-for n, how in [(1, "term"), (2, "term"), (4, "term"), (2, "usr1-mpiexec")]:
-    slow = ["--slow-island", str(n - 1)]
-    if n not in fulls:
-        fulls[n] = run(n, *common, *slow, "--out", f"full{n}.h5")
-    full = fulls[n]
+for n, how, layout in [(1, "term", "islands"), (2, "term", "islands"), (4, "term", "islands"),
+                       (2, "usr1-mpiexec", "islands"), (2, "term", "sharded")]:
+    slow = ["--slow-island", str(n - 1), "--ranks-per-island", "1"]
+    if layout == "sharded":
+        slow = ["--slow-island", "0"]
+    if (n, layout) not in fulls:
+        fulls[(n, layout)] = run(n, *common, *slow, "--out", f"full{n}{layout}.h5")
+    full = fulls[(n, layout)]
     if full.returncode != 0:
         failures.append(f"n={n} uninterrupted: exit {full.returncode}\n{full.stderr[-1500:]}")
         continue
-    tag = f"ck{n}{how}"
+    tag = f"ck{n}{how}{layout}"
     args = [*common, *slow, "--out", f"r{tag}.h5", "--checkpoint-dir", tag]
     code, out, err = interrupt(n, args, tag, how, rnd.uniform(0.1, 0.5))
     if code != INTERRUPTED or "resume with:" not in err or "--resume" not in err:
-        failures.append(f"n={n} {how}: exit {code} (expected {INTERRUPTED})\n{err[-1500:]}")
+        failures.append(f"n={n} {how} {layout}: exit {code} (expected {INTERRUPTED})\n{err[-1500:]}")
         continue
     if os.path.exists(os.path.join(work, f"r{tag}.h5")):
-        failures.append(f"n={n} {how}: a result was written although a checkpoint was")
+        failures.append(f"n={n} {how} {layout}: a result was written although a checkpoint was")
     if [l for l in err.splitlines() if l.startswith("perfit: interrupted")].__len__() != 1:
-        failures.append(f"n={n} {how}: the interrupt message is not printed once\n{err[-1500:]}")
+        failures.append(f"n={n} {how} {layout}: the interrupt message is not printed once\n{err[-1500:]}")
     res = run(n, *args, "--resume")
     if res.returncode != 0:
-        failures.append(f"n={n} {how} resume: exit {res.returncode}\n{res.stderr[-1500:]}")
+        failures.append(f"n={n} {how} {layout} resume: exit {res.returncode}\n{res.stderr[-1500:]}")
         continue
     a, b = json.loads(full.stdout), json.loads(res.stdout)
     for k in ["params", "cost", "generations", "evaluations", "stop_reason"]:
         if a[k] != b[k]:
-            failures.append(f"n={n} {how}: resumed {k} {b[k]} != uninterrupted {a[k]}")
-    if history(f"full{n}.h5") != history(f"r{tag}.h5"):
-        failures.append(f"n={n} {how}: cost histories differ")
+            failures.append(f"n={n} {how} {layout}: resumed {k} {b[k]} != uninterrupted {a[k]}")
+    if history(f"full{n}{layout}.h5") != history(f"r{tag}.h5"):
+        failures.append(f"n={n} {how} {layout}: cost histories differ")
 
 # ---- async: resumes and completes, nothing left pending ----
 # (async islands never meet at an epoch, so they checkpoint only when interrupted)
 args = [*common, "--mode", "async", "--slow-island", "1", "--slow-ms", "20", "--out", "ra.h5",
+        "--ranks-per-island", "1",
         "--checkpoint-dir", "cka"]
 code, out, err = interrupt(2, args, "cka", "term", 1.0, wait_checkpoint=False)
 if code != INTERRUPTED:
@@ -180,7 +186,7 @@ if r.returncode != 2 or "--resume needs --checkpoint-dir" not in r.stderr:
 # read its own clock), and islands that send different numbers of migrants ----
 r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
         "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--no-compress",
-        "--progress-every", "0",
+        "--progress-every", "0", "--separable", "off",  # a 1-D search would converge first
         timeout=100)
 if r.returncode != 0 or "time_limit" not in r.stdout + r.stderr:
     failures.append(f"max-seconds with ranks-per-island 2: exit {r.returncode}\n{r.stderr[-1500:]}")
@@ -191,7 +197,7 @@ if r.returncode != 0:
     failures.append(f"islands sending different migrant counts: exit {r.returncode}\n{r.stderr[-1500:]}")
 r = run(2, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h3.h5", "--migrants", "30",
         "--max-evaluations", "6000", "--strategy", "lshade", "--max-generations", "400",
-        "--progress-every", "0", timeout=100)
+        "--progress-every", "0", "--separable", "off", timeout=100)  # 6-D: 108 shrinking past 30
 if r.returncode != 0:
     failures.append(f"L-SHADE shrinking below migrants: exit {r.returncode}\n{r.stderr[-1500:]}")
 

@@ -6,6 +6,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/data/synth.hpp"
 #include "perfit/model/evaluator.hpp"
+#include "perfit/model/separable.hpp"
 #include "support/temp_dir.hpp"
 
 namespace perfit::io {
@@ -20,6 +21,27 @@ TEST(ModelConfig, CatalogueHasTheDocumentedModelsAndAllCompile) {
                                              "iteration_tree", "iteration_overlap", "pmnf"}));
   const std::vector<std::string> cols = {"p", "nodes", "b", "d", "epochs", "time_s"};
   for (const auto& m : builtin_models()) EXPECT_NO_THROW(model::Model(m, cols)) << m.name;
+}
+
+// What variable projection leaves to the search for each built-in model (README lists it).
+TEST(ModelConfig, BuiltinModelsSeparateAsDocumented) {
+  const std::vector<std::string> cols = {"p", "b", "d", "epochs", "time_s"};
+  auto searched = [&](const std::string& name) {
+    const model::Model m(load_model(name), cols);
+    const model::Separation s = model::separate(m, std::vector<bool>(m.n_params(), true));
+    std::vector<std::string> out;
+    for (const std::size_t i : s.nonlinear) out.push_back(m.param_names()[i]);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(searched("generic"), (V{"g"}));
+  EXPECT_EQ(searched("amdahl"), (V{"s"}));
+  EXPECT_EQ(searched("usl"), (V{"t1"}));
+  EXPECT_EQ(searched("gustafson"), (V{}));
+  EXPECT_EQ(searched("pmnf"), (V{"i1", "j1", "i2", "j2"}));
+  EXPECT_EQ(searched("iteration"), (V{}));
+  EXPECT_EQ(searched("iteration_tree"), (V{}));
+  EXPECT_EQ(searched("iteration_overlap"), (V{"k0", "k1", "alpha", "beta"}));
 }
 
 TEST(ModelConfig, BuiltinGenericIsTheSynthTruthFormula) {

@@ -8,6 +8,7 @@
 #include "perfit/core/option_table.hpp"
 #include "perfit/de/fit_options.hpp"
 #include "perfit/model/cost.hpp"
+#include "perfit/model/separable.hpp"
 
 namespace perfit::de {
 
@@ -19,6 +20,7 @@ struct FitConfig {
   unsigned threads = 1;           // evaluator threads per process
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
   bool compress = true;           // evaluate each distinct configuration once when it pays
+  model::SeparableMode separable = model::SeparableMode::automatic;  // variable projection
   std::string checkpoint_dir;     // empty: no checkpoints
   std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;

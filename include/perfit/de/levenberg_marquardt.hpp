@@ -16,7 +16,11 @@ using ResidualFn = std::function<void(const Eigen::VectorXd& u, Eigen::VectorXd&
 
 struct LmOptions {
   int max_iterations = 100;
-  double ftol = 1e-14;  // stop when a step lowers |r|^2 by less than this, relatively
+  // Stop when a step lowers |r|^2 by less than this, relatively. 0 (default): only the step
+  // length stops it. Near the optimum a weakly determined constant moving by 1e-8 of its range
+  // changes |r|^2 by ~1e-16, so stopping at 1e-14 would leave it wherever the DE happened to
+  // end (the same fit on compressed and on all rows then differed by 2e-8 of a range).
+  double ftol = 0.0;
   double xtol = 1e-13;  // stop when a step is shorter than this (unit-cube norm)
   double h = 1e-7;      // finite-difference step in the unit cube
 };

@@ -16,6 +16,7 @@
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/identifiability.hpp"
 #include "perfit/model/metrics.hpp"
+#include "perfit/model/separable.hpp"
 
 namespace perfit::fit {
 
@@ -29,6 +30,9 @@ struct FitProblem {
   // result is the same up to rounding, model/compression.hpp); false: every row.
   bool compress = true;
   bool quiet = false;  // the engine's info lines at debug level (a batch runs many fits)
+  // automatic: solve the linear constants per candidate, search only the others (variable
+  // projection; squared residuals); off: search every constant.
+  model::SeparableMode separable = model::SeparableMode::automatic;
 };
 
 // Why the fit stopped and what it found, like a Ceres Summary.
@@ -36,6 +40,7 @@ struct FitReport {
   Eigen::VectorXd params;  // in the params' own units
   Eigen::VectorXd unit;    // in the unit cube
   std::vector<bool> at_bound;
+  std::vector<bool> linear;  // per param: solved by least squares for each candidate
   double cost = 0.0, cost_before_polish = 0.0;
   bool polish_improved = false;
   int polish_iterations = 0;
@@ -52,6 +57,11 @@ struct FitReport {
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
 };
+
+// The params the DE searches: all, or the nonlinear ones under variable projection (0: every
+// param is linear and one bounded least-squares solve is the fit).
+std::size_t search_dimension(const model::Model& m, const model::CostOptions& cost,
+                             model::SeparableMode mode);
 
 // Collective over layout.world (serial_layout(): no MPI at all). Every rank gets the report;
 // an interrupted run stops at the next generation boundary with reason `interrupted` and,

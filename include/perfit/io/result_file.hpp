@@ -19,6 +19,7 @@ struct ResultParam {
   double value = 0.0, lo = 0.0, hi = 0.0;
   bool log_scale = false, at_bound = false;
   bool identifiable = true;  // false: the data cannot pin it down (see warnings)
+  bool linear = false;       // solved by least squares for each candidate (separable: auto)
 };
 
 struct ResultFile {

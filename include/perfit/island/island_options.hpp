@@ -28,7 +28,12 @@ struct IslandOptions {
   EmigrantPolicy emigrants = EmigrantPolicy::best;
   ReplacePolicy replace = ReplacePolicy::fair;
   MigrationMode mode = MigrationMode::sync;
-  int ranks_per_island = 1;
+  // Ranks sharing one population, each evaluating a slice of the rows. 0 (auto): all ranks in
+  // one island when the search has at most kShardedSearchDims dimensions (variable projection
+  // leaves 1-2: a population of 20 needs no islands, and sharding halves every per-rank cost,
+  // loading and metrics included), else 1 (an island per rank).
+  int ranks_per_island = 0;
+  static constexpr std::size_t kShardedSearchDims = 3;
   // Islands share the population budget: with de.population auto (0), each of N islands gets
   // max(kMinSharedPopulation, ceil(auto / N)) individuals, so two islands search with the
   // evaluations one would (docs/islands.md); false: every island the full auto population.
@@ -50,6 +55,9 @@ struct IslandOptions {
 const OptionTable<IslandOptions>& island_option_table();
 
 // The population of each of n_islands islands (de.population, or its auto value shared).
+// The ranks per island in effect (resolves auto, see ranks_per_island).
+int resolve_ranks_per_island(const IslandOptions& o, int world_size, std::size_t search_dims);
+
 std::size_t population_per_island(const de::DeOptions& de, const IslandOptions& o, int n_islands, std::size_t dim);
 
 }  // namespace perfit::island

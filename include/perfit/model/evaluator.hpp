@@ -45,6 +45,12 @@ class Evaluator {
   const Model& model() const { return *model_; }
   const CostOptions& cost_options() const { return cost_; }
   const Eigen::VectorXd& measured() const { return measured_; }
+  const Eigen::VectorXd& inv_measured() const { return inv_measured_; }
+  // Per-row weights in effect (weight column times row weights); empty: all 1.
+  const Eigen::VectorXd& weights() const { return weights_; }
+  const EvaluatorOptions& options() const { return options_; }
+  // Column pointers in model().columns_used() order, for kernels over the same rows.
+  const double* const* column_data() const { return column_ptrs_.data(); }
   // Values of model().columns_used()[i] for every row, as double.
   const std::vector<double>& column_values(std::size_t i) const { return columns_[i]; }
 
@@ -64,6 +70,8 @@ class Evaluator {
 
   // Predictions for every row.
   Eigen::VectorXd predict(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+  // The same into out (rows() values): no allocation, for callers that predict repeatedly.
+  void predict(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> out) const;
   // rows x terms: value of each top-level additive term (model().term_names()) per row.
   Eigen::MatrixXd term_values(const Eigen::Ref<const Eigen::VectorXd>& x) const;
   // Residuals whose squared norm is cost(x): one per row (sqrt(w_i/W) * e_i, with e_i the

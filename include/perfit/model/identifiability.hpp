@@ -15,8 +15,12 @@
 
 namespace perfit::model {
 
+// Distinct configurations are counted up to this many (per rank's slice).
+inline constexpr std::size_t kDistinctCap = 4096;
+
 struct Identifiability {
-  std::size_t distinct_configurations = 0;  // of the model's factors (upper bound when sharded)
+  // Of the model's factors, counted up to kDistinctCap (a sum over slices when sharded).
+  std::size_t distinct_configurations = 0;
   std::vector<bool> identifiable;           // per param
   std::vector<std::string> warnings;        // one line each, naming params and the cause
 };

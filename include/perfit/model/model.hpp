@@ -61,6 +61,12 @@ class Model {
   const std::vector<std::string>& columns_used() const { return columns_used_; }
 
   const Tape& tape() const { return tape_; }
+  // The parsed expression (terms referenced by name) and what one of its names means, with
+  // columns indexed as in the tapes. For analyses that rewrite the expression (separable.hpp).
+  const ExprPtr& expression() const { return root_; }
+  Binding bind(const std::string& name) const;
+  // Compiles a part or rewrite of expression() whose names all occur in it.
+  Tape compile_part(const ExprPtr& e) const;
   const std::vector<std::string>& term_names() const { return term_names_; }
   const std::vector<Tape>& term_tapes() const { return term_tapes_; }
 
@@ -78,6 +84,7 @@ class Model {
   std::vector<std::string> param_names_;
   std::vector<std::string> columns_used_;
   std::vector<std::pair<std::string, ExprPtr>> parsed_terms_;
+  ExprPtr root_;
   Tape tape_;
   std::vector<std::string> term_names_;
   std::vector<Tape> term_tapes_;

@@ -1,0 +1,20 @@
+// The small bounded least-squares problem of variable projection, on its normal equations:
+//   minimise q(c) = c'Hc - 2 v'c   subject to lo <= c <= hi
+// with H symmetric positive semidefinite and a handful of unknowns. An active-set method in
+// the manner of Stark & Parker's BVLS (Comput. Stat. 10, 1995): solve on the free variables,
+// step back to the first bound crossed, free the bound variable whose gradient points inside.
+// Variables are scaled to a unit diagonal first, so collinear bases of very different sizes
+// (seconds per sample next to seconds per run) are solved to full precision; a zero column
+// (a basis that is 0 on every row) leaves its variable at the bounded point nearest 0.
+#pragma once
+
+#include <Eigen/Core>
+
+namespace perfit::model {
+
+// Returns the minimiser (within bounds; the best point found if the iteration limit is hit).
+// Precondition: sizes agree, lo <= hi, everything finite.
+Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& H, const Eigen::VectorXd& v,
+                                      const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
+
+}  // namespace perfit::model

@@ -1,0 +1,294 @@
+#include "perfit/model/projection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "perfit/core/error.hpp"
+#include "perfit/model/bounded_lsq.hpp"
+#include "block_threads.hpp"
+#include "lincomb_kernel.hpp"
+#include "tape_kernel.hpp"
+
+namespace perfit::model {
+
+namespace {
+
+bool reads_param(const Tape& t) {
+  return std::any_of(t.code.begin(), t.code.end(), [](const Instr& i) { return i.op == OpCode::param; });
+}
+
+// Stores each candidate's values of one block at out + j*stride.
+struct BufferSink {
+  double* out;
+  std::size_t stride, n;
+  void values(std::size_t j, const double* v) { std::copy(v, v + n, out + j * stride); }
+  void lincomb(std::size_t j, const detail::LinResolved* r, std::size_t nr, double offset) {
+    detail::StoreValues store{out + j * stride};
+    detail::lincomb_rows(r, nr, offset, n, store);
+  }
+};
+
+double dot(const double* x, const double* y, const double* w, std::size_t n) {
+  double s = 0.0;
+  if (w) {
+#pragma omp simd reduction(+ : s)
+    for (std::size_t i = 0; i < n; ++i) s += w[i] * x[i] * y[i];
+  } else {
+#pragma omp simd reduction(+ : s)
+    for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
+  }
+  return s;
+}
+
+void count_signs(const double* g, std::size_t n, double& neg, double& pos) {
+  std::size_t a = 0, b = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    a += g[i] < 0.0;
+    b += g[i] > 0.0;
+  }
+  neg += static_cast<double>(a);
+  pos += static_cast<double>(b);
+}
+
+}  // namespace
+
+std::vector<bool> projectable_params(const Model& m, const CostOptions& cost) {
+  std::vector<bool> ok(m.n_params(), true);
+  if (cost.residual != Residual::rel_sq && cost.residual != Residual::sq) return std::vector<bool>(m.n_params(), false);
+  if (cost.penalty == Penalty::none || cost.lambda == 0.0) return ok;
+  // The penalty of a log-searched constant is not a quadratic in it.
+  for (std::size_t i = 0; i < m.n_params(); ++i) ok[i] = !m.spec().params[i].log_scale;
+  return ok;
+}
+
+ProjectedEvaluator::~ProjectedEvaluator() = default;
+
+ProjectedEvaluator::ProjectedEvaluator(const Evaluator& ev, const Separation& sep)
+    : ev_(&ev), sep_(sep), k_(sep.linear.size()) {
+  const std::vector<bool> ok = projectable_params(ev.model(), ev.cost_options());
+  if (!sep_.separable()) throw ConfigError("separable: the model has no linear constant");
+  for (const std::size_t i : sep_.linear) {
+    if (!ok[i]) {
+      throw ConfigError("separable: param '" + ev.model().param_names()[i] +
+                        "' cannot be solved by least squares under cost.residual " +
+                        to_string(ev.cost_options().residual) + " and this penalty");
+    }
+  }
+  for (const Tape& t : sep_.basis) kernels_.push_back(std::make_unique<detail::TapeKernel>(t));
+  has_offset_ = sep_.offset.has_value();
+  if (has_offset_) kernels_.push_back(std::make_unique<detail::TapeKernel>(*sep_.offset));
+  for (const Tape& t : sep_.basis) varies_.push_back(reads_param(t));
+  if (has_offset_) varies_.push_back(reads_param(*sep_.offset));
+}
+
+std::size_t ProjectedEvaluator::pair_index(std::size_t i, std::size_t j) const {
+  // Upper triangle of the (k+1)x(k+1) matrix of vectors a_0..a_{k-1}, t, row by row.
+  const std::size_t n = k_ + 1;
+  return i * n - i * (i - 1) / 2 + (j - i);
+}
+
+std::size_t ProjectedEvaluator::stats_size() const { return (k_ + 1) * (k_ + 2) / 2 + 2 * k_ + 1; }
+
+// One thread's pass over its blocks: the buffers, and the steps of one block.
+class ProjectedEvaluator::Pass {
+ public:
+  Pass(const ProjectedEvaluator& pe, const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::MatrixXd& stats)
+      : pe_(pe), ev_(*pe.ev_), stats_(stats), k_(pe.k_), nv_(pe.k_ + 1),
+        n_cand_(static_cast<std::size_t>(pop.cols())), block_(ev_.options().block_rows),
+        rel_(ev_.cost_options().residual == Residual::rel_sq),
+        t_varies_(pe.has_offset_ && pe.varies_[pe.k_]),
+        fixed_(Eigen::VectorXd::Zero(stats.rows())), u_(nv_) {
+    const std::size_t nk = pe.kernels_.size();
+    scal_.resize(nk);
+    scratch_.resize(nk);
+    vals_.resize(nk);
+    for (std::size_t q = 0; q < nk; ++q) {
+      pe.kernels_[q]->scalars(pe.varies_[q] ? pop : pop.leftCols(1), scal_[q]);
+      scratch_[q].resize(pe.kernels_[q]->scratch_size(block_));
+      vals_[q].resize((pe.varies_[q] ? n_cand_ : 1) * block_);
+    }
+    t_fixed_.resize(block_);
+    if (t_varies_) t_var_.resize(n_cand_ * block_);
+    const std::size_t pairs = nv_ * (nv_ + 1) / 2;
+    neg0_ = pairs;
+    pos0_ = pairs + k_;
+    negoff_ = pairs + 2 * k_;
+  }
+
+  void block(std::size_t blk) {
+    begin_ = blk * block_;
+    n_ = std::min(block_, ev_.rows() - begin_);
+    const double* w = ev_.weights().size() > 0 ? ev_.weights().data() + begin_ : nullptr;
+    for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
+      BufferSink sink{vals_[q].data(), block_, n_};
+      pe_.kernels_[q]->run(ev_.column_data(), begin_, n_, block_, scal_[q].data(),
+                           pe_.varies_[q] ? n_cand_ : 1, scratch_[q].data(), sink);
+    }
+    // Vectors that do not depend on the candidate: signs, scaling and products once per block.
+    for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
+      if (!pe_.varies_[q]) prepare(q, vals_[q].data(), fixed_, t_fixed_.data());
+    }
+    if (!pe_.has_offset_) make_t(nullptr, t_fixed_.data());
+    for (std::size_t i = 0; i < nv_; ++i) u_[i] = i < k_ ? vals_[i].data() : t_fixed_.data();
+    products(fixed_, w, true);
+    // Per candidate: only the products that involve a vector that depends on it.
+    for (std::size_t c = 0; c < n_cand_; ++c) {
+      auto col = stats_.col(static_cast<Eigen::Index>(c));
+      double* t = t_varies_ ? t_var_.data() + c * block_ : t_fixed_.data();
+      for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
+        if (pe_.varies_[q]) prepare(q, vals_[q].data() + c * block_, col, t);
+      }
+      for (std::size_t i = 0; i < nv_; ++i) {
+        u_[i] = i < k_ ? vals_[i].data() + (pe_.varies_[i] ? c * block_ : 0) : t;
+      }
+      products(col, w, false);
+    }
+  }
+
+  void finish() { stats_.colwise() += fixed_; }
+
+ private:
+  bool is_fixed(std::size_t i) const { return i < k_ ? !pe_.varies_[i] : !t_varies_; }
+
+  // The signs of a basis (or of the offset), then its values as a = g/m (rel_sq) or g, or the
+  // offset's as t = 1 - g0/m or m - g0.
+  template <class Stats>
+  void prepare(std::size_t q, double* g, Stats&& counts, double* t) {
+    if (q < k_) {
+      count_signs(g, n_, counts(static_cast<Eigen::Index>(neg0_ + q)), counts(static_cast<Eigen::Index>(pos0_ + q)));
+      if (rel_) {
+        const double* inv = ev_.inv_measured().data() + begin_;
+        for (std::size_t i = 0; i < n_; ++i) g[i] *= inv[i];
+      }
+    } else {
+      double unused = 0.0;
+      count_signs(g, n_, counts(static_cast<Eigen::Index>(negoff_)), unused);
+      make_t(g, t);
+    }
+  }
+
+  void make_t(const double* g0, double* t) const {
+    const double* inv = ev_.inv_measured().data() + begin_;
+    const double* y = ev_.measured().data() + begin_;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const double off = g0 ? g0[i] : 0.0;
+      t[i] = rel_ ? 1.0 - off * inv[i] : y[i] - off;
+    }
+  }
+
+  // sum w u_i u_j into out, over the pairs whose vectors are all fixed (fixed == true) or not.
+  template <class Out>
+  void products(Out&& out, const double* w, bool fixed) {
+    for (std::size_t i = 0; i < nv_; ++i) {
+      for (std::size_t j = i; j < nv_; ++j) {
+        if ((is_fixed(i) && is_fixed(j)) != fixed) continue;
+        out(static_cast<Eigen::Index>(pe_.pair_index(i, j))) += dot(u_[i], u_[j], w, n_);
+      }
+    }
+  }
+
+  const ProjectedEvaluator& pe_;
+  const Evaluator& ev_;
+  Eigen::MatrixXd& stats_;
+  std::size_t k_, nv_, n_cand_, block_;
+  bool rel_, t_varies_;
+  Eigen::VectorXd fixed_;
+  std::vector<const double*> u_;
+  std::vector<std::vector<double>> scal_, scratch_, vals_;  // per kernel
+  std::vector<double> t_fixed_, t_var_;
+  std::size_t neg0_ = 0, pos0_ = 0, negoff_ = 0, begin_ = 0, n_ = 0;
+};
+
+void ProjectedEvaluator::accumulate_blocks(const Eigen::Ref<const Eigen::MatrixXd>& pop,
+                                           std::size_t b0, std::size_t b1,
+                                           Eigen::MatrixXd& stats) const {
+  Pass pass(*this, pop, stats);
+  for (std::size_t blk = b0; blk < b1; ++blk) pass.block(blk);
+  pass.finish();
+}
+
+void ProjectedEvaluator::statistics(const Eigen::Ref<const Eigen::MatrixXd>& pop,
+                                    Eigen::MatrixXd& stats) const {
+  const auto n_cand = pop.cols();
+  if (n_cand == 0) {
+    stats.resize(static_cast<Eigen::Index>(stats_size()), 0);
+    return;
+  }
+  const auto S = static_cast<Eigen::Index>(stats_size());
+  const std::size_t block = ev_->options().block_rows;
+  const std::size_t n_blocks = (ev_->rows() + block - 1) / block;
+  const std::size_t threads = detail::threads_for(ev_->options().threads, n_blocks);
+  std::vector<Eigen::MatrixXd> partial(threads, Eigen::MatrixXd::Zero(S, n_cand));
+  auto work = [&](std::size_t t) {
+    accumulate_blocks(pop, n_blocks * t / threads, n_blocks * (t + 1) / threads, partial[t]);
+  };
+  detail::run_threads(threads, work);
+  // In thread order: the same thread count gives bit-identical statistics.
+  stats = partial[0];
+  for (std::size_t t = 1; t < threads; ++t) stats += partial[t];
+}
+
+void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::MatrixXd& stats,
+                               double offset, double total_weight, Eigen::Ref<Eigen::VectorXd> costs,
+                               std::vector<bool>& needs_check) const {
+  const auto K = static_cast<Eigen::Index>(k_);
+  const CostOptions& co = ev_->cost_options();
+  const Model& m = ev_->model();
+  const std::size_t pairs = (k_ + 1) * (k_ + 2) / 2;
+  Eigen::VectorXd lo(K), hi(K);
+  for (Eigen::Index a = 0; a < K; ++a) {
+    const ParamSpec& p = m.spec().params[sep_.linear[static_cast<std::size_t>(a)]];
+    lo(a) = p.lo;
+    hi(a) = p.hi;
+  }
+  const bool penalised = co.penalty != Penalty::none && co.lambda > 0.0;
+  needs_check.assign(static_cast<std::size_t>(pop.cols()), false);
+  Eigen::MatrixXd H(K, K);
+  Eigen::VectorXd v(K);
+  for (Eigen::Index c = 0; c < pop.cols(); ++c) {
+    const auto st = stats.col(c);
+    for (Eigen::Index i = 0; i < K; ++i) {
+      for (Eigen::Index j = i; j < K; ++j) {
+        H(i, j) = H(j, i) = st(static_cast<Eigen::Index>(pair_index(static_cast<std::size_t>(i), static_cast<std::size_t>(j))));
+      }
+      v(i) = st(static_cast<Eigen::Index>(pair_index(static_cast<std::size_t>(i), k_)));
+    }
+    const double s = st(static_cast<Eigen::Index>(pair_index(k_, k_)));
+    if (!H.allFinite() || !v.allFinite() || !std::isfinite(s)) {
+      costs(c) = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    // The penalty of the linear params, bound-normalised u = (c - lo)/(hi - lo), times W:
+    // L2 adds W*lambda*u^2 (a quadratic), L1 adds W*lambda*u (linear: u >= 0 in the box).
+    Eigen::MatrixXd Hp = H;
+    Eigen::VectorXd vp = v;
+    if (penalised) {
+      const double wl = total_weight * co.lambda;
+      for (Eigen::Index a = 0; a < K; ++a) {
+        const double h = hi(a) - lo(a);
+        if (co.penalty == Penalty::l2) {
+          Hp(a, a) += wl / (h * h);
+          vp(a) += wl * lo(a) / (h * h);
+        } else {
+          vp(a) -= wl / (2.0 * h);
+        }
+      }
+    }
+    const Eigen::VectorXd x = bounded_least_squares(Hp, vp, lo, hi);
+    const double quad = std::max(0.0, x.dot(H * x) - 2.0 * v.dot(x) + s);
+    for (Eigen::Index a = 0; a < K; ++a) pop(static_cast<Eigen::Index>(sep_.linear[static_cast<std::size_t>(a)]), c) = x(a);
+    costs(c) = (quad + offset) / total_weight + co.lambda * ev_->penalty(pop.col(c));
+    // A prediction can be negative only through a negative offset or a basis of the wrong sign.
+    bool check = st(static_cast<Eigen::Index>(pairs + 2 * k_)) > 0.0;
+    for (Eigen::Index a = 0; a < K; ++a) {
+      const double neg = st(static_cast<Eigen::Index>(pairs) + a), pos = st(static_cast<Eigen::Index>(pairs + k_) + a);
+      check = check || (x(a) > 0.0 && neg > 0.0) || (x(a) < 0.0 && pos > 0.0);
+    }
+    needs_check[static_cast<std::size_t>(c)] = check;
+    if (!std::isfinite(costs(c))) costs(c) = std::numeric_limits<double>::infinity();
+  }
+}
+
+}  // namespace perfit::model
