@@ -1,11 +1,12 @@
 #include <nlohmann/json.hpp>
 
-#include <charconv>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "commands.hpp"
+#include "factor_args.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -27,21 +28,7 @@ struct PredictArgs {
 // "p=64,b=256,d=1.28e6" -> a one-row table.
 data::MeasurementTable parse_at(const std::string& text) {
   data::MeasurementTable t;
-  std::size_t b = 0;
-  while (b <= text.size()) {
-    std::size_t e = text.find(',', b);
-    if (e == std::string::npos) e = text.size();
-    const std::string item = text.substr(b, e - b);
-    const auto eq = item.find('=');
-    double v = 0;
-    const char* first = item.data() + (eq == std::string::npos ? 0 : eq + 1);
-    const auto [p, ec] = std::from_chars(first, item.data() + item.size(), v);
-    if (eq == std::string::npos || eq == 0 || ec != std::errc() || p != item.data() + item.size()) {
-      throw ConfigError("--at item '" + item + "' is not NAME=NUMBER (e.g. --at p=64,b=256,d=1.28e6)");
-    }
-    t.add_column(data::Column(item.substr(0, eq), std::vector<double>{v}));
-    b = e + 1;
-  }
+  for (const auto& [name, v] : parse_values(text, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
   return t;
 }
 
@@ -51,25 +38,6 @@ std::string csv_field(const std::string& s) {
   std::string q = "\"";
   for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
-}
-
-void check_factors(const std::vector<std::string>& needed, const data::MeasurementTable& t,
-                   const std::string& model, bool strict, const std::string& where) {
-  std::vector<std::string> missing, unknown;
-  for (const auto& f : needed) {
-    if (!t.find(f)) missing.push_back(f);
-  }
-  if (strict) {
-    for (const auto& c : t.column_names()) {
-      if (std::find(needed.begin(), needed.end(), c) == needed.end()) unknown.push_back(c);
-    }
-  }
-  if (!missing.empty() || !unknown.empty()) {
-    std::string msg = where + ": ";
-    if (!missing.empty()) msg += "missing factor(s) " + join(missing);
-    if (!unknown.empty()) msg += std::string(missing.empty() ? "" : "; ") + "unknown factor(s) " + join(unknown);
-    throw ConfigError(msg + ". Model '" + model + "' uses: " + join(needed));
-  }
 }
 
 // The grid's own fields are written back as given (260.1 stays 260.1), then the predictions.
@@ -118,7 +86,12 @@ int run_predict(const PredictArgs& a) {
     grid = io::read_csv(a.grid, co);
   }
   data::MeasurementTable table = a.at.empty() ? grid.table : parse_at(a.at);
-  check_factors(needed, table, spec.name, !a.at.empty(), a.at.empty() ? "'" + a.grid + "'" : "--at");
+  // A grid may carry other columns (kept in the output); --at must name exactly the factors.
+  std::vector<std::string> given = table.column_names();
+  if (a.at.empty()) {
+    std::erase_if(given, [&](const std::string& c) { return std::find(needed.begin(), needed.end(), c) == needed.end(); });
+  }
+  check_factors(needed, given, spec.name, a.at.empty() ? "'" + a.grid + "'" : "--at");
   table.attributes().clear();  // no target: a prediction-only evaluator
   const model::Model m(spec, table.column_names());
   const model::Evaluator ev(m, table);

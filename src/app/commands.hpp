@@ -17,6 +17,8 @@ void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_import_command(CLI::App& app, Action& action);
 void add_pingpong_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_predict_command(CLI::App& app, Action& action);
+void add_explain_command(CLI::App& app, Action& action);
+void add_recommend_command(CLI::App& app, Action& action);
 void add_show_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
 void add_models_command(CLI::App& app, Action& action);

@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
   perfit::app::add_fit_command(app, action, env);
   perfit::app::add_batch_command(app, action, env);
   perfit::app::add_predict_command(app, action);
+  perfit::app::add_explain_command(app, action);
+  perfit::app::add_recommend_command(app, action);
   perfit::app::add_pingpong_command(app, action, env);
   perfit::app::add_show_command(app, action);
   perfit::app::add_import_command(app, action);

@@ -132,6 +132,46 @@ mf = json.loads(r.stdout)
 if not (mf["metrics"]["r2"] > 0.95 and mf["metrics"]["mape"] < 8 and 2e4 < mf["params"]["t1"] < 5e4):
     failures.append(f"MLPerf fit off: {mf}")
 expect(["predict", "--result", "mlf.h5", "--at", "n_accelerators=256"], 0, "contention")
+# explain: shares along a sweep, crossovers, minimum, efficiency; consistent with predict
+expect(["explain", "--result", "mlf.h5", "--sweep", "n_accelerators=8..4096"], 0,
+       "minimum time:", "parallel efficiency >= 50% up to n_accelerators=", "contention")
+ex = json.loads(expect(["explain", "--result", "fr.h5", "--sweep", "p=1..1024", "--at",
+                        "b=256,d=1.28e6,epochs=1", "--json", "--efficiency", "0.6"], 0).stdout)
+pts = ex["points"]
+if [q["p"] for q in pts] != [2.0 ** k for k in range(11)] or pts[0]["efficiency"] != 1.0:
+    failures.append(f"explain sweep points: {pts[:2]}")
+for q in pts:
+    if abs(sum(q["share"].values()) - 1) > 1e-9:
+        failures.append(f"explain shares do not add up at p={q['p']}: {q['share']}")
+best = min(pts, key=lambda q: q["time"])
+if ex["minimum"]["p"] != best["p"] or ex["efficiency_threshold"] != 0.6:
+    failures.append(f"explain minimum {ex['minimum']} vs points {best}")
+if ex["efficient_up_to"] != max(q["p"] for q in pts if q["efficiency"] >= 0.6):
+    failures.append(f"explain efficient_up_to {ex['efficient_up_to']}")
+one = json.loads(expect(["predict", "--result", "fr.h5", "--at", "p=64,b=256,d=1.28e6,epochs=1", "--json"], 0).stdout)
+if abs(one["prediction"] / pts[6]["time"] - 1) > 1e-12:
+    failures.append(f"explain time at p=64 {pts[6]['time']} != predict {one['prediction']}")
+expect(["explain", "--result", "fr.h5", "--sweep", "p=1..64", "--at", "b=256"], 2, "missing factor(s)", "epochs")
+expect(["explain", "--result", "fr.h5", "--sweep", "p=64..1", "--at", "b=1,d=1,epochs=1"], 2, "0 < LO < HI")
+expect(["explain", "--result", "fr.h5", "--sweep", "p:1-64"], 2, "NAME=LO..HI")
+# recommend: the best of every combination, under constraints, by time or GPU-hours
+space = ["recommend", "--result", "fr.h5", "--space", "p=1..512,b=32..1024", "--at", "d=1.28e6,epochs=90"]
+rec = json.loads(expect([*space, "--json", "--top", "60"], 0).stdout)
+times = [q["time"] for q in rec["ranking"]]
+if rec["evaluated"] != 60 or len(times) != 60 or times != sorted(times):
+    failures.append(f"recommend: {rec['evaluated']} evaluated, ranking not sorted: {times[:5]}")
+low = json.loads(expect([*space, "--json", "--top", "3", "--objective", "gpu-hours", "--constraint",
+                         "time<=3600,p>=8"], 0).stdout)["ranking"]
+feasible = [q for q in rec["ranking"] if q["time"] <= 3600 and q["p"] >= 8]
+want = sorted(feasible, key=lambda q: q["time"] * q["p"] / 3600)[:3]
+if [(q["p"], q["b"]) for q in low] != [(q["p"], q["b"]) for q in want] or \
+        any(abs(q["gpu_hours"] - q["time"] * q["p"] / 3600) > 1e-9 * q["gpu_hours"] for q in low):
+    failures.append(f"recommend gpu-hours: {low} vs {want}")
+expect([*space, "--top", "2"], 0, "best 2 by time", "rank")
+expect([*space, "--constraint", "p=<3"], 2, "is not NAME OP NUMBER")
+expect([*space, "--constraint", "q<=3"], 2, "'q': neither 'time' nor a factor")
+expect([*space, "--constraint", "time<0.001"], 3, "no configuration of the space meets the constraints")
+expect(["recommend", "--result", "fr.h5", "--space", "p=1..512"], 2, "missing factor(s)")
 # Quality is not traded for speed: the default (sigma, kappa solved by least squares, t1
 # searched) reaches the cost of the full 3-D search, on the real set and on a synthetic one.
 for data, st, model, out in [("ml.h5", "/mxnet/resnet/v100", os.path.join(src, "configs/examples/mlperf_usl.yaml"), "mlo"),

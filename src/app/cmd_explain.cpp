@@ -1,0 +1,124 @@
+// perfit explain: what a fitted model says along one factor (model/sweep.hpp).
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "commands.hpp"
+#include "factor_args.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/result_file.hpp"
+#include "perfit/model/sweep.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+struct ExplainArgs {
+  std::string result, sweep, at;
+  double efficiency = 0.5;
+  bool json = false;
+};
+
+// The sweep's rows: the swept factor, and every other factor fixed by --at.
+data::MeasurementTable sweep_rows(const FactorRange& sweep, const std::vector<double>& x, const std::string& at,
+                                  const std::vector<std::string>& needed, const std::string& model) {
+  data::MeasurementTable t;
+  t.add_column(data::Column(sweep.name, x));
+  if (!at.empty()) {
+    for (const auto& [name, v] : parse_values(at, "--at")) {
+      if (name == sweep.name) throw ConfigError("--at sets '" + name + "', which --sweep varies");
+      t.add_column(data::Column(name, std::vector<double>(x.size(), v)));
+    }
+  }
+  check_factors(needed, t.column_names(), model, "--sweep and --at");
+  return t;
+}
+
+void print_report(const model::SweepReport& r, const std::string& unit) {
+  std::printf("%10s %14s %8s", r.factor.c_str(), ("time " + unit).c_str(), "effic.");
+  for (const auto& t : r.terms) std::printf(" %12s", t.substr(0, 12).c_str());
+  std::printf("\n");
+  for (std::size_t i = 0; i < r.x.size(); ++i) {
+    std::printf("%10.6g %14.6g %7.1f%%", r.x[i], r.time[i], 100.0 * r.efficiency[i]);
+    for (Eigen::Index k = 0; k < r.share.cols(); ++k) {
+      std::printf(" %11.1f%%", 100.0 * r.share(static_cast<Eigen::Index>(i), k));
+    }
+    std::printf("\n");
+  }
+  for (const auto& c : r.crossovers) {
+    std::printf("crossover: %s overtakes %s at %s ~ %.4g\n", c.to.c_str(), c.from.c_str(), r.factor.c_str(), c.at);
+  }
+  if (r.crossovers.empty()) {
+    std::printf("crossover: none (%s dominates the whole sweep)\n",
+                r.terms.empty() ? "the expression" : r.terms[0].c_str());
+  }
+  std::printf("minimum time: %.6g %s at %s=%.6g\n", r.best_time, unit.c_str(), r.factor.c_str(), r.best_x);
+  std::printf("parallel efficiency >= %.0f%% up to %s=%.6g\n", 100.0 * r.threshold, r.factor.c_str(),
+              r.last_efficient_x);
+}
+
+nlohmann::ordered_json report_json(const model::SweepReport& r, const std::string& result, const std::string& unit) {
+  nlohmann::ordered_json j = {{"result", result}, {"factor", r.factor}, {"unit", unit}};
+  j["points"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < r.x.size(); ++i) {
+    nlohmann::ordered_json p = {{r.factor, r.x[i]}, {"time", r.time[i]}, {"efficiency", r.efficiency[i]}};
+    p["share"] = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < r.terms.size(); ++k) {
+      p["share"][r.terms[k]] = r.share(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
+    }
+    j["points"].push_back(p);
+  }
+  j["crossovers"] = nlohmann::ordered_json::array();
+  for (const auto& c : r.crossovers) j["crossovers"].push_back({{"from", c.from}, {"to", c.to}, {"at", c.at}});
+  j["minimum"] = {{r.factor, r.best_x}, {"time", r.best_time}};
+  j["efficiency_threshold"] = r.threshold;
+  j["efficient_up_to"] = r.last_efficient_x;
+  return j;
+}
+
+int run_explain(const ExplainArgs& a) {
+  const std::vector<FactorRange> sweep = parse_ranges(a.sweep, "--sweep");
+  if (sweep.size() != 1) throw ConfigError("--sweep takes one factor, e.g. --sweep p=1..1024");
+  const std::string& factor = sweep[0].name;
+  if (!(a.efficiency > 0.0 && a.efficiency <= 1.0)) {
+    throw ConfigError("--efficiency must be in (0, 1], got " + format_g(a.efficiency));
+  }
+  const io::ResultFile r = io::read_result_file(a.result);
+  const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
+  const std::vector<double> x = model::doubling_sweep(sweep[0].lo, sweep[0].hi);
+  const data::MeasurementTable t = sweep_rows(sweep[0], x, a.at, model::Model::factors(spec), spec.name);
+  const model::Model m(spec, t.column_names());
+  const model::Evaluator ev(m, t);
+  Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
+  for (std::size_t k = 0; k < r.params.size(); ++k) params(static_cast<Eigen::Index>(k)) = r.params[k].value;
+  const model::SweepReport rep = model::analyse_sweep(ev, params, factor, x, a.efficiency);
+  if (a.json) {
+    std::cout << report_json(rep, a.result, r.unit).dump(2) << "\n";
+  } else {
+    std::printf("model '%s' (%s) along %s = %s, %s\n", spec.name.c_str(), a.result.c_str(), factor.c_str(),
+                a.sweep.substr(a.sweep.find('=') + 1).c_str(), a.at.empty() ? "no other factor" : a.at.c_str());
+    print_report(rep, r.unit);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<ExplainArgs>();
+  auto* cmd = app.add_subcommand(
+      "explain", "What a fitted model says along one factor: each term's share of the time, where\n"
+                 "the dominant term changes, the point of minimum time and how far parallel\n"
+                 "efficiency stays above a threshold. The sweep doubles from LO to HI.");
+  cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
+  cmd->add_option("--sweep", a->sweep, "factor and range, e.g. p=1..1024")->required();
+  cmd->add_option("--at", a->at, "the model's other factors, e.g. b=256,d=1.28e6,epochs=1");
+  cmd->add_option("--efficiency", a->efficiency, "parallel-efficiency threshold")->capture_default_str();
+  cmd->add_flag("--json", a->json, "print JSON");
+  cmd->callback([a, &action] { action = [a] { return run_explain(*a); }; });
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,192 @@
+// perfit recommend: the best configurations of a space by a fitted model's prediction.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "commands.hpp"
+#include "factor_args.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/result_file.hpp"
+#include "perfit/model/evaluator.hpp"
+#include "perfit/model/sweep.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+struct RecommendArgs {
+  std::string result, space, at, constraint, objective = "time", workers = "p";
+  std::size_t top = 10;
+  bool json = false;
+};
+
+inline constexpr std::size_t kMaxPoints = 10'000'000;
+
+// "p<=256" or "time<3600": a factor (or the predicted time) against a number.
+struct Constraint {
+  std::string name, op;
+  double value = 0.0;
+  bool holds(double v) const {
+    if (op == "<=") return v <= value;
+    if (op == "<") return v < value;
+    if (op == ">=") return v >= value;
+    if (op == ">") return v > value;
+    return v == value;
+  }
+};
+
+std::vector<Constraint> parse_constraints(const std::string& text) {
+  std::vector<Constraint> out;
+  std::size_t b = 0;
+  while (!text.empty() && b <= text.size()) {
+    std::size_t e = text.find(',', b);
+    if (e == std::string::npos) e = text.size();
+    const std::string item = text.substr(b, e - b);
+    const auto k = item.find_first_of("<>=");
+    Constraint c;
+    if (k != std::string::npos && k > 0) {
+      c.name = item.substr(0, k);
+      c.op = item.substr(k, item.size() > k + 1 && item[k + 1] == '=' ? 2 : 1);
+      const std::string num = item.substr(k + c.op.size());
+      const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), c.value);
+      if (c.op != "=" && !num.empty() && ec == std::errc() && p == num.data() + num.size()) {
+        out.push_back(c);
+        b = e + 1;
+        continue;
+      }
+    }
+    throw ConfigError("--constraint item '" + item + "' is not NAME OP NUMBER with OP one of <=, <, >=, >, == "
+                      "(e.g. --constraint p<=256,time<=3600)");
+  }
+  return out;
+}
+
+// Every combination of the doubling sweeps of the space, with the --at factors fixed.
+data::MeasurementTable space_rows(const std::vector<FactorRange>& space, const std::string& at) {
+  std::vector<std::vector<double>> axes;
+  std::size_t n = 1;
+  for (const auto& r : space) {
+    axes.push_back(model::doubling_sweep(r.lo, r.hi));
+    n *= axes.back().size();
+    if (n > kMaxPoints) throw ConfigError("--space has more than 1e7 configurations; narrow it");
+  }
+  std::vector<std::vector<double>> cols(space.size(), std::vector<double>(n));
+  for (std::size_t i = 0, stride = n; i < space.size(); ++i) {
+    stride /= axes[i].size();
+    for (std::size_t row = 0; row < n; ++row) cols[i][row] = axes[i][(row / stride) % axes[i].size()];
+  }
+  data::MeasurementTable t;
+  for (std::size_t i = 0; i < space.size(); ++i) t.add_column(data::Column(space[i].name, cols[i]));
+  if (!at.empty()) {
+    for (const auto& [name, v] : parse_values(at, "--at")) {
+      if (t.find(name)) throw ConfigError("--at sets '" + name + "', which --space varies");
+      t.add_column(data::Column(name, std::vector<double>(n, v)));
+    }
+  }
+  return t;
+}
+
+void print_ranking(const RecommendArgs& a, const std::string& model, const std::string& unit,
+                   const data::MeasurementTable& t, const Eigen::VectorXd& pred,
+                   const std::vector<double>& score, const std::vector<std::size_t>& keep) {
+  const bool gpu = a.objective == "gpu-hours";
+  const auto names = t.column_names();
+  if (a.json) {
+    nlohmann::ordered_json j = {{"result", a.result}, {"objective", a.objective}, {"unit", unit},
+                                {"evaluated", t.rows()}};
+    j["ranking"] = nlohmann::ordered_json::array();
+    for (const std::size_t i : keep) {
+      nlohmann::ordered_json row;
+      for (const auto& n : names) row[n] = t.column(n).f64()[i];
+      row["time"] = pred(static_cast<Eigen::Index>(i));
+      if (gpu) row["gpu_hours"] = score[i];
+      j["ranking"].push_back(row);
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("model '%s' (%s): %zu configurations, best %zu by %s\n", model.c_str(), a.result.c_str(),
+              t.rows(), keep.size(), a.objective.c_str());
+  std::printf("%4s", "rank");
+  for (const auto& n : names) std::printf(" %12s", n.c_str());
+  std::printf(" %14s%s\n", ("time " + unit).c_str(), gpu ? "      gpu-hours" : "");
+  for (std::size_t k = 0; k < keep.size(); ++k) {
+    std::printf("%4zu", k + 1);
+    for (const auto& n : names) std::printf(" %12.6g", t.column(n).f64()[keep[k]]);
+    std::printf(" %14.6g", pred(static_cast<Eigen::Index>(keep[k])));
+    if (gpu) std::printf(" %14.6g", score[keep[k]]);
+    std::printf("\n");
+  }
+}
+
+int run_recommend(const RecommendArgs& a) {
+  if (a.objective != "time" && a.objective != "gpu-hours") {
+    throw ConfigError("--objective must be time or gpu-hours, got '" + a.objective + "'");
+  }
+  if (a.top == 0) throw ConfigError("--top must be >= 1");
+  const std::vector<Constraint> cons = parse_constraints(a.constraint);
+  const io::ResultFile r = io::read_result_file(a.result);
+  const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
+  const data::MeasurementTable t = space_rows(parse_ranges(a.space, "--space"), a.at);
+  check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");
+  const bool gpu = a.objective == "gpu-hours";
+  if (gpu && !t.find(a.workers)) {
+    throw ConfigError("--objective gpu-hours multiplies the time by --workers '" + a.workers +
+                      "', which is not a factor of the space or --at");
+  }
+  for (const auto& c : cons) {
+    if (c.name != "time" && !t.find(c.name)) {
+      throw ConfigError("--constraint on '" + c.name + "': neither 'time' nor a factor of --space/--at");
+    }
+  }
+  const model::Model m(spec, t.column_names());
+  const model::Evaluator ev(m, t);
+  Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
+  for (std::size_t k = 0; k < r.params.size(); ++k) params(static_cast<Eigen::Index>(k)) = r.params[k].value;
+  const Eigen::VectorXd pred = ev.predict(params);
+  std::vector<double> score(t.rows());
+  std::vector<std::size_t> keep;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    const double time = pred(static_cast<Eigen::Index>(i));
+    if (!(std::isfinite(time) && time > 0.0)) continue;  // outside the model's range
+    bool ok = true;
+    for (const auto& c : cons) ok = ok && c.holds(c.name == "time" ? time : t.column(c.name).f64()[i]);
+    if (!ok) continue;
+    score[i] = gpu ? time * t.column(a.workers).f64()[i] / 3600.0 : time;
+    keep.push_back(i);
+  }
+  if (keep.empty()) throw DataError("no configuration of the space meets the constraints");
+  const std::size_t top = std::min(a.top, keep.size());
+  std::partial_sort(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(top), keep.end(),
+                    [&](std::size_t x, std::size_t y) { return score[x] < score[y] || (score[x] == score[y] && x < y); });
+  keep.resize(top);
+  print_ranking(a, spec.name, r.unit, t, pred, score, keep);
+  return 0;
+}
+
+}  // namespace
+
+void add_recommend_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<RecommendArgs>();
+  auto* cmd = app.add_subcommand(
+      "recommend", "The best configurations of a space by a fitted model's predicted time (or\n"
+                   "GPU-hours): every combination of the --space factors, each doubling from LO\n"
+                   "to HI, with the other factors fixed by --at.");
+  cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
+  cmd->add_option("--space", a->space, "factors and ranges, e.g. p=1..512,b=32..1024")->required();
+  cmd->add_option("--at", a->at, "the model's other factors, e.g. d=1.28e6,epochs=90");
+  cmd->add_option("--objective", a->objective, "time or gpu-hours (time x workers / 3600)")->capture_default_str();
+  cmd->add_option("--workers", a->workers, "the factor that counts GPUs for gpu-hours")->capture_default_str();
+  cmd->add_option("--constraint", a->constraint, "e.g. p<=256,time<=3600 (a factor or the predicted time)");
+  cmd->add_option("--top", a->top, "how many to list")->capture_default_str();
+  cmd->add_flag("--json", a->json, "print JSON");
+  cmd->callback([a, &action] { action = [a] { return run_recommend(*a); }; });
+}
+
+}  // namespace perfit::app
