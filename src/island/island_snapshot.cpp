@@ -77,8 +77,9 @@ IslandSnapshot from_words(const std::vector<std::uint64_t>& w, std::size_t dim) 
   de::DeState& s = snap.state;
   const std::size_t d = r.count(), np = r.count(), acols = r.count();
   if (d != dim) {
-    throw DataError("checkpoint island state has " + std::to_string(d) + " params, the model " +
-                    std::to_string(dim));
+    throw DataError("checkpoint island state searches " + std::to_string(d) + " params, this run " +
+                    std::to_string(dim) + " (a checkpoint of a search over every param, written with "
+                    "separable: off or before variable projection, resumes with --separable off)");
   }
   s.archive_used = r.count();
   const std::size_t mem = r.count();
