@@ -13,6 +13,8 @@ namespace perfit::app {
 using Action = std::function<int()>;
 
 void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
+void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
+void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_import_command(CLI::App& app, Action& action);
 void add_pingpong_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);

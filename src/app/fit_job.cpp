@@ -55,7 +55,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     if (std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
     io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
   }
-  s.spec = io::load_model(c.model);
+  s.spec = io::load_model(c.model, c.factors);
   s.store.emplace(c.data);
   s.info = s.store->info(c.set);
   std::vector<std::string> names;
@@ -67,7 +67,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "
                     "measured-time column; re-import it with --target");
   }
-  for (const std::string& extra : {s.target, c.cost.weight_column}) {
+  for (const std::string& extra : {s.target, c.cost.weight_column, c.scale}) {
     if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
       s.load.push_back(extra);
     }
@@ -160,6 +160,10 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.reduce_seconds = fr.reduce_seconds;
   r.metrics = fr.metrics;
   r.history = fr.history;
+  r.lambda = fr.lambda.split.empty() ? c.cost.lambda : fr.lambda.lambda;
+  r.lambda_split = fr.lambda.split;
+  r.lambda_grid = fr.lambda.lambdas;
+  r.lambda_scores = fr.lambda.scores;
   r.perfit_version = version();
   r.git_revision = git_revision();
   r.created_utc = utc_now();
@@ -327,7 +331,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable}, cfg.fit,
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable, cfg.scale}, cfg.fit,
                       s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);

@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   perfit::app::Action action;
   perfit::app::add_fit_command(app, action, env);
   perfit::app::add_batch_command(app, action, env);
+  perfit::app::add_validate_command(app, action, env);
+  perfit::app::add_select_command(app, action, env);
   perfit::app::add_predict_command(app, action);
   perfit::app::add_explain_command(app, action);
   perfit::app::add_recommend_command(app, action);

@@ -43,6 +43,14 @@ void print_result_table(const io::ResultFile& r) {
   if (!linear.empty()) {
     std::printf("solved by least squares for each candidate (separable): %s\n", linear.c_str());
   }
+  if (!r.lambda_split.empty()) {
+    std::printf("lambda auto: %s chose lambda %s; held-out cost per lambda:", r.lambda_split.c_str(),
+                format_g(r.lambda).c_str());
+    for (std::size_t i = 0; i < r.lambda_grid.size(); ++i) {
+      std::printf(" %s:%s", format_g(r.lambda_grid[i]).c_str(), format_g(r.lambda_scores[i]).c_str());
+    }
+    std::printf("\n");
+  }
   for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
@@ -62,6 +70,10 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
   j["cost_before_polish"] = r.cost_before_polish;
   j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
                   {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};
+  j["lambda"] = r.lambda;
+  if (!r.lambda_split.empty()) {
+    j["lambda_choice"] = {{"split", r.lambda_split}, {"lambdas", r.lambda_grid}, {"held_out_cost", r.lambda_scores}};
+  }
   j["generations"] = r.generations;
   j["evaluations"] = r.evaluations;
   j["stop_reason"] = r.stop_reason;

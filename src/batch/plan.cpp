@@ -97,8 +97,9 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
     const std::vector<std::string> sets = expand_sets(e, store);
     island::RunConfig base = fit_config(manifest, e);
     for (const auto& model : e.models) {
-      if (!models.count(model)) models.emplace(model, io::load_model(model));
-      const model::ModelSpec& spec = models.at(model);
+      const std::string key = model + "\n" + base.fit.factors;
+      if (!models.count(key)) models.emplace(key, io::load_model(model, base.fit.factors));
+      const model::ModelSpec& spec = models.at(key);
       for (const auto& set : sets) {
         FitTask t;
         t.set = set;

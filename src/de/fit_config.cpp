@@ -1,15 +1,17 @@
 #include "perfit/de/fit_config.hpp"
 
 #include "perfit/core/error.hpp"
+#include "perfit/model/factor_binding.hpp"
 
 namespace perfit::de {
 
-void FitConfig::validate() const {
+void FitConfig::validate(bool need_out) const {
   if (data.empty()) throw ConfigError("no data store: pass --data STORE.h5 (or 'data:' in the config)");
   if (set.empty()) throw ConfigError("no set: pass --set /<framework>/<model> (or 'set:' in the config); `perfit inspect " + data + "` lists them");
-  if (out.empty()) throw ConfigError("no output: pass --out RESULT.h5 (or 'out:' in the config)");
+  if (need_out && out.empty()) throw ConfigError("no output: pass --out RESULT.h5 (or 'out:' in the config)");
   if (model.empty()) throw ConfigError("no model: pass --model generic (or a YAML file); `perfit models` lists them");
   cost.validate();
+  model::parse_factor_bindings(factors);
 }
 
 const OptionTable<FitConfig>& fit_config_option_table() {
@@ -21,6 +23,13 @@ const OptionTable<FitConfig>& fit_config_option_table() {
                        "set path, e.g. /pytorch/resnet50"),
         text_option<S>("model", [](S& c) -> auto& { return c.model; }, "a model name or file",
                        "built-in model name or YAML file"),
+        text_option<S>("factors", [](S& c) -> auto& { return c.factors; }, "NAME=COLUMN or NAME=NUMBER, comma-separated",
+                       "bind the model's factors to the set's columns or to fixed values, e.g. "
+                       "p=n_accelerators,d=1 (empty: factors are columns of the same name)"),
+        text_option<S>("scale", [](S& c) -> auto& { return c.scale; }, "a column name",
+                       "the column that measures scale (workers): lambda: auto leaves its values "
+                       "out one at a time, select extrapolates to its largest (empty: p, or the "
+                       "column p is bound to)"),
         text_option<S>("out", [](S& c) -> auto& { return c.out; }, "a path",
                        "result file to write (HDF5)"),
         whole_option<S>("seed", [](S& c) -> auto& { return c.fit.de.seed; }, 0,

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "perfit/de/levenberg_marquardt.hpp"
+#include "perfit/fit/lambda_choice.hpp"
 #include "perfit/model/compression.hpp"
 #include "perfit/model/separable.hpp"
 #include "perfit/mpi/communicator.hpp"
@@ -154,6 +155,18 @@ std::size_t search_dimension(const model::Model& m, const model::CostOptions& co
 
 FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
               const island::IslandLayout& L, const island::RunHooks& hooks) {
+  if (p.cost.lambda_auto) {
+    const double cv_start = now_s();
+    FitProblem chosen = p;
+    const LambdaChoice c = choose_lambda(p, options, L);
+    chosen.cost.lambda = c.lambda;
+    chosen.cost.lambda_auto = false;
+    if (!c.note.empty()) spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::warn, "lambda auto: {}", c.note);
+    FitReport r = fit(chosen, options, islands, L, hooks);
+    r.lambda = c;
+    r.seconds = now_s() - cv_start;  // the whole fit, the cross-validation included
+    return r;
+  }
   const double t0 = now_s();
   const model::Model& m = *p.model;
   model::EvaluatorOptions eo;

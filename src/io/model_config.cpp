@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "perfit/core/error.hpp"
+#include "perfit/model/factor_binding.hpp"
 #include "builtin_models.hpp"
 
 namespace perfit::io {
@@ -168,6 +169,10 @@ model::ModelSpec load_model(const std::string& name_or_path) {
   }
   throw ConfigError("model '" + name_or_path + "' is neither a built-in model (" + names +
                     ") nor a YAML file. See `perfit models`");
+}
+
+model::ModelSpec load_model(const std::string& name_or_path, const std::string& factors) {
+  return model::bind_factors(load_model(name_or_path), model::parse_factor_bindings(factors));
 }
 
 }  // namespace perfit::io

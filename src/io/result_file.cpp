@@ -58,6 +58,8 @@ void write_result_file(const std::string& path, const ResultFile& r) {
         {"git_revision", r.git_revision},
         {"created_utc", r.created_utc},
         {"warnings", join_lines(r.warnings)},
+        {"lambda", r.lambda},
+        {"lambda_split", r.lambda_split},
     };
     for (const auto& [k, v] : root) w.write_root_attribute(k, v);
 
@@ -88,6 +90,13 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     data::MeasurementTable history;
     history.add_column(Column("best_cost", r.history));
     w.write_group("/history", history);
+
+    if (!r.lambda_grid.empty()) {
+      data::MeasurementTable curve;
+      curve.add_column(Column("lambda", r.lambda_grid));
+      curve.add_column(Column("held_out_cost", r.lambda_scores));
+      w.write_group("/lambda_curve", curve);
+    }
 
     data::MeasurementTable metrics;
     metrics.add_column(Column("name", std::vector<std::string>{"mape", "rmse", "r2", "gmae", "max_rel_err"}));
@@ -191,6 +200,13 @@ ResultFile read_result_file(const std::string& path) {
     r.params.push_back(q);
   }
   r.history = rd.read_group("/history").column("best_cost").f64();
+  if (a.count("lambda")) r.lambda = need_number(a, "lambda", path);
+  if (a.count("lambda_split")) r.lambda_split = need_string(a, "lambda_split", path);
+  if (!r.lambda_split.empty()) {
+    const data::MeasurementTable curve = rd.read_group("/lambda_curve");
+    r.lambda_grid = curve.column("lambda").f64();
+    r.lambda_scores = curve.column("held_out_cost").f64();
+  }
   const data::MeasurementTable m = rd.read_group("/metrics");
   const auto& v = m.column("value").f64();
   if (v.size() == 5) r.metrics = {v[0], v[1], v[2], v[3], v[4]};

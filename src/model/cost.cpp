@@ -47,6 +47,24 @@ void CostOptions::validate() const {
   }
 }
 
+namespace {
+
+// A number, or `auto`: chosen by cross-validation at fit time.
+Option<CostOptions> lambda_option() {
+  const std::string expected = "auto or a number in " + range_text(0.0, 1e12);
+  return {"lambda", "lambda",
+          "regularisation weight (0: none; auto: chosen from a grid by leave-one-scale-out "
+          "cross-validation on the rows, docs/validation.md)",
+          expected, OptionKind::number,
+          [expected](CostOptions& o, const std::string& t) {
+            o.lambda_auto = t == "auto";
+            o.lambda = o.lambda_auto ? 0.0 : parse_real(t, 0.0, 1e12, expected);
+          },
+          [](const CostOptions& o) { return o.lambda_auto ? std::string("auto") : format_real(o.lambda); }};
+}
+
+}  // namespace
+
 const OptionTable<CostOptions>& cost_option_table() {
   using S = CostOptions;
   static const OptionTable<CostOptions> t = {
@@ -61,8 +79,7 @@ const OptionTable<CostOptions>& cost_option_table() {
                      std::vector<Penalty>{Penalty::none, Penalty::l1, Penalty::l2}, parse_penalty,
                      [](Penalty v) { return to_string(v); },
                      "regularisation of the bound-normalised params"),
-      real_option<S>("lambda", [](S& o) -> auto& { return o.lambda; }, 0.0, 1e12,
-                     "regularisation weight (0: none)"),
+      lambda_option(),
   };
   return t;
 }

@@ -6,6 +6,7 @@
 
 #include "perfit/data/synth.hpp"
 #include "perfit/io/model_config.hpp"
+#include "support/synth_rows.hpp"
 
 namespace perfit::fit {
 
@@ -27,17 +28,7 @@ FitReport fit_serial(const data::MeasurementTable& t, const FitOptions& o, unsig
 }
 }  // namespace
 
-data::MeasurementTable synth_set(std::size_t spec_index, std::size_t rows, double noise,
-                                 std::uint64_t seed) {
-  data::SynthOptions o;
-  o.rows = rows;
-  o.noise = noise;
-  o.seed = seed;
-  data::SynthGenerator g(data::synth_catalogue()[spec_index], o, spec_index);
-  data::MeasurementTable t = g.next_chunk(rows);
-  t.attributes() = g.attributes();
-  return t;
-}
+using test::synth_set;
 
 // The acceptance test of the fit: on synthetic data with 1% noise, the generic model's fit
 // recovers every truth constant within 1% (relative) and MAPE sits near the noise level.

@@ -34,6 +34,10 @@ TEST(ResultFile, RoundTripKeepsEverything) {
   r.seconds = 1.5;
   r.metrics = {0.8, 1.2, 0.999, 0.6, 4.0};
   r.history = {1.0, 0.5, 1e-4};
+  r.lambda = 1e-3;
+  r.lambda_split = "forward:p";
+  r.lambda_grid = {0.0, 1e-3, 1e-2};
+  r.lambda_scores = {0.02, 0.015, 0.03};
   r.perfit_version = "0.1.0";
   r.git_revision = "abc";
   r.created_utc = "2026-11-29T00:00:00Z";
@@ -45,6 +49,10 @@ TEST(ResultFile, RoundTripKeepsEverything) {
   EXPECT_TRUE(b.params[1].log_scale);
   EXPECT_TRUE(b.params[1].at_bound);
   EXPECT_EQ(b.history, r.history);
+  EXPECT_EQ(b.lambda, 1e-3);
+  EXPECT_EQ(b.lambda_split, "forward:p");
+  EXPECT_EQ(b.lambda_grid, r.lambda_grid);
+  EXPECT_EQ(b.lambda_scores, r.lambda_scores);
   EXPECT_EQ(b.metrics.r2, 0.999);
   EXPECT_EQ(b.seed, 3u);
   EXPECT_EQ(b.data_checksum, r.data_checksum);

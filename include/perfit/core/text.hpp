@@ -21,4 +21,19 @@ inline std::string format_g(double v, int digits = 6) {
   return buf;
 }
 
+// "a,b,,c" -> {"a", "b", "c"}: the pieces between separators, empty ones dropped.
+inline std::vector<std::string> split_list(const std::string& text, char sep = ',') {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char ch : text + sep) {
+    if (ch != sep) {
+      cur += ch;
+    } else if (!cur.empty()) {
+      out.push_back(cur);
+      cur.clear();
+    }
+  }
+  return out;
+}
+
 }  // namespace perfit

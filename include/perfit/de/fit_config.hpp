@@ -17,6 +17,8 @@ struct FitConfig {
   std::string set;                // /<framework>/<model>[/<system>]
   std::string model = "generic";  // built-in name or YAML file
   std::string out;                // result file (HDF5)
+  std::string factors;            // "p=n_accelerators,d=1": model factors bound to columns/values
+  std::string scale;              // the column of workers (lambda: auto, select); "": p or p's column
   unsigned threads = 1;           // evaluator threads per process
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
   bool compress = true;           // evaluate each distinct configuration once when it pays
@@ -26,8 +28,9 @@ struct FitConfig {
   model::CostOptions cost;
   FitOptions fit;                 // DE options (seed in fit.de.seed), polish, progress
 
-  // Throws: ConfigError naming the missing or bad key.
-  void validate() const;
+  // Throws: ConfigError naming the missing or bad key. need_out false: commands that write no
+  // result of this fit (validate) leave out empty.
+  void validate(bool need_out = true) const;
 };
 
 // Every FitConfig option: top-level keys, then cost.* and de.*.

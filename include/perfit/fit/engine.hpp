@@ -33,6 +33,17 @@ struct FitProblem {
   // automatic: solve the linear constants per candidate, search only the others (variable
   // projection; squared residuals); off: search every constant.
   model::SeparableMode separable = model::SeparableMode::automatic;
+  // The column of workers, for lambda: auto's leave-one-scale-out ("": model::scale_column).
+  std::string scale;
+};
+
+// lambda: auto: the grid, the held-out cost of each lambda, and the one chosen.
+struct LambdaChoice {
+  std::string split;  // the cross-validation, e.g. "group:p" (leave-one-scale-out); "": not chosen
+  std::size_t folds = 0;
+  std::vector<double> lambdas, scores;  // scores: mean held-out residual over all folds
+  double lambda = 0.0;
+  std::string note;  // why no choice was possible (too few configurations), or ""
 };
 
 // Why the fit stopped and what it found, like a Ceres Summary.
@@ -56,6 +67,7 @@ struct FitReport {
   model::Identifiability identifiability;
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
+  LambdaChoice lambda;  // with cost.lambda_auto; the fit used lambda.lambda
 };
 
 // The params the DE searches: all, or the nonlinear ones under variable projection (0: every
@@ -64,6 +76,7 @@ std::size_t search_dimension(const model::Model& m, const model::CostOptions& co
                              model::SeparableMode mode);
 
 // Collective over layout.world (serial_layout(): no MPI at all). Every rank gets the report;
+// with cost.lambda_auto, lambda is first chosen by cross-validation (fit/lambda_choice.hpp);
 // an interrupted run stops at the next generation boundary with reason `interrupted` and,
 // when it checkpointed, skips the polish (the resumed run will do it).
 // Throws: ConfigError from invalid options; DataError when the rows weigh nothing.

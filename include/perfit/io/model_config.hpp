@@ -24,4 +24,8 @@ std::vector<model::ModelSpec> builtin_models();
 // Throws: ConfigError listing the built-in names when it is neither.
 model::ModelSpec load_model(const std::string& name_or_path);
 
+// The model a fit runs: load_model, then its factors bound as `factors` says
+// (model/factor_binding.hpp; "" binds none). Throws: ConfigError as both.
+model::ModelSpec load_model(const std::string& name_or_path, const std::string& factors);
+
 }  // namespace perfit::io

@@ -41,6 +41,11 @@ struct ResultFile {
   std::size_t rows_dropped = 0;  // rows with NaN/inf dropped by drop_invalid
   model::FitMetrics metrics;
   std::vector<double> history;
+  // The regularisation weight the fit used; with lambda: auto also the cross-validation that
+  // chose it (split "" otherwise) and its curve (held-out cost per lambda of the grid).
+  double lambda = 0.0;
+  std::string lambda_split;
+  std::vector<double> lambda_grid, lambda_scores;
   std::vector<std::string> warnings;  // what the user must know to trust the fit
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;

@@ -28,6 +28,9 @@ struct CostOptions {
   std::string weight_column;  // empty: all rows weigh 1
   Penalty penalty = Penalty::l2;
   double lambda = 0.0;  // 0: no regularisation
+  // lambda: auto. The fit chooses lambda by cross-validation on its rows (fit/lambda_choice.hpp)
+  // and sets `lambda`; an evaluator never sees this flag set.
+  bool lambda_auto = false;
   // Throws: ConfigError for a negative or non-finite lambda.
   void validate() const;
 };

@@ -1,0 +1,95 @@
+#include "analysis_set.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "perfit/core/error.hpp"
+#include "perfit/data/row_validity.hpp"
+#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/model/factor_binding.hpp"
+#include "perfit/mpi/agreement.hpp"
+
+namespace perfit::app {
+
+const OptionTable<island::RunConfig>& analysis_option_table(bool with_out) {
+  static const auto make = [](bool out) {
+    OptionTable<island::RunConfig> t;
+    for (const auto& o : island::run_config_option_table()) {
+      const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" || o.key == "progress_every" ||
+                          o.key.rfind("islands.", 0) == 0;
+      if (!single && (out || o.key != "out")) t.push_back(o);
+    }
+    return t;
+  };
+  static const OptionTable<island::RunConfig> with = make(true), without = make(false);
+  return with_out ? with : without;
+}
+
+void AnalysisOptions::agreed(const std::function<void()>& fn) const {
+  if (parallel()) {
+    mpi::all_or_none(MPI_COMM_WORLD, fn);
+  } else {
+    fn();
+  }
+}
+
+island::RunConfig AnalysisOptions::read(bool need_out) const {
+  island::RunConfig cfg;
+  agreed([&] {
+    if (!config.empty()) io::load_run_config(config, cfg);
+    flags.apply(cfg);
+    cfg.fit.validate(need_out);
+  });
+  return cfg;
+}
+
+std::vector<std::string> set_columns(const de::FitConfig& cfg) {
+  io::StoreReader store(cfg.data);
+  std::vector<std::string> names;
+  for (const auto& c : store.info(cfg.set).columns) names.push_back(c.name);
+  return names;
+}
+
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const de::FitConfig& cfg,
+                                               const std::vector<std::string>& columns, bool strict) {
+  model::ModelSpec spec = io::load_model(name_or_path);
+  const auto all = model::parse_factor_bindings(cfg.factors);
+  spec = model::bind_factors(spec, strict ? all : model::bindings_for(spec, all));
+  return std::make_shared<const model::Model>(spec, columns);
+}
+
+AnalysisSet load_analysis_set(const de::FitConfig& cfg, std::vector<std::string> columns) {
+  io::StoreReader store(cfg.data);
+  const io::SetInfo info = store.info(cfg.set);
+  AnalysisSet s;
+  for (const auto& c : info.columns) s.set_columns.push_back(c.name);
+  s.target = info.attributes.count("target") ? data::attribute_text(info.attributes.at("target")) : "";
+  if (s.target.empty()) {
+    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has no 'target' attribute naming its "
+                    "measured-time column; re-import it with --target");
+  }
+  for (const std::string& extra : {s.target, cfg.cost.weight_column}) {
+    if (!extra.empty()) columns.push_back(extra);
+  }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  auto table = std::make_shared<data::MeasurementTable>(store.read(cfg.set, columns));
+  const data::RowValidity v = data::check_rows(*table, columns);
+  if (v.rows_invalid > 0 && !cfg.drop_invalid) {
+    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has NaN or inf values the models need: " +
+                    data::describe_invalid(v) + ". Fix the data, or drop those rows with --drop-invalid");
+  }
+  if (v.rows_invalid > 0) {
+    table->filter_rows(v.keep);
+    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", v.rows_invalid, info.rows,
+                 data::describe_invalid(v));
+  }
+  s.dropped = v.rows_invalid;
+  s.rows = table;
+  return s;
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,57 @@
+// What `perfit validate` and `perfit select` share: their options (the fit's, without the ones
+// that only a single written fit has), the whole set loaded on every rank, and models bound to
+// its columns. Their many small fits then run one per rank (fit/validation.hpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "option_flags.hpp"
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/island/run_config.hpp"
+#include "perfit/model/model.hpp"
+#include "perfit/mpi/environment.hpp"
+
+namespace perfit::app {
+
+// The run-config options that make sense for fits that are not written one by one: no
+// checkpoints, progress lines or islands (each fold is a serial fit on one rank).
+const OptionTable<island::RunConfig>& analysis_option_table(bool with_out);
+
+struct AnalysisOptions {
+  std::string config;
+  bool json = false;
+  OptionFlags<island::RunConfig> flags;
+  mpi::MpiEnvironment* env = nullptr;
+  bool parallel() const { return env->initialized() && env->size() > 1; }
+  MPI_Comm comm() const { return parallel() ? MPI_COMM_WORLD : MPI_COMM_NULL; }
+  // --config then the flags, agreed on by every rank. Throws: ConfigError.
+  island::RunConfig read(bool need_out) const;
+  // Runs fn on every rank and agrees (one message under MPI).
+  void agreed(const std::function<void()>& fn) const;
+};
+
+struct AnalysisSet {
+  std::shared_ptr<const data::MeasurementTable> rows;  // the whole set, columns it was asked for
+  std::vector<std::string> set_columns;                // every column of the set
+  std::string target;
+  std::size_t dropped = 0;
+};
+
+// Reads `columns` (and the target and weight column) of cfg.set, NaN/inf rows refused or dropped
+// as cfg.drop_invalid says. Throws: DataError / IoError naming the file, set and column.
+AnalysisSet load_analysis_set(const de::FitConfig& cfg, std::vector<std::string> columns);
+
+// A model with cfg.factors bound, over the set's columns. strict: every binding must name a
+// factor of the model (one model); otherwise those it does not read are left out (select).
+// Throws: ConfigError / DataError naming the model and the missing column.
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const de::FitConfig& cfg,
+                                               const std::vector<std::string>& set_columns, bool strict);
+
+// The set's column names without reading rows. Throws: IoError/DataError.
+std::vector<std::string> set_columns(const de::FitConfig& cfg);
+
+}  // namespace perfit::app

@@ -1,0 +1,253 @@
+// `perfit select`: fit every candidate model, rank them by how well they predict what they were
+// not fitted on (or by AIC/BIC), print the table, and optionally write the winner's fit.
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "analysis_set.hpp"
+#include "commands.hpp"
+#include "fit_job.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/fit/validation.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/model/factor_binding.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+enum class Criterion { extrapolation, kfold, aic, bic };
+
+struct SelectArgs : AnalysisOptions {
+  std::string models, criterion = "extrapolation";
+  std::size_t folds = 5, holdout = 1;
+  bool force = false;
+};
+
+Criterion parse_criterion(const std::string& s) {
+  if (s == "extrapolation") return Criterion::extrapolation;
+  if (s == "kfold") return Criterion::kfold;
+  if (s == "aic") return Criterion::aic;
+  if (s == "bic") return Criterion::bic;
+  throw ConfigError("--criterion: found '" + s + "', expected one of extrapolation, kfold, aic, bic");
+}
+
+struct Candidate {
+  std::string word;  // as the user (or the built-in list) named it
+  std::shared_ptr<const model::Model> model;
+  std::vector<fit::FoldFit> fits;
+  fit::Pooled pooled;
+  double score = 0.0;
+};
+
+// The K largest values of --scale COLUMN, or of the column bound to p, or of a column named p.
+data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
+                                    const std::vector<std::string>& columns) {
+  std::string col = c.scale;
+  for (const auto& b : model::parse_factor_bindings(c.factors)) {
+    if (col.empty() && b.factor == "p" && !b.column.empty()) col = b.column;
+  }
+  if (col.empty() && std::find(columns.begin(), columns.end(), "p") != columns.end()) col = "p";
+  if (col.empty()) {
+    throw ConfigError("select --criterion extrapolation needs the scale column: pass --scale COLUMN "
+                      "(e.g. --scale n_accelerators), or bind p with --factors p=COLUMN");
+  }
+  data::SplitSpec s;
+  s.kind = data::SplitKind::scale;
+  s.column = col;
+  s.k = a.holdout;
+  return s;
+}
+
+// A binding no candidate reads is a typo, as in `perfit fit`.
+void check_bindings_used(const de::FitConfig& c, const std::vector<Candidate>& cands) {
+  for (const auto& b : model::parse_factor_bindings(c.factors)) {
+    const bool read = std::any_of(cands.begin(), cands.end(), [&](const Candidate& m) {
+      return !model::bindings_for(io::load_model(m.word), {b}).empty();
+    });
+    if (!read) throw ConfigError("--factors binds '" + b.factor + "', which no candidate reads");
+  }
+}
+
+// Explicit --models must all bind; the default list keeps the built-ins the set can feed.
+std::vector<Candidate> candidates(const SelectArgs& a, const de::FitConfig& c, const std::vector<std::string>& columns) {
+  std::vector<Candidate> out;
+  if (!a.models.empty()) {
+    for (const auto& word : split_list(a.models)) out.push_back({word, bind_model(word, c, columns, false), {}, {}, 0.0});
+    check_bindings_used(c, out);
+    return out;
+  }
+  for (const auto& spec : io::builtin_models()) {
+    const model::ModelSpec bound =
+        model::bind_factors(spec, model::bindings_for(spec, model::parse_factor_bindings(c.factors)));
+    std::vector<std::string> missing;
+    for (const auto& f : model::Model::factors(bound)) {
+      if (std::find(columns.begin(), columns.end(), f) == columns.end()) missing.push_back(f);
+    }
+    if (!missing.empty()) {
+      spdlog::info("select: skipping built-in '{}': it reads {}, not columns of the set (bind them with "
+                   "--factors NAME=COLUMN or NAME=NUMBER)", spec.name, join(missing));
+      continue;
+    }
+    out.push_back({spec.name, bind_model(spec.name, c, columns, false), {}, {}, 0.0});
+  }
+  if (out.empty()) {
+    throw DataError("select: no built-in model can read '" + c.data + "' set '" + c.set + "' (columns: " +
+                    join(columns) + "); bind their factors with --factors p=COLUMN,... or pass --models");
+  }
+  check_bindings_used(c, out);
+  return out;
+}
+
+double score_of(const Candidate& m, Criterion crit, model::Residual residual) {
+  if (m.pooled.failed) return std::numeric_limits<double>::infinity();
+  if (crit == Criterion::extrapolation || crit == Criterion::kfold) return m.pooled.metrics.mape;
+  (void)residual;
+  const double n = static_cast<double>(m.pooled.rows), k = static_cast<double>(m.model->n_params());
+  const double fit_term = n * std::log(std::max(m.pooled.cost, 1e-300));
+  return fit_term + (crit == Criterion::aic ? 2.0 * k : k * std::log(n));
+}
+
+nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criterion crit) {
+  nlohmann::ordered_json r = nlohmann::ordered_json::array();
+  for (const auto& m : ranked) {
+    const auto& x = m.pooled.metrics;
+    nlohmann::ordered_json e = {{"model", m.model->spec().name}, {"source", m.word},
+                                {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
+                                {"params", m.model->n_params()}, {"failed", m.pooled.failed}};
+    if (!m.pooled.failed) {
+      e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
+      e[crit == Criterion::aic || crit == Criterion::bic ? "in_sample_cost" : "held_out_cost"] = m.pooled.cost;
+    }
+    r.push_back(e);
+  }
+  return r;
+}
+
+void print_table(const std::vector<Candidate>& ranked, const std::string& criterion, const std::string& how) {
+  std::printf("model selection by %s (%s); lower score is better\n", criterion.c_str(), how.c_str());
+  std::printf("  %-4s %-20s %6s %14s %9s %9s %9s %9s\n", "rank", "model", "params", "score", "MAPE", "GMAE", "R^2",
+              "max rel");
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const auto& m = ranked[i];
+    const auto& x = m.pooled.metrics;
+    if (m.pooled.failed) {
+      std::printf("  %-4zu %-20s %6zu %14s  (a fit failed; see the warnings)\n", i + 1, m.model->spec().name.c_str(),
+                  m.model->n_params(), "-");
+      continue;
+    }
+    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%\n", i + 1, m.model->spec().name.c_str(),
+                m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err);
+  }
+}
+
+// The winner's fit on every row, written by the same job as `perfit fit`.
+int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candidate& best) {
+  FitJob job;
+  job.cfg = cfg;
+  job.cfg.fit.model = best.word;
+  job.cfg.fit.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.fit.factors)));
+  job.cfg.fit.fit.progress_every = 0;
+  if (!a.config.empty()) job.inputs.push_back(a.config);
+  job.force = a.force;
+  job.verbose = false;
+  const FitJobOutcome out = run_fit_job(std::move(job), a.comm());
+  if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", best.model->spec().name, out.out);
+  return out.code;
+}
+
+int run_select(const SelectArgs& a) {
+  const island::RunConfig cfg = a.read(false);
+  const de::FitConfig& c = cfg.fit;
+  Criterion crit = Criterion::extrapolation;
+  std::vector<Candidate> cands;
+  AnalysisSet set;
+  std::vector<data::Fold> folds;
+  data::SplitSpec split;
+  a.agreed([&] {
+    crit = parse_criterion(a.criterion);
+    if (!c.out.empty() && a.env->rank() == 0) {
+      std::vector<std::string> inputs{c.data};
+      if (!a.config.empty()) inputs.push_back(a.config);
+      io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
+    }
+    const std::vector<std::string> columns = set_columns(c);
+    cands = candidates(a, c, columns);
+    std::vector<std::string> needed;
+    for (const auto& m : cands) needed.insert(needed.end(), m.model->columns_used().begin(), m.model->columns_used().end());
+    if (crit == Criterion::extrapolation) split = extrapolation_split(a, c, columns);
+    if (crit == Criterion::kfold) split = data::parse_split("kfold:" + std::to_string(a.folds));
+    if (!split.column.empty()) needed.push_back(split.column);
+    set = load_analysis_set(c, needed);
+    // One split for every candidate: k-fold over the configurations of every factor any reads.
+    std::sort(needed.begin(), needed.end());
+    needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+    if (crit == Criterion::extrapolation || crit == Criterion::kfold) folds = data::make_folds(split, *set.rows, needed, c.fit.de.seed);
+  });
+  std::vector<fit::FoldJob> jobs;
+  for (const auto& m : cands) {
+    const fit::FitProblem p{m.model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
+    if (folds.empty()) jobs.push_back({p, nullptr});
+    for (const auto& f : folds) jobs.push_back({p, &f});
+  }
+  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, a.comm());
+  const std::size_t per = std::max<std::size_t>(folds.size(), 1);
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(i * per), fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * per));
+    cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
+    cands[i].score = score_of(cands[i], crit, c.cost.residual);
+  }
+  std::vector<Candidate> ranked = cands;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
+  if (!std::isfinite(ranked.front().score)) {
+    throw DataError("select: every candidate's fit failed on '" + c.data + "' set '" + c.set + "' (the warnings say why)");
+  }
+  const std::string how = folds.empty() ? "in-sample fit on all " + std::to_string(set.rows->rows()) + " rows"
+                                        : "MAPE of held-out rows, split " + split.text();
+  int code = 0;
+  if (!c.out.empty()) code = write_winner(a, cfg, ranked.front());
+  if (a.parallel() && a.env->rank() != 0) return code;
+  if (a.json) {
+    nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", a.criterion}, {"how", how},
+                                {"data", c.data}, {"set", c.set}, {"rows", set.rows->rows()}};
+    j["ranking"] = ranking_json(ranked, crit);
+    if (!c.out.empty()) j["result"] = c.out;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_table(ranked, a.criterion, how);
+    if (!c.out.empty()) std::printf("wrote %s (the winner, '%s', fitted on every row)\n", c.out.c_str(), ranked.front().model->spec().name.c_str());
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
+  auto a = std::make_shared<SelectArgs>();
+  a->env = &env;
+  auto* cmd = app.add_subcommand(
+      "select",
+      "Fit every candidate model and rank them. Criteria: extrapolation (default: train below\n"
+      "the largest value of the scale column, score = MAPE there), kfold (MAPE over K folds of\n"
+      "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
+      "Without --models every built-in whose factors the set has (after --factors) competes.\n"
+      "--out writes the winner's fit on every row as a normal result file (docs/validation.md).");
+  cmd->add_option("--config", a->config, "YAML config (the keys of configs/fit.yaml)");
+  cmd->add_option("--models", a->models, "comma-separated built-in names or YAML files (default: every built-in that fits the set)");
+  cmd->add_option("--criterion", a->criterion, "extrapolation, kfold, aic or bic")->capture_default_str();
+  cmd->add_option("--holdout", a->holdout, "extrapolation: how many of the largest values of the scale column are held out")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--folds", a->folds, "kfold: number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
+  a->flags.add(cmd, analysis_option_table(true), island::RunConfig{});
+  cmd->add_flag("--force", a->force, "replace an existing result file at --out");
+  cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
+  cmd->callback([a, &action] { action = [a] { return run_select(*a); }; });
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,111 @@
+// `perfit validate`: how well a model predicts held-out rows (k-fold, leave-one-group-out,
+// extrapolation to the largest scale), each fold a fit through the engine, spread over ranks.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "analysis_set.hpp"
+#include "commands.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/data/splits.hpp"
+#include "perfit/fit/validation.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+struct ValidateArgs : AnalysisOptions {
+  std::string split = "kfold:5";
+};
+
+nlohmann::ordered_json metrics_json(const model::FitMetrics& m) {
+  return {{"mape", m.mape}, {"gmae", m.gmae}, {"rmse", m.rmse}, {"r2", m.r2}, {"max_rel_err", m.max_rel_err}};
+}
+
+void print_row(const std::string& name, std::size_t train, std::size_t test, const model::FitMetrics& m,
+               const std::string& unit) {
+  std::printf("  %-28s %7s %6zu %8.3g%% %8.3g%% %10.4g %s %8.4f %8.3g%%\n", name.c_str(),
+              train ? std::to_string(train).c_str() : "", test, m.mape, m.gmae, m.rmse, unit.c_str(), m.r2,
+              m.max_rel_err);
+}
+
+int run_validate(const ValidateArgs& a) {
+  const island::RunConfig cfg = a.read(false);
+  const de::FitConfig& c = cfg.fit;
+  data::SplitSpec split;
+  std::shared_ptr<const model::Model> model;
+  AnalysisSet set;
+  std::vector<data::Fold> folds;
+  a.agreed([&] {
+    split = data::parse_split(a.split);
+    model = bind_model(c.model, c, set_columns(c), true);
+    std::vector<std::string> columns = model->columns_used();
+    for (const auto& extra : {split.column, c.scale}) {
+      if (!extra.empty()) columns.push_back(extra);
+    }
+    set = load_analysis_set(c, columns);
+    folds = data::make_folds(split, *set.rows, model->columns_used(), c.fit.de.seed);
+  });
+  std::vector<fit::FoldJob> jobs;
+  for (const auto& f : folds) {
+    jobs.push_back({{model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale}, &f});
+  }
+  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, a.comm());
+  const fit::Pooled pooled = fit::pool(fits, c.cost.residual);
+  for (const auto& f : fits) {
+    if (f.failed) {
+      throw DataError("validate: the fit of model '" + model->spec().name + "' on the training rows of " + f.fold +
+                      " failed (the warning above says why)");
+    }
+  }
+  if (a.parallel() && a.env->rank() != 0) return 0;
+  const std::string unit = set.rows->attribute_string("unit", "s");
+  if (a.json) {
+    nlohmann::ordered_json j = {{"model", model->spec().name}, {"data", c.data}, {"set", c.set},
+                                {"split", split.text()}, {"rows", set.rows->rows()}};
+    j["folds"] = nlohmann::ordered_json::array();
+    for (const auto& f : fits) {
+      nlohmann::ordered_json params = nlohmann::ordered_json::object();
+      for (std::size_t k = 0; k < model->n_params(); ++k) params[model->param_names()[k]] = f.params(static_cast<Eigen::Index>(k));
+      j["folds"].push_back({{"fold", f.fold}, {"train_rows", f.train_rows}, {"test_rows", f.test_rows},
+                            {"train_cost", f.train_cost}, {"held_out_cost", f.test_cost},
+                            {"metrics", metrics_json(f.test)}, {"params", params}});
+    }
+    j["summary"] = {{"test_rows", pooled.rows}, {"held_out_cost", pooled.cost}, {"metrics", metrics_json(pooled.metrics)}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("validate model '%s' on '%s' set '%s' (%zu rows), split %s: %zu fold(s)\n",
+              model->spec().name.c_str(), c.data.c_str(), c.set.c_str(), set.rows->rows(), split.text().c_str(),
+              fits.size());
+  std::printf("  %-28s %7s %6s %9s %9s %13s %8s %9s\n", "held out", "train", "test", "MAPE", "GMAE", "RMSE", "R^2",
+              "max rel");
+  for (const auto& f : fits) print_row(f.fold, f.train_rows, f.test_rows, f.test, unit);
+  print_row("all held-out rows", 0, pooled.rows, pooled.metrics, unit);
+  std::printf("held-out cost (%s, mean over the held-out rows): %.6g\n", model::to_string(c.cost.residual), pooled.cost);
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
+  auto a = std::make_shared<ValidateArgs>();
+  a->env = &env;
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "How well a model predicts rows it was not fitted on: fit on the training rows of each\n"
+      "fold, predict the held-out rows, report MAPE, GMAE, RMSE, R^2 and the largest relative\n"
+      "error per fold and over all held-out rows. Splits: kfold:K (configurations dealt to K\n"
+      "folds), group:COLUMN (leave one value out, e.g. per framework), scale:COLUMN[:K]\n"
+      "(train below the K largest values, predict those: extrapolation), forward:COLUMN (each\n"
+      "value from the third up predicted from the smaller ones). Under mpiexec the folds are\n"
+      "spread over the ranks. Fit options as for `perfit fit` (docs/validation.md).");
+  cmd->add_option("--config", a->config, "YAML config (the keys of configs/fit.yaml)");
+  cmd->add_option("--split", a->split, "kfold:K, group:COLUMN, scale:COLUMN[:K] or forward:COLUMN")->capture_default_str();
+  a->flags.add(cmd, analysis_option_table(false), island::RunConfig{});
+  cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
+  cmd->callback([a, &action] { action = [a] { return run_validate(*a); }; });
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,163 @@
+#include "perfit/fit/validation.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <limits>
+
+#include "perfit/core/error.hpp"
+
+#include "perfit/mpi/agreement.hpp"
+#include "perfit/mpi/communicator.hpp"
+
+namespace perfit::fit {
+
+namespace {
+
+std::size_t test_rows(const FoldJob& j) { return j.fold ? j.fold->test_rows : j.problem.rows->rows(); }
+
+// What a fold's fit sends to the other ranks: params, cost, generations, failed, test predictions.
+constexpr std::size_t kHeader = 3;
+std::size_t packed_size(const FoldJob& j) { return j.problem.model->n_params() + kHeader + test_rows(j); }
+
+Eigen::VectorXd measured_of(const FoldJob& j) {
+  const data::MeasurementTable& t = *j.problem.rows;
+  const std::vector<double> all = t.column(t.target()).to_double();
+  Eigen::VectorXd out(static_cast<Eigen::Index>(test_rows(j)));
+  Eigen::Index k = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!j.fold || j.fold->test[i]) out(k++) = all[i];
+  }
+  return out;
+}
+
+void run_one(const FoldJob& job, const de::FitOptions& options, double* out, bool progress) {
+  FitProblem p = job.problem;
+  p.weights = {};
+  p.quiet = true;
+  std::shared_ptr<const data::MeasurementTable> test = p.rows;
+  if (job.fold) {
+    p.rows = std::make_shared<const data::MeasurementTable>(data::select_rows(*job.problem.rows, job.fold->train));
+    test = std::make_shared<const data::MeasurementTable>(data::select_rows(*job.problem.rows, job.fold->test));
+  }
+  FitReport r;
+  const std::size_t n = p.model->n_params();
+  const std::string where = "model " + p.model->spec().name + " " + (job.fold ? job.fold->name : "all rows");
+  try {
+    r = fit(p, options, {}, island::serial_layout());
+    if (!std::isfinite(r.cost)) {
+      throw DataError("no finite cost: every candidate predicted NaN, inf or a negative time on some row");
+    }
+  } catch (const Error& e) {
+    // A model that cannot fit some rows is an answer (select ranks it last), not an abort.
+    spdlog::warn("{}: the fit failed: {}", where, e.what());
+    out[n + 2] = 1.0;
+    return;
+  }
+  for (std::size_t k = 0; k < n; ++k) out[k] = r.params(static_cast<Eigen::Index>(k));
+  out[n] = r.cost;
+  out[n + 1] = static_cast<double>(r.generations);
+  model::CostOptions plain;
+  plain.residual = p.cost.residual;
+  const model::Evaluator ev(*p.model, *test, plain);
+  const Eigen::VectorXd pred = ev.predict(r.params);
+  for (Eigen::Index i = 0; i < pred.size(); ++i) out[n + kHeader + static_cast<std::size_t>(i)] = pred(i);
+  spdlog::log(progress ? spdlog::level::info : spdlog::level::debug,
+              "{}: trained on {} rows (cost {:.4g}, {:.2f} s), predicts {} held-out rows", where, p.rows->rows(), r.cost,
+              r.seconds, pred.size());
+}
+
+}  // namespace
+
+double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted, const Eigen::VectorXd& measured) {
+  if (predicted.size() == 0) return 0.0;
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < predicted.size(); ++i) {
+    const double p = predicted(i), m = measured(i);
+    switch (kind) {
+      case model::Residual::rel_sq: sum += (p / m - 1.0) * (p / m - 1.0); break;
+      case model::Residual::sq_log: sum += std::log(p / m) * std::log(p / m); break;
+      case model::Residual::ape: sum += std::fabs(p / m - 1.0); break;
+      case model::Residual::sq: sum += (p - m) * (p - m); break;
+    }
+  }
+  return sum / static_cast<double>(predicted.size());
+}
+
+std::vector<FoldFit> fit_folds(const std::vector<FoldJob>& jobs, const de::FitOptions& options,
+                               MPI_Comm comm, bool progress) {
+  int rank = 0, size = 1;
+  if (comm != MPI_COMM_NULL) {
+    mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  }
+  de::FitOptions quiet = options;
+  quiet.progress_every = 0;
+  std::vector<std::size_t> offset(jobs.size() + 1, 0);
+  for (std::size_t j = 0; j < jobs.size(); ++j) offset[j + 1] = offset[j] + packed_size(jobs[j]);
+  // Non-owners leave zeros, so one sum gives every rank every result.
+  std::vector<double> packed(offset.back(), 0.0);
+  const auto mine = [&] {
+    for (std::size_t j = static_cast<std::size_t>(rank); j < jobs.size(); j += static_cast<std::size_t>(size)) {
+      run_one(jobs[j], quiet, packed.data() + offset[j], progress);
+    }
+  };
+  if (size > 1) {
+    mpi::all_or_none(comm, mine);
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE,
+                             MPI_SUM, comm), "MPI_Allreduce (fold results)");
+  } else {
+    mine();
+  }
+  std::vector<FoldFit> out;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const FoldJob& job = jobs[j];
+    const double* v = packed.data() + offset[j];
+    const auto n = static_cast<Eigen::Index>(job.problem.model->n_params());
+    FoldFit f;
+    f.fold = job.fold ? job.fold->name : "all rows";
+    f.train_rows = job.fold ? job.fold->train_rows : job.problem.rows->rows();
+    f.test_rows = test_rows(job);
+    f.params = Eigen::Map<const Eigen::VectorXd>(v, n);
+    f.train_cost = v[n];
+    f.generations = static_cast<std::size_t>(v[n + 1]);
+    f.failed = v[n + 2] != 0.0;
+    f.predicted = Eigen::Map<const Eigen::VectorXd>(v + n + kHeader, static_cast<Eigen::Index>(f.test_rows));
+    f.measured = measured_of(job);
+    if (f.failed) {
+      f.params.setConstant(std::numeric_limits<double>::quiet_NaN());
+      f.train_cost = f.test_cost = std::numeric_limits<double>::infinity();
+    } else {
+      f.test = model::compute_metrics(f.predicted, f.measured);
+      f.test_cost = mean_residual(job.problem.cost.residual, f.predicted, f.measured);
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Pooled pool(const std::vector<FoldFit>& folds, model::Residual kind) {
+  Pooled p;
+  for (const auto& f : folds) {
+    if (f.failed) {
+      p.failed = true;
+      p.cost = std::numeric_limits<double>::infinity();
+      p.metrics.mape = p.metrics.gmae = p.metrics.rmse = p.metrics.max_rel_err = p.cost;
+      p.metrics.r2 = -p.cost;
+      return p;
+    }
+  }
+  for (const auto& f : folds) p.rows += f.test_rows;
+  Eigen::VectorXd pred(static_cast<Eigen::Index>(p.rows)), meas(static_cast<Eigen::Index>(p.rows));
+  Eigen::Index k = 0;
+  for (const auto& f : folds) {
+    pred.segment(k, f.predicted.size()) = f.predicted;
+    meas.segment(k, f.measured.size()) = f.measured;
+    k += f.predicted.size();
+  }
+  p.metrics = model::compute_metrics(pred, meas);
+  p.cost = mean_residual(kind, pred, meas);
+  return p;
+}
+
+}  // namespace perfit::fit

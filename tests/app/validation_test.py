@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""perfit validate, select and lambda: auto as a user meets them: synthetic sets with a known
+true model, the shipped MLPerf table, bad input, and the same answers under mpiexec.
+
+usage: validation_test.py PERFIT_EXE WORKDIR MPIEXEC
+"""
+import csv
+import json
+import os
+import subprocess
+
+import h5py
+
+from ranks import ENV, arguments
+
+perfit, work, mpiexec = arguments()
+src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+failures = []
+
+
+def run(*args, n=1):
+    cmd = [perfit, *args] if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", perfit, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=ENV, timeout=300)
+
+
+def expect(args, code, *needles, n=1):
+    r = run(*args, n=n)
+    out = r.stdout + r.stderr
+    if r.returncode != code:
+        failures.append(f"{args}: exit {r.returncode}, expected {code}\n{out[-3000:]}")
+    for s in needles:
+        if s not in out:
+            failures.append(f"{args}: output lacks {s!r}\n{out[-3000:]}")
+    return r
+
+
+def as_json(r, what):
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        failures.append(f"{what}: not JSON\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+        return {}
+
+
+# ---- synthetic: the generic model is the truth ----
+expect(["synth", "--out", "s.h5", "--rows", "2000", "--noise", "0.03"], 0)
+S = ["--data", "s.h5", "--set", "/pytorch/resnet50"]
+ext = {}
+for m in ["generic", "amdahl"]:
+    r = expect(["validate", *S, "--model", m, "--split", "scale:p", "--json"], 0)
+    ext[m] = as_json(r, f"validate {m}")
+if ext.get("generic"):
+    g = ext["generic"]
+    if len(g["folds"]) != 1 or g["folds"][0]["fold"] != "p>=1024" or g["summary"]["test_rows"] != g["folds"][0]["test_rows"]:
+        failures.append(f"validate scale:p folds: {g['folds']}")
+    # 3% log-normal noise: MAPE about 2.4% for a perfect model
+    if not g["summary"]["metrics"]["mape"] < 4.5:
+        failures.append(f"generic extrapolation MAPE {g['summary']['metrics']['mape']} above the noise level")
+    if ext.get("amdahl") and not ext["amdahl"]["summary"]["metrics"]["mape"] > 2 * g["summary"]["metrics"]["mape"]:
+        failures.append(f"amdahl extrapolates as well as the true model: {ext['amdahl']['summary']}")
+r = expect(["validate", *S, "--split", "kfold:4", "--json"], 0)
+k = as_json(r, "validate kfold")
+if k and (len(k["folds"]) != 4 or k["summary"]["test_rows"] != 2000):
+    failures.append(f"kfold:4 does not predict every row once: {k.get('summary')}")
+expect(["validate", *S, "--split", "group:b"], 0, "b=1024", "all held-out rows", "MAPE")
+expect(["validate", *S, "--split", "forward:p"], 0, "p=4", "p=1024")
+# bad input: one line, naming what is wrong, exit by class
+expect(["validate", *S, "--split", "loo"], 2, "split 'loo': expected kfold:K")
+expect(["validate", *S, "--split", "group:framework"], 3, "'framework'")
+expect(["validate", *S, "--split", "scale:p:10"], 3, "holding out the 10 largest needs at least 12")
+expect(["validate", "--data", "s.h5", "--set", "/pytorch/gpt"], 3, "/pytorch/gpt")
+expect(["validate", *S, "--model", "amdahl", "--factors", "q=1"], 2, "has no factor 'q'; it reads p")
+
+# select ranks the true model first, on each of 5 seeds
+for seed in range(1, 6):
+    expect(["synth", "--out", f"sel{seed}.h5", "--rows", "1500", "--noise", "0.03", "--seed", str(seed)], 0)
+    r = expect(["select", "--data", f"sel{seed}.h5", "--set", "/tensorflow/vgg16", "--json", "--seed", str(seed)], 0)
+    doc = as_json(r, f"select seed {seed}")
+    if doc.get("best") != "generic":
+        failures.append(f"select seed {seed}: best {doc.get('best')}, ranking {doc.get('ranking')}")
+    elif [x["score"] for x in doc["ranking"]] != sorted(x["score"] for x in doc["ranking"] if x["score"] is not None):
+        failures.append(f"select seed {seed}: ranking not by score {doc['ranking']}")
+for crit in ["kfold", "aic", "bic"]:
+    r = expect(["select", *S, "--models", "generic,amdahl,gustafson", "--criterion", crit, "--json"], 0)
+    if as_json(r, f"select {crit}").get("best") != "generic":
+        failures.append(f"select --criterion {crit}: {r.stdout[-800:]}")
+# --out: the winner as a normal result file that predict reads; never over an input
+expect(["select", *S, "--models", "amdahl,generic", "--out", "best.h5"], 0, "wrote best.h5", "'generic'")
+expect(["predict", "--result", "best.h5", "--at", "p=64,b=256,d=1e6,epochs=1"], 0)
+with h5py.File(os.path.join(work, "best.h5"), "r") as f:
+    if f.attrs["model"] not in ("generic", b"generic"):
+        failures.append(f"select --out wrote model {f.attrs['model']}")
+expect(["select", *S, "--models", "amdahl", "--out", "best.h5"], 2, "best.h5", "--force")
+expect(["select", *S, "--models", "amdahl", "--out", "s.h5"], 2, "is the input 's.h5'")
+expect(["select", *S, "--models", "amdahl", "--factors", "q=1"], 2, "--factors binds 'q', which no candidate reads")
+expect(["select", *S, "--criterion", "loo"], 2, "--criterion: found 'loo'")
+expect(["select", *S, "--models", "nosuch"], 2, "nosuch")
+
+# lambda: auto through perfit fit: the curve is printed, stored and read back
+r = expect(["fit", *S, "--lambda", "auto", "--out", "la.h5", "--json"], 0, "lambda auto: forward:p")
+doc = as_json(r, "fit --lambda auto")
+ch = doc.get("lambda_choice", {})
+if ch.get("split") != "forward:p" or len(ch.get("lambdas", [])) != 9 or doc.get("lambda") not in ch.get("lambdas", []):
+    failures.append(f"fit --lambda auto JSON: {ch} lambda {doc.get('lambda')}")
+if doc.get("config", {}).get("cost", {}).get("lambda") != "auto":
+    failures.append(f"saved config lambda: {doc.get('config', {}).get('cost')}")
+with h5py.File(os.path.join(work, "la.h5"), "r") as f:
+    if list(f["lambda_curve/lambda"][:]) != ch.get("lambdas"):
+        failures.append("lambda_curve in the result differs from the JSON")
+expect(["show", "la.h5"], 0, "lambda auto: forward:p chose lambda")
+expect(["fit", *S, "--lambda", "often", "--out", "x.h5"], 2, "--lambda: found 'often', expected auto or a number")
+
+# ---- real data: the MLPerf table, resnet on V100s with MXNet (as in the README) ----
+with open(os.path.join(src, "data/mlperf/mlperf_training_v0.7_scores.csv")) as f:
+    rows = list(csv.reader(f))
+keep = [rows[0]] + [x for x in rows[1:] if x[12] == "resnet" and x[7] == "NVIDIA V100" and x[5] == "MXNet"]
+with open(os.path.join(work, "rv.csv"), "w", newline="") as f:
+    csv.writer(f).writerows(keep)
+expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
+        "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0)
+M = ["--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--factors", "p=n_accelerators"]
+r = expect(["validate", *M, "--model", "usl", "--split", "scale:n_accelerators", "--json"], 0)
+v = as_json(r, "validate MLPerf")
+# 8 submissions at 4-16 accelerators, one at 512: the held-out row is a 32x extrapolation
+if v and not (v["folds"][0]["fold"] == "n_accelerators>=512" and v["summary"]["test_rows"] == 1
+              and v["summary"]["metrics"]["mape"] >= 0):
+    failures.append(f"MLPerf validate: {v.get('summary')}")
+r = expect(["select", *M, "--models", "amdahl,usl", "--json"], 0)
+doc = as_json(r, "select MLPerf")
+if doc and (doc["how"] != "MAPE of held-out rows, split scale:n_accelerators" or len(doc["ranking"]) != 2):
+    failures.append(f"MLPerf select: {doc}")
+expect(["select", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--models",
+        os.path.join(src, "configs/examples/mlperf_usl.yaml")], 2, "needs the scale column: pass --scale COLUMN")
+expect(["select", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--models", "amdahl"], 2,
+       "unknown identifier 'p'", "n_accelerators")
+# without --models: the built-ins that can read the set compete, the others are named as skipped
+expect(["select", *M], 0, "skipping built-in 'generic'", "amdahl", "usl")
+
+# ---- under mpiexec: the folds are spread over the ranks, the answer is the same ----
+serial = run("validate", *S, "--split", "kfold:4", "--json")
+par = run("validate", *S, "--split", "kfold:4", "--json", n=2)
+if par.returncode != 0 or serial.stdout != par.stdout:
+    failures.append(f"validate under mpiexec -n 2 differs from serial (exit {par.returncode})\n{par.stderr[-2000:]}")
+serial = run("select", *S, "--json", "--models", "generic,amdahl,usl")
+par = run("select", *S, "--json", "--models", "generic,amdahl,usl", n=2)
+if par.returncode != 0 or serial.stdout != par.stdout:
+    failures.append(f"select under mpiexec -n 2 differs from serial (exit {par.returncode})\n{par.stderr[-2000:]}")
+a = run("fit", *S, "--lambda", "auto", "--out", "l1.h5", "--json")
+b = run("fit", *S, "--lambda", "auto", "--out", "l2.h5", "--json", n=2)
+if b.returncode != 0 or json.loads(a.stdout or "{}").get("lambda_choice") != json.loads(b.stdout or "{}").get("lambda_choice"):
+    failures.append(f"lambda auto under mpiexec -n 2 differs (exit {b.returncode})\n{b.stderr[-2000:]}")
+expect(["validate", *S, "--split", "loo"], 2, "split 'loo'", n=2)
+
+for f in failures:
+    print("FAIL:", f)
+print(f"{len(failures)} failure(s)")
+raise SystemExit(1 if failures else 0)
