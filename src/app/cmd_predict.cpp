@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
 #include "factor_args.hpp"
@@ -14,6 +15,7 @@
 #include "perfit/io/csv_reader.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/fit/bootstrap.hpp"
 #include "perfit/model/evaluator.hpp"
 
 namespace perfit::app {
@@ -42,7 +44,8 @@ std::string csv_field(const std::string& s) {
 
 // The grid's own fields are written back as given (260.1 stays 260.1), then the predictions.
 void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
-                const std::vector<std::string>& term_names, const std::string& target) {
+                const std::vector<std::string>& term_names, const std::string& target,
+                const std::optional<fit::PredictionInterval>& iv) {
   io::AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     std::ofstream f(temp);
@@ -50,6 +53,7 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
     std::string header;
     for (const auto& c : grid.table.column_names()) header += csv_field(c) + ",";
     header += "predicted_" + target;
+    if (iv) header += ",lo_" + target + ",hi_" + target;
     for (const auto& n : term_names) header += ",term_" + n;
     f << header << "\n";
     char buf[32];
@@ -57,6 +61,12 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
       for (const auto& field : grid.text[i]) f << csv_field(field) << ",";
       std::snprintf(buf, sizeof buf, "%.10g", pred(static_cast<Eigen::Index>(i)));
       f << buf;
+      if (iv) {
+        for (const Eigen::VectorXd* v : {&iv->lo, &iv->hi}) {
+          std::snprintf(buf, sizeof buf, "%.10g", (*v)(static_cast<Eigen::Index>(i)));
+          f << "," << buf;
+        }
+      }
       for (Eigen::Index k = 0; k < terms.cols(); ++k) {
         std::snprintf(buf, sizeof buf, "%.10g", terms(static_cast<Eigen::Index>(i), k));
         f << "," << buf;
@@ -100,8 +110,10 @@ int run_predict(const PredictArgs& a) {
   const Eigen::VectorXd pred = ev.predict(x);
   const Eigen::MatrixXd terms = ev.term_values(x);
   const auto& names = m.term_names();
+  std::optional<fit::PredictionInterval> iv;
+  if (r.has_bootstrap()) iv = fit::prediction_interval(ev, r.bootstrap, r.ci);
   if (!a.grid.empty()) {
-    write_grid(a.out, grid, pred, terms, names, r.target);
+    write_grid(a.out, grid, pred, terms, names, r.target, iv);
     std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s and term_*)\n",
                 table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
     return 0;
@@ -113,6 +125,7 @@ int run_predict(const PredictArgs& a) {
     j["at"] = nlohmann::ordered_json::object();
     for (const auto& c : table.columns()) j["at"][c.name()] = c.f64()[0];
     j["prediction"] = pred(0);
+    if (iv) j["interval"] = {{"lo", iv->lo(0)}, {"hi", iv->hi(0)}, {"ci", r.ci}, {"refits", r.bootstrap.front().size()}};
     j["unit"] = r.unit;
     j["terms"] = nlohmann::ordered_json::object();
     for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
@@ -121,6 +134,10 @@ int run_predict(const PredictArgs& a) {
   }
   std::printf("model '%s' (%s): predicted %s at %s = %.6g %s\n", spec.name.c_str(),
               a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
+  if (iv) {
+    std::printf("  %.3g%% interval %.6g .. %.6g %s (from %zu bootstrap refits: the constants' uncertainty, "
+                "not one run's noise)\n", 100.0 * r.ci, iv->lo(0), iv->hi(0), r.unit.c_str(), r.bootstrap.front().size());
+  }
   std::printf("  %-20s %14s %8s\n", "term", r.unit.c_str(), "share");
   for (std::size_t k = 0; k < names.size(); ++k) {
     const double v = terms(0, static_cast<Eigen::Index>(k));

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <numeric>
 
 #include "commands.hpp"
@@ -12,6 +13,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
+#include "perfit/fit/bootstrap.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/sweep.hpp"
@@ -94,7 +96,8 @@ data::MeasurementTable space_rows(const std::vector<FactorRange>& space, const s
 
 void print_ranking(const RecommendArgs& a, const std::string& model, const std::string& unit,
                    const data::MeasurementTable& t, const Eigen::VectorXd& pred,
-                   const std::vector<double>& score, const std::vector<std::size_t>& keep) {
+                   const std::vector<double>& score, const std::vector<std::size_t>& keep,
+                   const std::optional<fit::PredictionInterval>& iv, double ci) {
   const bool gpu = a.objective == "gpu-hours";
   const auto names = t.column_names();
   if (a.json) {
@@ -105,9 +108,14 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
       nlohmann::ordered_json row;
       for (const auto& n : names) row[n] = t.column(n).f64()[i];
       row["time"] = pred(static_cast<Eigen::Index>(i));
+      if (iv) {
+        const auto k = static_cast<Eigen::Index>(j["ranking"].size());
+        row["time_interval"] = {iv->lo(k), iv->hi(k)};
+      }
       if (gpu) row["gpu_hours"] = score[i];
       j["ranking"].push_back(row);
     }
+    if (iv) j["ci"] = ci;
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -115,11 +123,14 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
               t.rows(), keep.size(), a.objective.c_str());
   std::printf("%4s", "rank");
   for (const auto& n : names) std::printf(" %12s", n.c_str());
-  std::printf(" %14s%s\n", ("time " + unit).c_str(), gpu ? "      gpu-hours" : "");
+  std::printf(" %14s", ("time " + unit).c_str());
+  if (iv) std::printf(" %27s", (format_g(100.0 * ci, 3) + "% interval").c_str());
+  std::printf("%s\n", gpu ? "      gpu-hours" : "");
   for (std::size_t k = 0; k < keep.size(); ++k) {
     std::printf("%4zu", k + 1);
     for (const auto& n : names) std::printf(" %12.6g", t.column(n).f64()[keep[k]]);
     std::printf(" %14.6g", pred(static_cast<Eigen::Index>(keep[k])));
+    if (iv) std::printf(" %13.6g..%-12.6g", iv->lo(static_cast<Eigen::Index>(k)), iv->hi(static_cast<Eigen::Index>(k)));
     if (gpu) std::printf(" %14.6g", score[keep[k]]);
     std::printf("\n");
   }
@@ -166,7 +177,17 @@ int run_recommend(const RecommendArgs& a) {
   std::partial_sort(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(top), keep.end(),
                     [&](std::size_t x, std::size_t y) { return score[x] < score[y] || (score[x] == score[y] && x < y); });
   keep.resize(top);
-  print_ranking(a, spec.name, r.unit, t, pred, score, keep);
+  std::optional<fit::PredictionInterval> iv;
+  if (r.has_bootstrap()) {  // only for the listed configurations: refits x rows predictions
+    data::MeasurementTable listed;
+    for (const auto& c : t.columns()) {
+      std::vector<double> v;
+      for (const std::size_t i : keep) v.push_back(c.f64()[i]);
+      listed.add_column(data::Column(c.name(), v));
+    }
+    iv = fit::prediction_interval(model::Evaluator(m, listed), r.bootstrap, r.ci);
+  }
+  print_ranking(a, spec.name, r.unit, t, pred, score, keep, iv, r.ci);
   return 0;
 }
 

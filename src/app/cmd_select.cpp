@@ -105,10 +105,9 @@ std::vector<Candidate> candidates(const SelectArgs& a, const de::FitConfig& c, c
   return out;
 }
 
-double score_of(const Candidate& m, Criterion crit, model::Residual residual) {
+double score_of(const Candidate& m, Criterion crit) {
   if (m.pooled.failed) return std::numeric_limits<double>::infinity();
   if (crit == Criterion::extrapolation || crit == Criterion::kfold) return m.pooled.metrics.mape;
-  (void)residual;
   const double n = static_cast<double>(m.pooled.rows), k = static_cast<double>(m.model->n_params());
   const double fit_term = n * std::log(std::max(m.pooled.cost, 1e-300));
   return fit_term + (crit == Criterion::aic ? 2.0 * k : k * std::log(n));
@@ -162,6 +161,24 @@ int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candid
   return out.code;
 }
 
+// Every candidate's folds (or in-sample fit) spread over the ranks, then its score.
+void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fold>& folds, const AnalysisSet& set,
+                      const de::FitConfig& c, Criterion crit, MPI_Comm comm) {
+  std::vector<fit::FoldJob> jobs;
+  for (const auto& m : cands) {
+    const fit::FitProblem p{m.model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
+    if (folds.empty()) jobs.push_back({p, nullptr});
+    for (const auto& f : folds) jobs.push_back({p, &f});
+  }
+  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, comm);
+  const std::size_t per = std::max<std::size_t>(folds.size(), 1);
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(i * per), fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * per));
+    cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
+    cands[i].score = score_of(cands[i], crit);
+  }
+}
+
 int run_select(const SelectArgs& a) {
   const island::RunConfig cfg = a.read(false);
   const de::FitConfig& c = cfg.fit;
@@ -190,19 +207,7 @@ int run_select(const SelectArgs& a) {
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
     if (crit == Criterion::extrapolation || crit == Criterion::kfold) folds = data::make_folds(split, *set.rows, needed, c.fit.de.seed);
   });
-  std::vector<fit::FoldJob> jobs;
-  for (const auto& m : cands) {
-    const fit::FitProblem p{m.model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
-    if (folds.empty()) jobs.push_back({p, nullptr});
-    for (const auto& f : folds) jobs.push_back({p, &f});
-  }
-  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, a.comm());
-  const std::size_t per = std::max<std::size_t>(folds.size(), 1);
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(i * per), fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * per));
-    cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
-    cands[i].score = score_of(cands[i], crit, c.cost.residual);
-  }
+  score_candidates(cands, folds, set, c, crit, a.comm());
   std::vector<Candidate> ranked = cands;
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
   if (!std::isfinite(ranked.front().score)) {

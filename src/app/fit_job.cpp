@@ -164,6 +164,17 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.lambda_split = fr.lambda.split;
   r.lambda_grid = fr.lambda.lambdas;
   r.lambda_scores = fr.lambda.scores;
+  const fit::BootstrapResult& bs = fr.bootstrap;
+  if (bs.requested > 0) {
+    r.bootstrap_requested = bs.requested;
+    r.bootstrap_resampled = bs.resampled;
+    r.ci = bs.ci;
+    for (Eigen::Index k = 0; k < bs.replicates.cols(); ++k) {
+      r.bootstrap.emplace_back(bs.replicates.col(k).begin(), bs.replicates.col(k).end());
+      r.params[static_cast<std::size_t>(k)].ci_lo = bs.lo(k);
+      r.params[static_cast<std::size_t>(k)].ci_hi = bs.hi(k);
+    }
+  }
   r.perfit_version = version();
   r.git_revision = git_revision();
   r.created_utc = utc_now();
@@ -331,7 +342,8 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable, cfg.scale}, cfg.fit,
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable, cfg.scale,
+                       cfg.bootstrap, cfg.ci}, cfg.fit,
                       s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);

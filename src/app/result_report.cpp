@@ -14,7 +14,10 @@ void print_result_table(const io::ResultFile& r) {
   if (r.rows_dropped > 0) {
     std::printf("  (%zu rows with NaN or inf were dropped before fitting: drop_invalid)\n", r.rows_dropped);
   }
-  std::printf("  %-12s %14s %12s %12s  %s\n", "param", "value", "lower", "upper", "scale");
+  const bool ci = r.has_bootstrap();
+  std::printf("  %-12s %14s %12s %12s  %-6s", "param", "value", "lower", "upper", "scale");
+  if (ci) std::printf(" %25s", (format_g(100.0 * r.ci, 3) + "% interval").c_str());
+  std::printf("\n");
   for (const auto& p : r.params) {
     const char* note = "";
     if (!p.identifiable) {
@@ -22,8 +25,9 @@ void print_result_table(const io::ResultFile& r) {
     } else if (p.at_bound) {
       note = "  at a bound: widen it and refit, unless the bound is physical";
     }
-    std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s%s\n", p.name.c_str(), p.value, p.lo, p.hi,
-                p.log_scale ? "log" : "linear", note);
+    std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s", p.name.c_str(), p.value, p.lo, p.hi, p.log_scale ? "log" : "linear");
+    if (ci) std::printf(" %12.6g..%-12.6g", p.ci_lo, p.ci_hi);
+    std::printf("%s\n", note);
   }
   const auto& x = r.metrics;
   std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
@@ -42,6 +46,10 @@ void print_result_table(const io::ResultFile& r) {
   }
   if (!linear.empty()) {
     std::printf("solved by least squares for each candidate (separable): %s\n", linear.c_str());
+  }
+  if (ci) {
+    std::printf("bootstrap: %zu of %zu refits on rows resampled by %s; percentile intervals\n", r.bootstrap.front().size(),
+                r.bootstrap_requested, r.bootstrap_resampled.c_str());
   }
   if (!r.lambda_split.empty()) {
     std::printf("lambda auto: %s chose lambda %s; held-out cost per lambda:", r.lambda_split.c_str(),
@@ -70,6 +78,12 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
   j["cost_before_polish"] = r.cost_before_polish;
   j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
                   {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};
+  if (r.has_bootstrap()) {
+    nlohmann::ordered_json iv = nlohmann::ordered_json::object();
+    for (const auto& p : r.params) iv[p.name] = {p.ci_lo, p.ci_hi};
+    j["bootstrap"] = {{"requested", r.bootstrap_requested}, {"finished", r.bootstrap.front().size()},
+                      {"resampled", r.bootstrap_resampled}, {"ci", r.ci}, {"intervals", iv}};
+  }
   j["lambda"] = r.lambda;
   if (!r.lambda_split.empty()) {
     j["lambda_choice"] = {{"split", r.lambda_split}, {"lambdas", r.lambda_grid}, {"held_out_cost", r.lambda_scores}};

@@ -60,27 +60,21 @@ const Column& numeric_column(const MeasurementTable& t, const std::string& name,
 
 std::vector<Fold> kfold(const SplitSpec& spec, const MeasurementTable& t,
                         const std::vector<std::string>& config_columns, std::uint64_t seed) {
-  std::vector<std::vector<double>> cols;
-  for (const auto& name : config_columns) cols.push_back(numeric_column(t, name, spec.text()).to_double());
-  std::map<std::vector<double>, std::size_t> ids;
-  std::vector<std::size_t> row_config(t.rows());
-  std::vector<double> key(cols.size());
-  for (std::size_t i = 0; i < t.rows(); ++i) {
-    for (std::size_t j = 0; j < cols.size(); ++j) key[j] = cols[j][i];
-    row_config[i] = ids.emplace(key, ids.size()).first->second;
-  }
-  if (ids.size() < spec.k) {
+  for (const auto& name : config_columns) numeric_column(t, name, spec.text());
+  std::size_t configs = 0;
+  const std::vector<std::size_t> row_config = configuration_ids(t, config_columns, configs);
+  if (configs < spec.k) {
     throw DataError("split '" + spec.text() + "' needs at least " + std::to_string(spec.k) +
-                    " distinct configurations, the set has " + std::to_string(ids.size()) +
+                    " distinct configurations, the set has " + std::to_string(configs) +
                     "; use fewer folds");
   }
   // A seeded shuffle of the configurations dealt round-robin: folds differ in size by at most one
   // configuration, and the same seed gives the same folds.
-  std::vector<std::size_t> order(ids.size());
+  std::vector<std::size_t> order(configs);
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   Rng rng = Rng::derive(seed, 0x5B1D);
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-  std::vector<std::size_t> fold_of(ids.size());
+  std::vector<std::size_t> fold_of(configs);
   for (std::size_t i = 0; i < order.size(); ++i) fold_of[order[i]] = i % spec.k;
   std::vector<Fold> folds;
   for (std::size_t f = 0; f < spec.k; ++f) {
@@ -207,6 +201,21 @@ std::vector<Fold> make_folds(const SplitSpec& spec, const MeasurementTable& tabl
     case SplitKind::forward: return forward(spec, table);
   }
   return {};
+}
+
+std::vector<std::size_t> configuration_ids(const MeasurementTable& t, const std::vector<std::string>& columns,
+                                           std::size_t& count) {
+  std::vector<std::vector<double>> cols;
+  for (const auto& name : columns) cols.push_back(t.column(name).to_double());
+  std::map<std::vector<double>, std::size_t> ids;
+  std::vector<std::size_t> of(t.rows());
+  std::vector<double> key(cols.size());
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    for (std::size_t j = 0; j < cols.size(); ++j) key[j] = cols[j][i];
+    of[i] = ids.emplace(key, ids.size()).first->second;
+  }
+  count = ids.size();
+  return of;
 }
 
 MeasurementTable select_rows(const MeasurementTable& table, const std::vector<bool>& keep) {

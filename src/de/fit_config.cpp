@@ -54,6 +54,12 @@ const OptionTable<FitConfig>& fit_config_option_table() {
                        "auto: solve the constants the model is linear in by least squares for "
                        "each candidate and search only the others (squared residuals); off: "
                        "search every constant"),
+        whole_option<S>("bootstrap", [](S& c) -> auto& { return c.bootstrap; }, 0, 1000000,
+                        "after the fit, this many refits on rows resampled with replacement (by "
+                        "configuration when configurations repeat) give percentile intervals for "
+                        "every constant and prediction (0: none; 200 is a usual choice)"),
+        real_option<S>("ci", [](S& c) -> auto& { return c.ci; }, 0.5, 0.999,
+                       "level of the bootstrap intervals"),
         text_option<S>("checkpoint_dir", [](S& c) -> auto& { return c.checkpoint_dir; }, "a directory",
                        "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
                        "continue from it"),

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "perfit/de/levenberg_marquardt.hpp"
+#include "perfit/fit/bootstrap.hpp"
 #include "perfit/fit/lambda_choice.hpp"
 #include "perfit/model/compression.hpp"
 #include "perfit/model/separable.hpp"
@@ -153,20 +154,42 @@ std::size_t search_dimension(const model::Model& m, const model::CostOptions& co
   return s.separable() ? s.nonlinear.size() : m.n_params();
 }
 
+namespace {
+
+// lambda: auto: cross-validation picks lambda, then the fit runs with it.
+FitReport fit_choosing_lambda(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
+                              const island::IslandLayout& L, const island::RunHooks& hooks) {
+  const double cv_start = now_s();
+  FitProblem chosen = p;
+  const LambdaChoice c = choose_lambda(p, options, L);
+  chosen.cost.lambda = c.lambda;
+  chosen.cost.lambda_auto = false;
+  if (!c.note.empty()) spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::warn, "lambda auto: {}", c.note);
+  FitReport r = fit(chosen, options, islands, L, hooks);
+  r.lambda = c;
+  r.seconds = now_s() - cv_start;  // the whole fit, the cross-validation included
+  return r;
+}
+
+// Params from the unit cube, which are at a bound, which were solved linearly.
+void describe_params(FitReport& r, const model::Model& m, const model::Separation& sep, bool projected) {
+  r.params = m.params_from_unit(r.unit);
+  r.at_bound.resize(m.n_params());
+  r.linear.assign(m.n_params(), false);
+  if (projected) {
+    for (const std::size_t i : sep.linear) r.linear[i] = true;
+  }
+  for (std::size_t k = 0; k < m.n_params(); ++k) {
+    const double u = r.unit(static_cast<Eigen::Index>(k));
+    r.at_bound[k] = u < 1e-6 || u > 1.0 - 1e-6;
+  }
+}
+
+}  // namespace
+
 FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
               const island::IslandLayout& L, const island::RunHooks& hooks) {
-  if (p.cost.lambda_auto) {
-    const double cv_start = now_s();
-    FitProblem chosen = p;
-    const LambdaChoice c = choose_lambda(p, options, L);
-    chosen.cost.lambda = c.lambda;
-    chosen.cost.lambda_auto = false;
-    if (!c.note.empty()) spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::warn, "lambda auto: {}", c.note);
-    FitReport r = fit(chosen, options, islands, L, hooks);
-    r.lambda = c;
-    r.seconds = now_s() - cv_start;  // the whole fit, the cross-validation included
-    return r;
-  }
+  if (p.cost.lambda_auto) return fit_choosing_lambda(p, options, islands, L, hooks);
   const double t0 = now_s();
   const model::Model& m = *p.model;
   model::EvaluatorOptions eo;
@@ -212,17 +235,11 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
       : island::run_islands(L, objective.dim(), de_options, islands, std::ref(objective), hooks);
   FitReport r = search_report(s, L, objective);
   if (options.polish) polish(r, ev, objective, sum, weight, L);
-  r.params = m.params_from_unit(r.unit);
-  r.at_bound.resize(m.n_params());
-  r.linear.assign(m.n_params(), false);
-  if (objective.projected()) {
-    for (const std::size_t i : sep.linear) r.linear[i] = true;
-  }
-  for (std::size_t k = 0; k < m.n_params(); ++k) {
-    const double u = r.unit(static_cast<Eigen::Index>(k));
-    r.at_bound[k] = u < 1e-6 || u > 1.0 - 1e-6;
-  }
+  describe_params(r, m, sep, objective.projected());
   whole_set_checks(r, full, L, sum);
+  if (p.bootstrap > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
+    r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
+  }
   r.rows = p.rows->rows();
   r.configurations = packed ? packed->configurations : r.rows;
   r.seconds = now_s() - t0;

@@ -5,34 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfit/fit/spread.hpp"
 #include "perfit/fit/validation.hpp"
 #include "perfit/model/compression.hpp"
 #include "perfit/model/factor_binding.hpp"
-#include "perfit/mpi/communicator.hpp"
 
 namespace perfit::fit {
 
 namespace {
-
-// The rows of every slice of comm on every rank, numeric columns as float64.
-std::shared_ptr<const data::MeasurementTable> gather_rows(const data::MeasurementTable& t, MPI_Comm comm) {
-  int size = 1;
-  mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  int mine = static_cast<int>(t.rows());
-  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size), 0);
-  mpi::check(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm), "MPI_Allgather (row counts)");
-  for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  auto out = std::make_shared<data::MeasurementTable>();
-  for (const data::Column& c : t.columns()) {
-    const std::vector<double> local = c.to_double();
-    std::vector<double> all(static_cast<std::size_t>(displs.back() + counts.back()));
-    mpi::check(MPI_Allgatherv(local.data(), mine, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-                              MPI_DOUBLE, comm), "MPI_Allgatherv (rows for lambda: auto)");
-    out->add_column(data::Column(c.name(), std::move(all)));
-  }
-  out->attributes() = t.attributes();
-  return out;
-}
 
 // Leave-one-scale-out with a rolling origin over the scale column (given, p or p's column, else
 // the factor with the most distinct values): each scale from the third up is predicted from the

@@ -7,8 +7,7 @@
 
 #include "perfit/core/error.hpp"
 
-#include "perfit/mpi/agreement.hpp"
-#include "perfit/mpi/communicator.hpp"
+#include "perfit/fit/spread.hpp"
 
 namespace perfit::fit {
 
@@ -34,6 +33,7 @@ Eigen::VectorXd measured_of(const FoldJob& j) {
 void run_one(const FoldJob& job, const de::FitOptions& options, double* out, bool progress) {
   FitProblem p = job.problem;
   p.weights = {};
+  p.bootstrap = 0;  // a fold measures prediction, not the constants' spread
   p.quiet = true;
   std::shared_ptr<const data::MeasurementTable> test = p.rows;
   if (job.fold) {
@@ -86,33 +86,16 @@ double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted, con
 
 std::vector<FoldFit> fit_folds(const std::vector<FoldJob>& jobs, const de::FitOptions& options,
                                MPI_Comm comm, bool progress) {
-  int rank = 0, size = 1;
-  if (comm != MPI_COMM_NULL) {
-    mpi::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    mpi::check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  }
   de::FitOptions quiet = options;
   quiet.progress_every = 0;
-  std::vector<std::size_t> offset(jobs.size() + 1, 0);
-  for (std::size_t j = 0; j < jobs.size(); ++j) offset[j + 1] = offset[j] + packed_size(jobs[j]);
-  // Non-owners leave zeros, so one sum gives every rank every result.
-  std::vector<double> packed(offset.back(), 0.0);
-  const auto mine = [&] {
-    for (std::size_t j = static_cast<std::size_t>(rank); j < jobs.size(); j += static_cast<std::size_t>(size)) {
-      run_one(jobs[j], quiet, packed.data() + offset[j], progress);
-    }
-  };
-  if (size > 1) {
-    mpi::all_or_none(comm, mine);
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE,
-                             MPI_SUM, comm), "MPI_Allreduce (fold results)");
-  } else {
-    mine();
-  }
+  std::vector<std::size_t> widths;
+  for (const auto& j : jobs) widths.push_back(packed_size(j));
+  const std::vector<double> packed =
+      spread(comm, widths, [&](std::size_t j, double* out) { run_one(jobs[j], quiet, out, progress); });
   std::vector<FoldFit> out;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
+  const double* v = packed.data();
+  for (std::size_t j = 0; j < jobs.size(); v += widths[j], ++j) {
     const FoldJob& job = jobs[j];
-    const double* v = packed.data() + offset[j];
     const auto n = static_cast<Eigen::Index>(job.problem.model->n_params());
     FoldFit f;
     f.fold = job.fold ? job.fold->name : "all rows";

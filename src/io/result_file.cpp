@@ -60,6 +60,9 @@ void write_result_file(const std::string& path, const ResultFile& r) {
         {"warnings", join_lines(r.warnings)},
         {"lambda", r.lambda},
         {"lambda_split", r.lambda_split},
+        {"bootstrap_requested", static_cast<std::int64_t>(r.bootstrap_requested)},
+        {"bootstrap_resampled", r.bootstrap_resampled},
+        {"ci", r.ci},
     };
     for (const auto& [k, v] : root) w.write_root_attribute(k, v);
 
@@ -85,6 +88,18 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     params.add_column(Column("at_bound", at_bound));
     params.add_column(Column("identifiable", identifiable));
     params.add_column(Column("linear", linear));
+    if (r.has_bootstrap()) {
+      std::vector<double> ci_lo, ci_hi;
+      for (const auto& p : r.params) {
+        ci_lo.push_back(p.ci_lo);
+        ci_hi.push_back(p.ci_hi);
+      }
+      params.add_column(Column("ci_lo", ci_lo));
+      params.add_column(Column("ci_hi", ci_hi));
+      data::MeasurementTable reps;
+      for (std::size_t k = 0; k < r.params.size(); ++k) reps.add_column(Column(r.params[k].name, r.bootstrap[k]));
+      w.write_group("/bootstrap", reps);
+    }
     w.write_group("/params", params);
 
     data::MeasurementTable history;
@@ -197,11 +212,24 @@ ResultFile read_result_file(const std::string& path) {
     q.at_bound = p.column("at_bound").i64()[i] != 0;
     q.identifiable = !p.find("identifiable") || p.column("identifiable").i64()[i] != 0;
     q.linear = p.find("linear") && p.column("linear").i64()[i] != 0;
+    if (p.find("ci_lo")) {
+      q.ci_lo = p.column("ci_lo").f64()[i];
+      q.ci_hi = p.column("ci_hi").f64()[i];
+    }
     r.params.push_back(q);
   }
   r.history = rd.read_group("/history").column("best_cost").f64();
   if (a.count("lambda")) r.lambda = need_number(a, "lambda", path);
   if (a.count("lambda_split")) r.lambda_split = need_string(a, "lambda_split", path);
+  if (a.count("bootstrap_requested")) {
+    r.bootstrap_requested = static_cast<std::size_t>(need_number(a, "bootstrap_requested", path));
+    r.bootstrap_resampled = need_string(a, "bootstrap_resampled", path);
+    r.ci = need_number(a, "ci", path);
+  }
+  if (p.find("ci_lo")) {
+    const data::MeasurementTable reps = rd.read_group("/bootstrap");
+    for (const auto& q : r.params) r.bootstrap.push_back(reps.column(q.name).f64());
+  }
   if (!r.lambda_split.empty()) {
     const data::MeasurementTable curve = rd.read_group("/lambda_curve");
     r.lambda_grid = curve.column("lambda").f64();

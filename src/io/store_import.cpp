@@ -7,6 +7,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/csv_reader.hpp"
+#include "perfit/io/extrap_reader.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 
@@ -128,6 +129,55 @@ data::Attributes provenance(const ImportOptions& o) {
   return a;
 }
 
+// A set of that path is already in the store: refused, or appended to, or replaced.
+void merge_existing(const ImportOptions& o, const StoreReader& old, const std::string& path,
+                    data::MeasurementTable& table, ImportSummary& s) {
+  if (!o.append && !o.replace) {
+    throw DataError("'" + o.store + "' already has set '" + path +
+                    "'. Pass --append to add these rows to it or --replace to overwrite it");
+  }
+  s.replaced = o.replace;
+  if (o.replace) return;
+  data::MeasurementTable merged = old.read(path);
+  if (merged.target() != table.target()) {
+    throw DataError("'" + o.store + "' set '" + path + "' has target '" + merged.target() +
+                    "', the import says --target " + table.target());
+  }
+  merged.append(table);
+  merged.attributes()["source"] =
+      merged.attribute_string("source") + "; " + data::attribute_text(table.attributes().at("source"));
+  table = std::move(merged);
+  s.appended = true;
+}
+
+// Rewrites the store through a temporary file: its other sets copied, these written (appended
+// to or replacing sets of the same path when the options say so).
+void write_sets(const ImportOptions& o, const std::vector<std::pair<std::string, data::MeasurementTable*>>& sets,
+                ImportSummary& s) {
+  std::error_code ec;
+  s.created_store = !std::filesystem::exists(o.store, ec);
+  AtomicOutput out(o.store);
+  out.write_and_commit([&](const std::string& temp) {
+    StoreWriter w(temp, Seal::yes);
+    std::vector<bool> exists(sets.size(), false);
+    if (!s.created_store) {
+      StoreReader old(o.store);
+      for (const auto& set : old.sets()) {
+        bool ours = false;
+        for (std::size_t k = 0; k < sets.size(); ++k) {
+          if (set == sets[k].first) exists[k] = ours = true;
+        }
+        if (!ours) w.copy_set(old, set);
+      }
+      for (std::size_t k = 0; k < sets.size(); ++k) {
+        if (exists[k]) merge_existing(o, old, sets[k].first, *sets[k].second, s);
+      }
+    }
+    for (const auto& [path, table] : sets) w.write_set(path, *table);
+    w.close();
+  });
+}
+
 }  // namespace
 
 ImportSummary import_csv(const ImportOptions& o) {
@@ -143,43 +193,76 @@ ImportSummary import_csv(const ImportOptions& o) {
   data::MeasurementTable table = std::move(csv.table);
   table.attributes() = provenance(o);
 
-  std::error_code ec;
-  s.created_store = !std::filesystem::exists(o.store, ec);
-  AtomicOutput out(o.store);
-  out.write_and_commit([&](const std::string& temp) {
-    StoreWriter w(temp, Seal::yes);
-    if (!s.created_store) {
-      StoreReader old(o.store);
-      bool exists = false;
-      for (const auto& set : old.sets()) {
-        if (set == o.set) {
-          exists = true;
-          continue;
-        }
-        w.copy_set(old, set);
-      }
-      if (exists && !o.append && !o.replace) {
-        throw DataError("'" + o.store + "' already has set '" + o.set +
-                        "'. Pass --append to add these rows to it or --replace to overwrite it");
-      }
-      if (exists && o.append) {
-        data::MeasurementTable merged = old.read(o.set);
-        if (merged.target() != o.target) {
-          throw DataError("'" + o.store + "' set '" + o.set + "' has target '" +
-                          merged.target() + "', the import says --target " + o.target);
-        }
-        merged.append(table);
-        merged.attributes()["source"] =
-            merged.attribute_string("source") + "; " + data::attribute_text(table.attributes().at("source"));
-        table = std::move(merged);
-        s.appended = true;
-      }
-      s.replaced = exists && o.replace;
-    }
-    w.write_set(o.set, table);
-    w.close();
-  });
+  const std::vector<std::pair<std::string, data::MeasurementTable*>> sets{{o.set, &table}};
+  write_sets(o, sets, s);
   s.rows_in_set = table.rows();
+  return s;
+}
+
+namespace {
+
+std::string set_segment(const std::string& name, const std::string& fallback) {
+  std::string out = name.empty() ? fallback : name;
+  for (char& c : out) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+// Values that are not > 0 are refused (a time), or dropped with drop_invalid.
+std::size_t check_values(data::MeasurementTable& t, const ImportOptions& o, const std::string& set) {
+  const auto& v = t.column(kExtrapValueColumn).f64();
+  std::vector<bool> keep(v.size());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    keep[i] = std::isfinite(v[i]) && v[i] > 0.0;
+    if (!keep[i] && !o.drop_invalid) {
+      throw DataError("'" + o.csv + "' " + set + ": DATA value " + std::to_string(v[i]) +
+                      " is not a time > 0; fix it or pass --drop-invalid");
+    }
+    bad += keep[i] ? 0 : 1;
+  }
+  t.filter_rows(keep);
+  return bad;
+}
+
+}  // namespace
+
+ImportSummary import_extrap(const ImportOptions& o) {
+  if (o.set.size() < 2 || o.set[0] != '/' || o.set.find('/', 1) != std::string::npos) {
+    throw ConfigError("--set '" + o.set + "': with --format extrap give one level, e.g. /myapp; the sets "
+                      "become /myapp/<region>/<metric>");
+  }
+  if (o.append && o.replace) throw ConfigError("--append and --replace exclude each other");
+  std::vector<ExtrapSet> read = read_extrap_text(o.csv);
+  ImportSummary s;
+  std::vector<std::pair<std::string, data::MeasurementTable*>> sets;
+  for (auto& x : read) {
+    std::string path = o.set + "/" + set_segment(x.region, "all");
+    if (!x.metric.empty()) path += "/" + set_segment(x.metric, "metric");
+    validate_set_path(path);
+    for (const auto& [other, t] : sets) {
+      if (other == path) throw DataError("'" + o.csv + "': region '" + x.region + "' metric '" + x.metric +
+                                         "' gives set '" + path + "' twice");
+    }
+    s.rows_read += x.table.rows();
+    s.rows_dropped += check_values(x.table, o, "region '" + x.region + "' metric '" + x.metric + "'");
+    data::Attributes& a = x.table.attributes();
+    a["framework"] = o.set.substr(1);
+    a["model"] = set_segment(x.region, "all");
+    if (!x.metric.empty()) a["system"] = set_segment(x.metric, "metric");
+    a["extrap_region"] = x.region;
+    a["extrap_metric"] = x.metric;
+    a["source"] = o.source.empty() ? std::filesystem::path(o.csv).filename().string() : o.source;
+    a["target"] = std::string(kExtrapValueColumn);
+    a["unit"] = o.unit;
+    sets.emplace_back(path, &x.table);
+    s.sets.push_back(path);
+  }
+  write_sets(o, sets, s);
+  s.rows_in_set = 0;
+  for (const auto& [path, t] : sets) s.rows_in_set += t->rows();
   return s;
 }
 

@@ -28,7 +28,7 @@ FitReport fit_serial(const data::MeasurementTable& t, const FitOptions& o, unsig
 }
 }  // namespace
 
-using test::synth_set;
+using testing_support::synth_set;
 
 // The acceptance test of the fit: on synthetic data with 1% noise, the generic model's fit
 // recovers every truth constant within 1% (relative) and MAPE sits near the noise level.

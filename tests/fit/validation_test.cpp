@@ -27,7 +27,7 @@ FitProblem problem(const std::string& model, std::shared_ptr<const data::Measure
 // The true model extrapolates to the largest scale at the noise level; a model without the
 // batch, data and communication terms does clearly worse.
 TEST(Validation, ExtrapolationErrorIsAtTheNoiseLevelForTheTrueModelOnly) {
-  const auto rows = std::make_shared<const data::MeasurementTable>(test::synth_set(0, 3000, 0.02, 5));
+  const auto rows = std::make_shared<const data::MeasurementTable>(testing_support::synth_set(0, 3000, 0.02, 5));
   const auto folds = data::make_folds(data::parse_split("scale:p"), *rows, {"p"}, 1);
   ASSERT_EQ(folds.size(), 1u);
   const auto fits = fit_folds({{problem("generic", rows), &folds[0]}, {problem("amdahl", rows), &folds[0]}}, {}, MPI_COMM_NULL);
@@ -43,7 +43,7 @@ TEST(Validation, ExtrapolationErrorIsAtTheNoiseLevelForTheTrueModelOnly) {
 }
 
 TEST(Validation, KfoldPredictsEveryRowOnce) {
-  const auto rows = std::make_shared<const data::MeasurementTable>(test::synth_set(4, 1500, 0.02, 2));
+  const auto rows = std::make_shared<const data::MeasurementTable>(testing_support::synth_set(4, 1500, 0.02, 2));
   const auto folds = data::make_folds(data::parse_split("kfold:4"), *rows, {"epochs", "d", "b", "p"}, 3);
   std::vector<FoldJob> jobs;
   for (const auto& f : folds) jobs.push_back({problem("generic", rows), &f});

@@ -4,7 +4,7 @@
 
 #include "perfit/data/synth.hpp"
 
-namespace perfit::test {
+namespace perfit::testing_support {
 
 inline data::MeasurementTable synth_set(std::size_t spec_index, std::size_t rows, double noise, std::uint64_t seed) {
   data::SynthOptions o;
@@ -17,4 +17,4 @@ inline data::MeasurementTable synth_set(std::size_t spec_index, std::size_t rows
   return t;
 }
 
-}  // namespace perfit::test
+}  // namespace perfit::testing_support

@@ -42,6 +42,11 @@ struct Fold {
 std::vector<Fold> make_folds(const SplitSpec& spec, const MeasurementTable& table,
                              const std::vector<std::string>& config_columns, std::uint64_t seed);
 
+// Row -> configuration (0, 1, ... by first appearance of the values of `columns`, numeric);
+// count receives how many there are. Throws: DataError for a missing or text column.
+std::vector<std::size_t> configuration_ids(const MeasurementTable& t, const std::vector<std::string>& columns,
+                                           std::size_t& count);
+
 // Rows kept by a mask, as a new table with the same attributes.
 MeasurementTable select_rows(const MeasurementTable& table, const std::vector<bool>& keep);
 

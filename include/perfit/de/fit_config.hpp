@@ -23,6 +23,8 @@ struct FitConfig {
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
   bool compress = true;           // evaluate each distinct configuration once when it pays
   model::SeparableMode separable = model::SeparableMode::automatic;  // variable projection
+  std::size_t bootstrap = 0;      // refits on resampled rows for intervals (0: none)
+  double ci = 0.95;               // level of the bootstrap intervals
   std::string checkpoint_dir;     // empty: no checkpoints
   std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;

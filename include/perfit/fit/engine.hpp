@@ -34,7 +34,11 @@ struct FitProblem {
   // projection; squared residuals); off: search every constant.
   model::SeparableMode separable = model::SeparableMode::automatic;
   // The column of workers, for lambda: auto's leave-one-scale-out ("": model::scale_column).
-  std::string scale;
+  std::string scale{};
+  // Refits on resampled rows after the fit (0: none) and the level of their percentile
+  // intervals (fit/bootstrap.hpp).
+  std::size_t bootstrap = 0;
+  double ci = 0.95;
 };
 
 // lambda: auto: the grid, the held-out cost of each lambda, and the one chosen.
@@ -44,6 +48,15 @@ struct LambdaChoice {
   std::vector<double> lambdas, scores;  // scores: mean held-out residual over all folds
   double lambda = 0.0;
   std::string note;  // why no choice was possible (too few configurations), or ""
+};
+
+// --bootstrap B: the replicate fits and the percentile interval of every constant.
+struct BootstrapResult {
+  std::size_t requested = 0;      // B; 0: no bootstrap
+  std::string resampled;          // "configuration" (repeats) or "row"
+  double ci = 0.95;
+  Eigen::MatrixXd replicates;     // one row per finished refit, one column per param
+  Eigen::VectorXd lo, hi;         // per param, the (1-ci)/2 and (1+ci)/2 percentiles
 };
 
 // Why the fit stopped and what it found, like a Ceres Summary.
@@ -68,6 +81,7 @@ struct FitReport {
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
   LambdaChoice lambda;  // with cost.lambda_auto; the fit used lambda.lambda
+  BootstrapResult bootstrap;
 };
 
 // The params the DE searches: all, or the nonlinear ones under variable projection (0: every

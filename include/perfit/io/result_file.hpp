@@ -20,6 +20,7 @@ struct ResultParam {
   bool log_scale = false, at_bound = false;
   bool identifiable = true;  // false: the data cannot pin it down (see warnings)
   bool linear = false;       // solved by least squares for each candidate (separable: auto)
+  double ci_lo = 0.0, ci_hi = 0.0;  // --bootstrap: the percentile interval (else unset)
 };
 
 struct ResultFile {
@@ -46,6 +47,13 @@ struct ResultFile {
   double lambda = 0.0;
   std::string lambda_split;
   std::vector<double> lambda_grid, lambda_scores;
+  // --bootstrap: refits asked for, how rows were resampled ("configuration" or "row"), the
+  // interval level, and the finished refits' params (bootstrap[k][b]: param k, refit b).
+  std::size_t bootstrap_requested = 0;
+  std::string bootstrap_resampled;
+  double ci = 0.0;
+  std::vector<std::vector<double>> bootstrap;
+  bool has_bootstrap() const { return !bootstrap.empty() && !bootstrap.front().empty(); }
   std::vector<std::string> warnings;  // what the user must know to trust the fit
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;

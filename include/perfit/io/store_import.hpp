@@ -10,7 +10,8 @@
 namespace perfit::io {
 
 struct ImportOptions {
-  std::string csv;
+  std::string csv;     // the input file (CSV, or Extra-P text with format extrap)
+  std::string format = "csv";  // csv | extrap
   std::string store;
   std::string set;     // /<framework>/<model>[/<system>]
   std::string target;  // measured-time column (with throughput: the time column to create)
@@ -37,9 +38,17 @@ struct ImportSummary {
   bool created_store = false;
   bool appended = false;
   bool replaced = false;
+  std::vector<std::string> sets;  // the sets written
 };
 
 // Throws: ConfigError, DataError, IoError, H5Error (each message names file, line, column).
 ImportSummary import_csv(const ImportOptions& options);
+
+// Extra-P's text format (io/extrap_reader.hpp): one set per region x metric, named
+// <set>/<region>[/<metric>] (characters other than letters, digits, . _ - become _), a column
+// per parameter and the target `value`. options.set is one level ("/myapp"); target, throughput
+// and categorical do not apply. Throws: as import_csv, and for a value that is not > 0 (unless
+// drop_invalid).
+ImportSummary import_extrap(const ImportOptions& options);
 
 }  // namespace perfit::io
