@@ -44,6 +44,10 @@ struct Candidate {
   std::vector<fit::FoldFit> fits;
   fit::Pooled pooled;
   double score = 0.0;
+  // Every fold's training rows hold at least as many distinct configurations (of the factors
+  // the model reads) as the model has constants. An underdetermined model can pass through
+  // its training points and still look good one step out; it ranks after every determined one.
+  bool determined = true;
 };
 
 // The K largest values of --scale COLUMN, or of the column bound to p, or of a column named p.
@@ -119,7 +123,8 @@ nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criter
     const auto& x = m.pooled.metrics;
     nlohmann::ordered_json e = {{"model", m.model->spec().name}, {"source", m.word},
                                 {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
-                                {"params", m.model->n_params()}, {"failed", m.pooled.failed}};
+                                {"params", m.model->n_params()}, {"failed", m.pooled.failed},
+                                {"determined", m.determined}};
     if (!m.pooled.failed) {
       e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
       e[crit == Criterion::aic || crit == Criterion::bic ? "in_sample_cost" : "held_out_cost"] = m.pooled.cost;
@@ -141,8 +146,9 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
                   m.model->n_params(), "-");
       continue;
     }
-    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%\n", i + 1, m.model->spec().name.c_str(),
-                m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err);
+    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s\n", i + 1, m.model->spec().name.c_str(),
+                m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err,
+                m.determined ? "" : "  (more constants than training configurations: ranked last)");
   }
 }
 
@@ -176,6 +182,11 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
     cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(i * per), fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * per));
     cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
     cands[i].score = score_of(cands[i], crit);
+    for (const auto& f : folds) {
+      std::size_t configs = 0;
+      data::configuration_ids(data::select_rows(*set.rows, f.train), cands[i].model->columns_used(), configs);
+      cands[i].determined = cands[i].determined && configs >= cands[i].model->n_params();
+    }
   }
 }
 
@@ -209,7 +220,9 @@ int run_select(const SelectArgs& a) {
   });
   score_candidates(cands, folds, set, c, crit, a.comm());
   std::vector<Candidate> ranked = cands;
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) { return x.score < y.score; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) {
+    return x.determined != y.determined ? x.determined : x.score < y.score;
+  });
   if (!std::isfinite(ranked.front().score)) {
     throw DataError("select: every candidate's fit failed on '" + c.data + "' set '" + c.set + "' (the warnings say why)");
   }

@@ -171,6 +171,12 @@ r = expect(["select", *M, "--models", "amdahl,usl", "--json"], 0)
 doc = as_json(r, "select MLPerf")
 if doc and (doc["how"] != "MAPE of held-out rows, split scale:n_accelerators" or len(doc["ranking"]) != 2):
     failures.append(f"MLPerf select: {doc}")
+# holding out 16 and 512 leaves 2 scales: usl's 3 constants are underdetermined, ranked last
+r = expect(["select", *M, "--models", "usl,amdahl", "--holdout", "2", "--json"], 0)
+doc = as_json(r, "select --holdout 2")
+if [(x["model"], x["determined"]) for x in doc.get("ranking", [])] != [("amdahl", True), ("usl", False)]:
+    failures.append(f"underdetermined candidate not ranked last: {doc.get('ranking')}")
+expect(["select", *M, "--models", "usl,amdahl", "--holdout", "2"], 0, "more constants than training configurations")
 expect(["select", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--models",
         os.path.join(src, "configs/examples/mlperf_usl.yaml")], 2, "needs the scale column: pass --scale COLUMN")
 expect(["select", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--models", "amdahl"], 2,
