@@ -17,6 +17,7 @@
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/model/factor_binding.hpp"
+#include "select_search.hpp"
 
 namespace perfit::app {
 
@@ -48,16 +49,24 @@ struct Candidate {
   // the model reads) as the model has constants. An underdetermined model can pass through
   // its training points and still look good one step out; it ranks after every determined one.
   bool determined = true;
+  std::string search_column{};          // pmnf-search: Extra-P's search over this column
+  model::PmnfHypothesis found{};        // pmnf-search: the hypothesis on every row
 };
 
-// The K largest values of --scale COLUMN, or of the column bound to p, or of a column named p.
-data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
-                                    const std::vector<std::string>& columns) {
+// --scale COLUMN, or the column bound to p, or a column named p.
+std::string scale_of(const de::FitConfig& c, const std::vector<std::string>& columns) {
   std::string col = c.scale;
   for (const auto& b : model::parse_factor_bindings(c.factors)) {
     if (col.empty() && b.factor == "p" && !b.column.empty()) col = b.column;
   }
   if (col.empty() && std::find(columns.begin(), columns.end(), "p") != columns.end()) col = "p";
+  return col;
+}
+
+// The K largest values of the scale column.
+data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
+                                    const std::vector<std::string>& columns) {
+  const std::string col = scale_of(c, columns);
   if (col.empty()) {
     throw ConfigError("select --criterion extrapolation needs the scale column: pass --scale COLUMN "
                       "(e.g. --scale n_accelerators), or bind p with --factors p=COLUMN");
@@ -73,7 +82,7 @@ data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
 void check_bindings_used(const de::FitConfig& c, const std::vector<Candidate>& cands) {
   for (const auto& b : model::parse_factor_bindings(c.factors)) {
     const bool read = std::any_of(cands.begin(), cands.end(), [&](const Candidate& m) {
-      return !model::bindings_for(io::load_model(m.word), {b}).empty();
+      return m.search_column.empty() && !model::bindings_for(io::load_model(m.word), {b}).empty();
     });
     if (!read) throw ConfigError("--factors binds '" + b.factor + "', which no candidate reads");
   }
@@ -83,7 +92,18 @@ void check_bindings_used(const de::FitConfig& c, const std::vector<Candidate>& c
 std::vector<Candidate> candidates(const SelectArgs& a, const de::FitConfig& c, const std::vector<std::string>& columns) {
   std::vector<Candidate> out;
   if (!a.models.empty()) {
-    for (const auto& word : split_list(a.models)) out.push_back({word, bind_model(word, c, columns, false), {}, {}, 0.0});
+    for (const auto& word : split_list(a.models)) {
+      std::string col;
+      if (is_search_word(word, col)) {
+        if (col.empty()) col = scale_of(c, columns);
+        if (col.empty()) throw ConfigError("--models pmnf-search: name its parameter, pmnf-search:COLUMN (or pass --scale)");
+        Candidate m{word, search_placeholder(col, columns), {}, {}, 0.0};
+        m.search_column = col;
+        out.push_back(std::move(m));
+        continue;
+      }
+      out.push_back({word, bind_model(word, c, columns, false), {}, {}, 0.0});
+    }
     check_bindings_used(c, out);
     return out;
   }
@@ -125,6 +145,10 @@ nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criter
                                 {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
                                 {"params", m.model->n_params()}, {"failed", m.pooled.failed},
                                 {"determined", m.determined}};
+    if (!m.search_column.empty()) {
+      e["hypothesis"] = {{"expression", m.found.expression(m.search_column)}, {"c0", m.found.c0}, {"c1", m.found.c1},
+                         {"loo_smape", m.found.smape}};
+    }
     if (!m.pooled.failed) {
       e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
       e[crit == Criterion::aic || crit == Criterion::bic ? "in_sample_cost" : "held_out_cost"] = m.pooled.cost;
@@ -146,18 +170,26 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
                   m.model->n_params(), "-");
       continue;
     }
-    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s\n", i + 1, m.model->spec().name.c_str(),
+    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s%s\n", i + 1, m.model->spec().name.c_str(),
                 m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err,
-                m.determined ? "" : "  (more constants than training configurations: ranked last)");
+                m.determined ? "" : "  (more constants than training configurations: ranked last)",
+                m.search_column.empty() ? "" : ("  (on every row: " + m.found.expression(m.search_column) + ")").c_str());
   }
 }
 
 // The winner's fit on every row, written by the same job as `perfit fit`.
-int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candidate& best) {
+int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candidate& best, const AnalysisSet& set) {
   FitJob job;
   job.cfg = cfg;
   job.cfg.fit.model = best.word;
-  job.cfg.fit.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.fit.factors)));
+  if (best.search_column.empty()) {
+    job.cfg.fit.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.fit.factors)));
+  } else {  // the hypothesis found on every row, its coefficients fitted like any model's
+    model::PmnfHypothesis found;
+    job.model = searched_spec(best.search_column, *set.rows, found);
+    job.cfg.fit.model = job.model->name;
+    job.cfg.fit.factors.clear();
+  }
   job.cfg.fit.fit.progress_every = 0;
   if (!a.config.empty()) job.inputs.push_back(a.config);
   job.force = a.force;
@@ -172,14 +204,22 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
                       const de::FitConfig& c, Criterion crit, MPI_Comm comm) {
   std::vector<fit::FoldJob> jobs;
   for (const auto& m : cands) {
+    if (!m.search_column.empty()) continue;  // searched below, on every rank (cheap)
     const fit::FitProblem p{m.model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
     if (folds.empty()) jobs.push_back({p, nullptr});
     for (const auto& f : folds) jobs.push_back({p, &f});
   }
   const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, comm);
   const std::size_t per = std::max<std::size_t>(folds.size(), 1);
+  std::size_t next = 0;
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(i * per), fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * per));
+    if (cands[i].search_column.empty()) {
+      cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(next), fits.begin() + static_cast<std::ptrdiff_t>(next + per));
+      next += per;
+    } else {
+      cands[i].fits = search_folds(cands[i].search_column, *set.rows, folds, c.cost.residual);
+      searched_spec(cands[i].search_column, *set.rows, cands[i].found);
+    }
     cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
     cands[i].score = score_of(cands[i], crit);
     for (const auto& f : folds) {
@@ -229,7 +269,7 @@ int run_select(const SelectArgs& a) {
   const std::string how = folds.empty() ? "in-sample fit on all " + std::to_string(set.rows->rows()) + " rows"
                                         : "MAPE of held-out rows, split " + split.text();
   int code = 0;
-  if (!c.out.empty()) code = write_winner(a, cfg, ranked.front());
+  if (!c.out.empty()) code = write_winner(a, cfg, ranked.front(), set);
   if (a.parallel() && a.env->rank() != 0) return code;
   if (a.json) {
     nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", a.criterion}, {"how", how},

@@ -52,10 +52,10 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     std::error_code ec;
     std::vector<std::string> inputs = a.inputs;
     inputs.push_back(c.data);
-    if (std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
+    if (!a.model && std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
     io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
   }
-  s.spec = io::load_model(c.model, c.factors);
+  s.spec = a.model ? *a.model : io::load_model(c.model, c.factors);
   s.store.emplace(c.data);
   s.info = s.store->info(c.set);
   std::vector<std::string> names;

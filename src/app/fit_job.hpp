@@ -11,11 +11,13 @@
 
 #include "perfit/io/result_file.hpp"
 #include "perfit/island/run_config.hpp"
+#include "perfit/model/model.hpp"
 
 namespace perfit::app {
 
 struct FitJob {
   island::RunConfig cfg;             // resolved by the job
+  std::optional<model::ModelSpec> model;  // instead of loading cfg.fit.model (select's searched winner)
   std::vector<std::string> inputs;   // files besides data and model the job reads (a config)
   bool force = false;                // replace an existing result at cfg.fit.out
   bool resume = false;               // continue from cfg.fit.checkpoint_dir's checkpoint

@@ -210,6 +210,67 @@ expect(["import", "bad.txt", "--format", "extrap", "--out", "ex2.h5", "--set", "
 if os.path.exists(os.path.join(work, "ex2.h5")):
     failures.append("a failed import left a store behind")
 
+# ---- Extra-P's hypothesis search (select --models pmnf-search) against numpy ----
+import numpy as np  # noqa: E402
+
+BLOCKS = [(0, 1, 1), (0, 1, 2), (1, 4, 0), (1, 3, 0), (1, 4, 1), (1, 3, 1), (1, 4, 2), (1, 3, 2), (1, 2, 0),
+          (1, 2, 1), (1, 2, 2), (2, 3, 0), (3, 4, 0), (2, 3, 1), (3, 4, 1), (4, 5, 0), (2, 3, 2), (3, 4, 2),
+          (1, 1, 0), (1, 1, 1), (1, 1, 2), (5, 4, 0), (5, 4, 1), (4, 3, 0), (4, 3, 1), (3, 2, 0), (3, 2, 1),
+          (3, 2, 2), (5, 3, 0), (7, 4, 0), (2, 1, 0), (2, 1, 1), (2, 1, 2), (9, 4, 0), (7, 3, 0), (5, 2, 0),
+          (5, 2, 1), (5, 2, 2), (8, 3, 0), (11, 4, 0), (3, 1, 0), (3, 1, 1)]
+
+
+def numpy_search(xs, ys):
+    """Extra-P's basic single-parameter modeler, written out with numpy.linalg.lstsq."""
+    pts = sorted(set(xs))
+    x = np.array(pts)
+    y = np.array([np.mean([b for a, b in zip(xs, ys) if a == v]) for v in pts])
+    n = len(x)
+    best = ("c0", y.mean(), 0.0, np.mean(2 * abs(y.mean() - y) / (abs(y) + abs(y.mean()))) * 100)
+    for a, b, j in BLOCKS:
+        t = x ** (a / b) * np.log2(x) ** j
+        smape = 0.0
+        for k in range(n):
+            keep = np.arange(n) != k
+            c = np.linalg.lstsq(np.stack([np.ones(n - 1), t[keep]], 1), y[keep], rcond=None)[0]
+            if abs(c[0] / y[keep].min()) < 0.0005:
+                c[0] = 0.0
+            pred = c[0] + c[1] * t[k]
+            smape += 2 * abs(pred - y[k]) / (abs(y[k]) + abs(pred)) / (n - 1) * 100
+        c = np.linalg.lstsq(np.stack([np.ones(n), t], 1), y, rcond=None)[0]
+        if c[1] != 0 and np.max(abs(c[1] * t / y)) >= 0.0005 and smape < best[3]:
+            expr = "c0 + c1" + (f"*p^({a}/{b})" if a else "") + (f"*log2(p)" + (f"^{j}" if j > 1 else "") if j else "")
+            best = (expr, c[0], c[1], smape)
+    return best
+
+
+rng = np.random.default_rng(7)
+cases = {"power": lambda p: 3 + 2 * p ** 1.5, "plogp": lambda p: 5 + 0.5 * p * np.log2(p)}
+for name, truth in cases.items():
+    with open(os.path.join(work, f"es_{name}.csv"), "w") as f:
+        f.write("p,time\n")
+        xs, ys = [], []
+        for p in [2, 4, 8, 16, 32, 64]:
+            for _ in range(3):
+                v = truth(p) * (1 + 0.02 * rng.standard_normal())
+                xs.append(p)
+                ys.append(float(f"{v:.10g}"))
+                f.write(f"{p},{ys[-1]:.10g}\n")
+    expect(["import", f"es_{name}.csv", "--out", "es.h5", "--set", f"/extrap/{name}", "--target", "time"], 0)
+    r = expect(["select", "--data", "es.h5", "--set", f"/extrap/{name}", "--models", "pmnf-search,pmnf", "--json"], 0)
+    doc = as_json(r, f"pmnf-search {name}")
+    hyp = next((x.get("hypothesis") for x in doc.get("ranking", []) if x["model"] == "pmnf-search"), None)
+    ref = numpy_search(xs, ys)
+    if not hyp or hyp["expression"] != ref[0] or abs(hyp["c0"] - ref[1]) > 1e-6 * max(1, abs(ref[1])) \
+            or abs(hyp["c1"] - ref[2]) > 1e-6 * abs(ref[2]) or abs(hyp["loo_smape"] - ref[3]) > 1e-6 * ref[3]:
+        failures.append(f"pmnf-search {name}: perfit {hyp}, numpy {ref}")
+    print(f"pmnf-search {name}: {hyp and hyp['expression']} (numpy: {ref[0]})")
+expect(["select", "--data", "es.h5", "--set", "/extrap/power", "--models", "pmnf-search,amdahl", "--out", "es_best.h5",
+        "--criterion", "aic"], 0, "wrote es_best.h5", "on every row: c0 + c1*p^(3/2)")
+expect(["show", "es_best.h5"], 0, "pmnf_search")
+expect(["select", *M, "--models", "pmnf-search,amdahl"], 0, "pmnf-search")  # --factors with a search candidate
+expect(["select", *S, "--models", "pmnf-search:nosuch"], 2, "nosuch")
+
 # ---- under mpiexec: the folds are spread over the ranks, the answer is the same ----
 serial = run("validate", *S, "--split", "kfold:4", "--json")
 par = run("validate", *S, "--split", "kfold:4", "--json", n=2)
