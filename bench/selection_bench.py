@@ -25,7 +25,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE = os.path.join(HERE, "..", "data", "mlperf", "mlperf_training_v0.7_scores.csv")
 TARGET = "time_to_train_s_olympic_mean"
-MODELS = ["amdahl", "usl", "pmnf"]  # the built-ins that read only p
+MODELS = ["amdahl", "usl", "power", "pmnf"]  # the built-ins that read only p
 
 
 def run(perfit, work, *args):

@@ -17,7 +17,7 @@ using ::testing::ThrowsMessage;
 TEST(ModelConfig, CatalogueHasTheDocumentedModelsAndAllCompile) {
   std::vector<std::string> names;
   for (const auto& m : builtin_models()) names.push_back(m.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"generic", "amdahl", "gustafson", "usl", "iteration",
+  EXPECT_EQ(names, (std::vector<std::string>{"generic", "amdahl", "gustafson", "usl", "power", "iteration",
                                              "iteration_tree", "iteration_overlap", "pmnf"}));
   const std::vector<std::string> cols = {"p", "nodes", "b", "d", "epochs", "time_s"};
   for (const auto& m : builtin_models()) EXPECT_NO_THROW(model::Model(m, cols)) << m.name;
@@ -38,6 +38,7 @@ TEST(ModelConfig, BuiltinModelsSeparateAsDocumented) {
   EXPECT_EQ(searched("amdahl"), (V{"s"}));
   EXPECT_EQ(searched("usl"), (V{"t1"}));
   EXPECT_EQ(searched("gustafson"), (V{}));
+  EXPECT_EQ(searched("power"), (V{"a"}));
   EXPECT_EQ(searched("pmnf"), (V{"i1", "j1", "i2", "j2"}));
   EXPECT_EQ(searched("iteration"), (V{}));
   EXPECT_EQ(searched("iteration_tree"), (V{}));
