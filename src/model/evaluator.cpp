@@ -114,6 +114,7 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
     : model_(&model), cost_(std::move(cost)), options_(options) {
   cost_.validate();
   if (options_.block_rows == 0) options_.block_rows = 1024;
+  options_.block_rows = (options_.block_rows + 7) / 8 * 8;  // every block starts aligned (detail::Scratch)
   if (options_.threads == 0) options_.threads = 1;
   for (const auto& name : model.columns_used()) {
     const data::Column& c = table.column(name);
@@ -197,7 +198,7 @@ void Evaluator::for_blocks(const detail::TapeKernel& k, const Eigen::Ref<const E
   std::vector<double> scal;
   k.scalars(pop, scal);
   const std::size_t block = options_.block_rows;
-  std::vector<double> scratch(k.scratch_size(block));
+  detail::Scratch scratch(k.scratch_size(block));
   const std::size_t n_rows = rows();
   for (std::size_t blk = b0; blk < b1; ++blk) {
     sink.begin = blk * block;

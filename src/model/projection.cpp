@@ -30,15 +30,29 @@ struct BufferSink {
   }
 };
 
+// A fixed summation order whatever the pointers' alignment. `omp simd reduction` let GCC peel
+// iterations until x was aligned, so the order, and the last bits of the normal equations,
+// depended on where malloc put the block: an underdetermined fit (pmnf on 3 scales) took
+// another path in 1 of 16 runs that differed only in the size of the environment.
 double dot(const double* x, const double* y, const double* w, std::size_t n) {
-  double s = 0.0;
-  if (w) {
-#pragma omp simd reduction(+ : s)
-    for (std::size_t i = 0; i < n; ++i) s += w[i] * x[i] * y[i];
-  } else {
-#pragma omp simd reduction(+ : s)
-    for (std::size_t i = 0; i < n; ++i) s += x[i] * y[i];
+  using namespace Eigen::internal;
+  using detail::Packet;
+  constexpr std::size_t kStep = 2 * detail::kPacket;
+  Packet a0 = pset1<Packet>(0.0), a1 = a0;
+  std::size_t i = 0;
+  for (; i + kStep <= n; i += kStep) {
+    const std::size_t j = i + detail::kPacket;
+    Packet p0 = pmul(ploadu<Packet>(x + i), ploadu<Packet>(y + i));
+    Packet p1 = pmul(ploadu<Packet>(x + j), ploadu<Packet>(y + j));
+    if (w) {
+      p0 = pmul(p0, ploadu<Packet>(w + i));
+      p1 = pmul(p1, ploadu<Packet>(w + j));
+    }
+    a0 = padd(a0, p0);
+    a1 = padd(a1, p1);
   }
+  double s = predux(padd(a0, a1));
+  for (; i < n; ++i) s += (w ? w[i] : 1.0) * x[i] * y[i];
   return s;
 }
 
@@ -196,7 +210,8 @@ class ProjectedEvaluator::Pass {
   bool rel_, t_varies_;
   Eigen::VectorXd fixed_;
   std::vector<const double*> u_;
-  std::vector<std::vector<double>> scal_, scratch_, vals_;  // per kernel
+  std::vector<std::vector<double>> scal_;  // per kernel
+  std::vector<detail::Scratch> scratch_, vals_;
   std::vector<double> t_fixed_, t_var_;
   std::size_t neg0_ = 0, pos0_ = 0, negoff_ = 0, begin_ = 0, n_ = 0;
 };

@@ -11,6 +11,12 @@
 
 namespace perfit::model::detail {
 
+// Scratch for TapeKernel::run. Eigen peels scalar iterations until the destination is aligned,
+// and its scalar and packet exp/log differ in the last bit, so a row's value depended on where
+// malloc put an unaligned buffer, and a fit on the size of the environment. Aligned buffers
+// (and blocks a multiple of the packet) keep every row on the same path in every run.
+using Scratch = std::vector<double, Eigen::aligned_allocator<double>>;
+
 class TapeKernel {
  public:
   explicit TapeKernel(const Tape& tape);
