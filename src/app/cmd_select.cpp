@@ -28,6 +28,7 @@ enum class Criterion { extrapolation, kfold, aic, bic };
 struct SelectArgs : AnalysisOptions {
   std::string models, criterion = "extrapolation";
   std::size_t folds = 5, holdout = 1;
+  model::SearchOptions search{};
   bool force = false;
 };
 
@@ -49,8 +50,9 @@ struct Candidate {
   // the model reads) as the model has constants. An underdetermined model can pass through
   // its training points and still look good one step out; it ranks after every determined one.
   bool determined = true;
-  std::string search_column{};          // pmnf-search: Extra-P's search over this column
-  model::PmnfHypothesis found{};        // pmnf-search: the hypothesis on every row
+  std::vector<std::string> search_columns{};  // pmnf-search: Extra-P's search over these columns
+  model::PmnfHypothesis found{};              // pmnf-search: the hypothesis on every row
+  bool searched() const { return !search_columns.empty(); }
 };
 
 // --scale COLUMN, or the column bound to p, or a column named p.
@@ -82,7 +84,7 @@ data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
 void check_bindings_used(const de::FitConfig& c, const std::vector<Candidate>& cands) {
   for (const auto& b : model::parse_factor_bindings(c.factors)) {
     const bool read = std::any_of(cands.begin(), cands.end(), [&](const Candidate& m) {
-      return m.search_column.empty() && !model::bindings_for(io::load_model(m.word), {b}).empty();
+      return !m.searched() && !model::bindings_for(io::load_model(m.word), {b}).empty();
     });
     if (!read) throw ConfigError("--factors binds '" + b.factor + "', which no candidate reads");
   }
@@ -93,12 +95,12 @@ std::vector<Candidate> candidates(const SelectArgs& a, const de::FitConfig& c, c
   std::vector<Candidate> out;
   if (!a.models.empty()) {
     for (const auto& word : split_list(a.models)) {
-      std::string col;
-      if (is_search_word(word, col)) {
-        if (col.empty()) col = scale_of(c, columns);
-        if (col.empty()) throw ConfigError("--models pmnf-search: name its parameter, pmnf-search:COLUMN (or pass --scale)");
-        Candidate m{word, search_placeholder(col, columns), {}, {}, 0.0};
-        m.search_column = col;
+      std::vector<std::string> cols;
+      if (is_search_word(word, cols)) {
+        if (cols.empty() && !scale_of(c, columns).empty()) cols.push_back(scale_of(c, columns));
+        if (cols.empty()) throw ConfigError("--models pmnf-search: name its parameter, pmnf-search:COLUMN (or pass --scale)");
+        Candidate m{word, search_placeholder(word, cols, columns), {}, {}, 0.0};
+        m.search_columns = cols;
         out.push_back(std::move(m));
         continue;
       }
@@ -137,6 +139,13 @@ double score_of(const Candidate& m, Criterion crit) {
   return fit_term + (crit == Criterion::aic ? 2.0 * k : k * std::log(n));
 }
 
+nlohmann::ordered_json hypothesis_json(const Candidate& m) {
+  nlohmann::ordered_json h = {{"expression", m.found.expression(m.search_columns)}, {"c0", m.found.c0}};
+  for (std::size_t t = 0; t < m.found.terms.size(); ++t) h["c" + std::to_string(t + 1)] = m.found.terms[t].coefficient;
+  h[m.found.leave_one_out ? "loo_smape" : "smape"] = m.found.smape;
+  return h;
+}
+
 nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criterion crit) {
   nlohmann::ordered_json r = nlohmann::ordered_json::array();
   for (const auto& m : ranked) {
@@ -145,10 +154,7 @@ nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criter
                                 {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
                                 {"params", m.model->n_params()}, {"failed", m.pooled.failed},
                                 {"determined", m.determined}};
-    if (!m.search_column.empty()) {
-      e["hypothesis"] = {{"expression", m.found.expression(m.search_column)}, {"c0", m.found.c0}, {"c1", m.found.c1},
-                         {"loo_smape", m.found.smape}};
-    }
+    if (m.searched()) e["hypothesis"] = hypothesis_json(m);
     if (!m.pooled.failed) {
       e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
       e[crit == Criterion::aic || crit == Criterion::bic ? "in_sample_cost" : "held_out_cost"] = m.pooled.cost;
@@ -173,7 +179,7 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
     std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s%s\n", i + 1, m.model->spec().name.c_str(),
                 m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err,
                 m.determined ? "" : "  (more constants than training configurations: ranked last)",
-                m.search_column.empty() ? "" : ("  (on every row: " + m.found.expression(m.search_column) + ")").c_str());
+                m.searched() ? ("  (on every row: " + m.found.expression(m.search_columns) + ")").c_str() : "");
   }
 }
 
@@ -182,11 +188,11 @@ int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candid
   FitJob job;
   job.cfg = cfg;
   job.cfg.fit.model = best.word;
-  if (best.search_column.empty()) {
+  if (!best.searched()) {
     job.cfg.fit.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.fit.factors)));
   } else {  // the hypothesis found on every row, its coefficients fitted like any model's
     model::PmnfHypothesis found;
-    job.model = searched_spec(best.search_column, *set.rows, found);
+    job.model = searched_spec(best.search_columns, *set.rows, a.search, found);
     job.cfg.fit.model = job.model->name;
     job.cfg.fit.factors.clear();
   }
@@ -201,10 +207,10 @@ int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candid
 
 // Every candidate's folds (or in-sample fit) spread over the ranks, then its score.
 void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fold>& folds, const AnalysisSet& set,
-                      const de::FitConfig& c, Criterion crit, MPI_Comm comm) {
+                      const de::FitConfig& c, Criterion crit, const model::SearchOptions& search, MPI_Comm comm) {
   std::vector<fit::FoldJob> jobs;
   for (const auto& m : cands) {
-    if (!m.search_column.empty()) continue;  // searched below, on every rank (cheap)
+    if (m.searched()) continue;  // searched below, on every rank (cheap)
     const fit::FitProblem p{m.model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
     if (folds.empty()) jobs.push_back({p, nullptr});
     for (const auto& f : folds) jobs.push_back({p, &f});
@@ -213,12 +219,12 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
   const std::size_t per = std::max<std::size_t>(folds.size(), 1);
   std::size_t next = 0;
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    if (cands[i].search_column.empty()) {
+    if (!cands[i].searched()) {
       cands[i].fits.assign(fits.begin() + static_cast<std::ptrdiff_t>(next), fits.begin() + static_cast<std::ptrdiff_t>(next + per));
       next += per;
     } else {
-      cands[i].fits = search_folds(cands[i].search_column, *set.rows, folds, c.cost.residual);
-      searched_spec(cands[i].search_column, *set.rows, cands[i].found);
+      cands[i].fits = search_folds(cands[i].search_columns, *set.rows, folds, c.cost.residual, search);
+      searched_spec(cands[i].search_columns, *set.rows, search, cands[i].found);
     }
     cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
     cands[i].score = score_of(cands[i], crit);
@@ -258,7 +264,7 @@ int run_select(const SelectArgs& a) {
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
     if (crit == Criterion::extrapolation || crit == Criterion::kfold) folds = data::make_folds(split, *set.rows, needed, c.fit.de.seed);
   });
-  score_candidates(cands, folds, set, c, crit, a.comm());
+  score_candidates(cands, folds, set, c, crit, a.search, a.comm());
   std::vector<Candidate> ranked = cands;
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) {
     return x.determined != y.determined ? x.determined : x.score < y.score;
@@ -302,6 +308,8 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
   cmd->add_option("--holdout", a->holdout, "extrapolation: how many of the largest values of the scale column are held out")
       ->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--folds", a->folds, "kfold: number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
+  cmd->add_flag("--negative-exponents", a->search.negative_exponents,
+                "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall with x: strong scaling)");
   a->flags.add(cmd, analysis_option_table(true), island::RunConfig{});
   cmd->add_flag("--force", a->force, "replace an existing result file at --out");
   cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");

@@ -1,11 +1,10 @@
 #include "perfit/model/hypothesis_search.hpp"
 
-#include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "hypothesis_search_detail.hpp"
 #include "perfit/core/error.hpp"
 
 namespace perfit::model {
@@ -16,105 +15,169 @@ struct Block {
   int num, den, log_exp;
 };
 
-// Extra-P's default building blocks with log terms (create_default_building_blocks).
-const std::vector<Block>& building_blocks() {
-  static const std::vector<Block> b = {
+// Extra-P's create_default_building_blocks (with log terms; they are skipped per data set when
+// x is too small), in its order: ties keep the first.
+std::vector<Block> building_blocks(bool negative) {
+  std::vector<Block> b = {
       {0, 1, 1}, {0, 1, 2}, {1, 4, 0}, {1, 3, 0}, {1, 4, 1}, {1, 3, 1}, {1, 4, 2}, {1, 3, 2}, {1, 2, 0},
       {1, 2, 1}, {1, 2, 2}, {2, 3, 0}, {3, 4, 0}, {2, 3, 1}, {3, 4, 1}, {4, 5, 0}, {2, 3, 2}, {3, 4, 2},
       {1, 1, 0}, {1, 1, 1}, {1, 1, 2}, {5, 4, 0}, {5, 4, 1}, {4, 3, 0}, {4, 3, 1}, {3, 2, 0}, {3, 2, 1},
       {3, 2, 2}, {5, 3, 0}, {7, 4, 0}, {2, 1, 0}, {2, 1, 1}, {2, 1, 2}, {9, 4, 0}, {7, 3, 0}, {5, 2, 0},
       {5, 2, 1}, {5, 2, 2}, {8, 3, 0}, {11, 4, 0}, {3, 1, 0}, {3, 1, 1}};
+  if (negative) {
+    b.insert(b.end(), {{0, 1, -1},  {0, 1, -2},  {-1, 4, -1}, {-1, 3, -1}, {-1, 4, -2}, {-1, 3, -2},
+                       {-1, 2, -1}, {-1, 2, -2}, {-2, 3, -1}, {-3, 4, -1}, {-2, 3, -2}, {-3, 4, -2},
+                       {-1, 1, -1}, {-1, 1, -2}, {-5, 4, -1}, {-4, 3, -1}, {-3, 2, -1}, {-3, 2, -2},
+                       {-2, 1, -1}, {-2, 1, -2}, {-5, 2, -1}, {-5, 2, -2}, {-3, 1, -1}});
+    b.insert(b.end(), {{-1, 4, 0}, {-1, 3, 0}, {-1, 2, 0}, {-2, 3, 0}, {-3, 4, 0}, {-4, 5, 0}, {-1, 1, 0},
+                       {-5, 4, 0}, {-4, 3, 0}, {-3, 2, 0}, {-5, 3, 0}, {-7, 4, 0}, {-2, 1, 0}, {-9, 4, 0},
+                       {-7, 3, 0}, {-5, 2, 0}, {-8, 3, 0}, {-11, 4, 0}, {-3, 1, 0}});
+  }
   return b;
 }
 
-double term(const PmnfHypothesis& h, double x) {
-  return std::pow(x, static_cast<double>(h.num) / h.den) * std::pow(std::log2(x), h.log_exp);
+std::string factor_text(const PmnfFactor& f, const std::string& x) {
+  std::string t;
+  if (f.num != 0) t = x + "^(" + std::to_string(f.num) + "/" + std::to_string(f.den) + ")";
+  if (f.log_exp != 0) {
+    if (!t.empty()) t += "*";
+    t += "log2(" + x + ")";
+    if (f.log_exp < 0) t += "^(" + std::to_string(f.log_exp) + ")";
+    if (f.log_exp > 1) t += "^" + std::to_string(f.log_exp);
+  }
+  return t;
 }
+
+}  // namespace
+
+double PmnfTerm::basis(const std::vector<double>& x) const {
+  double v = 1.0;
+  for (const PmnfFactor& f : factors) {
+    const double xv = x[f.param];
+    v *= std::pow(xv, static_cast<double>(f.num) / f.den) * std::pow(std::log2(xv), f.log_exp);
+  }
+  return v;
+}
+
+double PmnfHypothesis::eval(const std::vector<double>& x) const {
+  double v = c0;
+  for (const PmnfTerm& t : terms) v += t.coefficient * t.basis(x);
+  return v;
+}
+
+std::string PmnfHypothesis::expression(const std::vector<std::string>& names) const {
+  std::string e = "c0";
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    e += " + c" + std::to_string(k + 1);
+    for (const PmnfFactor& f : terms[k].factors) e += "*" + factor_text(f, names[f.param]);
+  }
+  return e;
+}
+
+namespace detail {
 
 double smape_term(double predicted, double actual) {
   const double abssum = std::fabs(actual) + std::fabs(predicted);
   return abssum != 0.0 ? 2.0 * std::fabs(predicted - actual) / abssum : 0.0;
 }
 
-// Least squares c0 + c1 * term over the points except `skip` (-1: none), as numpy.linalg.lstsq.
-void least_squares(PmnfHypothesis& h, const std::vector<double>& x, const std::vector<double>& y, long skip) {
-  const long n = static_cast<long>(x.size()) - (skip >= 0 ? 1 : 0);
-  Eigen::MatrixXd a(n, 2);
-  Eigen::VectorXd b(n);
-  long r = 0;
-  for (long i = 0; i < static_cast<long>(x.size()); ++i) {
-    if (i == skip) continue;
-    a(r, 0) = 1.0;
-    a(r, 1) = term(h, x[static_cast<std::size_t>(i)]);
-    b(r++) = y[static_cast<std::size_t>(i)];
-  }
-  const Eigen::VectorXd c = a.completeOrthogonalDecomposition().solve(b);  // minimum norm, as lstsq
-  h.c0 = c(0);
-  h.c1 = c(1);
+Eigen::VectorXd least_squares(const Eigen::MatrixXd& a, const Eigen::VectorXd& b) {
+  return a.completeOrthogonalDecomposition().solve(b);  // minimum norm, as numpy.linalg.lstsq
 }
 
-}  // namespace
-
-double PmnfHypothesis::eval(double x) const { return constant ? c0 : c0 + c1 * term(*this, x); }
-
-std::string PmnfHypothesis::expression(const std::string& x) const {
-  if (constant) return "c0";
-  std::string t = "c0 + c1";
-  if (num != 0) t += "*" + x + "^(" + std::to_string(num) + "/" + std::to_string(den) + ")";
-  if (log_exp != 0) t += "*log2(" + x + ")" + (log_exp == 1 ? "" : "^" + std::to_string(log_exp));
-  return t;
-}
-
-PmnfHypothesis search_single_parameter(const std::vector<double>& xs, const std::vector<double>& ys) {
-  std::map<double, std::pair<double, int>> sums;  // x -> (sum, count): Extra-P models the means
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    auto& s = sums[xs[i]];
-    s.first += ys[i];
+Points mean_per_point(const std::vector<std::vector<double>>& x, const std::vector<double>& y) {
+  std::map<std::vector<double>, std::pair<double, int>> sums;  // point -> (sum, count)
+  std::vector<double> p(x.size());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    for (std::size_t d = 0; d < x.size(); ++d) p[d] = x[d][i];
+    auto& s = sums[p];
+    s.first += y[i];
     ++s.second;
   }
-  if (sums.size() < 3) {
-    throw DataError("pmnf-search needs at least 3 distinct values of the parameter, found " + std::to_string(sums.size()));
+  Points out;
+  for (const auto& [point, s] : sums) {
+    out.x.push_back(point);
+    out.y.push_back(s.first / s.second);
   }
-  std::vector<double> x, y;
-  for (const auto& [v, s] : sums) {
-    x.push_back(v);
-    y.push_back(s.first / s.second);
+  return out;
+}
+
+PmnfHypothesis constant_model(const Points& pts) {
+  PmnfHypothesis h;
+  const auto n = static_cast<double>(pts.y.size());
+  for (const double v : pts.y) h.c0 += v / n;
+  for (const double v : pts.y) h.smape += smape_term(h.c0, v) / n * 100.0;
+  return h;
+}
+
+double max_contribution(const PmnfTerm& t, const Points& pts) {
+  double c = 0.0;
+  for (std::size_t i = 0; i < pts.y.size(); ++i) c = std::max(c, std::fabs(t.coefficient * t.basis(pts.x[i]) / pts.y[i]));
+  return c;
+}
+
+void fit_coefficients(PmnfHypothesis& h, const Points& pts, long skip) {
+  const long all = static_cast<long>(pts.y.size());
+  const long n = all - (skip >= 0 ? 1 : 0);
+  Eigen::MatrixXd a(n, static_cast<Eigen::Index>(h.terms.size() + 1));
+  Eigen::VectorXd b(n);
+  long r = 0;
+  for (long i = 0; i < all; ++i) {
+    if (i == skip) continue;
+    const auto iu = static_cast<std::size_t>(i);
+    a(r, 0) = 1.0;
+    for (std::size_t k = 0; k < h.terms.size(); ++k) a(r, static_cast<Eigen::Index>(k + 1)) = h.terms[k].basis(pts.x[iu]);
+    b(r++) = pts.y[iu];
   }
-  const auto n = static_cast<long>(x.size());
-  PmnfHypothesis best;
-  double mean = 0.0, rss = 0.0;
-  for (const double v : y) mean += v / static_cast<double>(n);
-  best.c0 = mean;
-  for (long i = 0; i < n; ++i) {
-    rss += (mean - y[static_cast<std::size_t>(i)]) * (mean - y[static_cast<std::size_t>(i)]);
-    best.smape += smape_term(mean, y[static_cast<std::size_t>(i)]) / static_cast<double>(n) * 100.0;
-  }
+  const Eigen::VectorXd c = least_squares(a, b);
+  h.c0 = c(0);
+  for (std::size_t k = 0; k < h.terms.size(); ++k) h.terms[k].coefficient = c(static_cast<Eigen::Index>(k + 1));
+}
+
+bool finite(const PmnfHypothesis& h) {
+  bool ok = std::isfinite(h.c0) && std::isfinite(h.smape);
+  for (const PmnfTerm& t : h.terms) ok = ok && std::isfinite(t.coefficient);
+  return ok;
+}
+
+PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const SearchOptions& opt) {
+  const auto n = static_cast<long>(pts.y.size());
+  PmnfHypothesis best = constant_model(pts);
+  double rss = 0.0;
+  for (const double v : pts.y) rss += (best.c0 - v) * (best.c0 - v);
   if (rss == 0.0) return best;
-  const bool logs = *std::min_element(x.begin(), x.end()) >= 1.0;
-  const double min_y = *std::min_element(y.begin(), y.end());
-  for (const Block& b : building_blocks()) {
+  double min_x = pts.x[0][param];
+  for (const auto& p : pts.x) min_x = std::min(min_x, p[param]);
+  const bool logs = opt.negative_exponents ? min_x > 1.0 : min_x >= 1.0;
+  const double min_y = *std::min_element(pts.y.begin(), pts.y.end());
+  for (const Block& b : building_blocks(opt.negative_exponents)) {
     if (b.log_exp != 0 && !logs) continue;
     PmnfHypothesis h;
-    h.constant = false;
-    h.num = b.num;
-    h.den = b.den;
-    h.log_exp = b.log_exp;
+    h.terms = {PmnfTerm{{PmnfFactor{param, b.num, b.den, b.log_exp}}, 0.0}};
     for (long k = 0; k < n; ++k) {
-      least_squares(h, x, y, k);
+      fit_coefficients(h, pts, k);
       if (min_y != 0.0 && std::fabs(h.c0 / min_y) < 0.0005) h.c0 = 0.0;  // clean_constant_coefficient
       const auto ku = static_cast<std::size_t>(k);
-      h.smape += smape_term(h.eval(x[ku]), y[ku]) / static_cast<double>(n - 1) * 100.0;
+      h.smape += smape_term(h.eval(pts.x[ku]), pts.y[ku]) / static_cast<double>(n - 1) * 100.0;
     }
-    least_squares(h, x, y, -1);
-    double contribution = 0.0;
-    for (long i = 0; i < n; ++i) {
-      const auto iu = static_cast<std::size_t>(i);
-      contribution = std::max(contribution, std::fabs(h.c1 * term(h, x[iu]) / y[iu]));
+    fit_coefficients(h, pts, -1);
+    const PmnfTerm& t = h.terms.front();
+    if (finite(h) && t.coefficient != 0.0 && max_contribution(t, pts) >= kMinContribution && h.smape < best.smape) {
+      best = h;
     }
-    const bool valid = std::isfinite(h.c0) && std::isfinite(h.c1) && std::isfinite(h.smape);
-    if (valid && h.c1 != 0.0 && contribution >= 0.0005 && h.smape < best.smape) best = h;
   }
   return best;
+}
+
+}  // namespace detail
+
+PmnfHypothesis search_single_parameter(const std::vector<double>& x, const std::vector<double>& y,
+                                       const SearchOptions& opt) {
+  const detail::Points pts = detail::mean_per_point({x}, y);
+  if (pts.y.size() < 3) {
+    throw DataError("pmnf-search needs at least 3 distinct values of the parameter, found " + std::to_string(pts.y.size()));
+  }
+  return detail::single_parameter(pts, 0, opt);
 }
 
 }  // namespace perfit::model
