@@ -49,6 +49,7 @@ Points line_points(const Points& pts, std::size_t param) {
       it->second.push_back(i);
     }
   }
+  if (by_value.empty()) return {};
   std::set<std::vector<double>> common;
   for (const std::size_t i : by_value.front().second) common.insert(others(pts.x[i], param));
   std::map<double, double> merged;
@@ -109,6 +110,9 @@ PmnfHypothesis search_hypothesis(const std::vector<std::vector<double>>& x, cons
     throw ConfigError("pmnf-search models one or two parameters, got " + std::to_string(x.size()));
   }
   const Points pts = detail::mean_per_point(x, y);
+  if (pts.y.size() < 3) {
+    throw DataError("pmnf-search needs at least 3 distinct points, found " + std::to_string(pts.y.size()));
+  }
   std::vector<PmnfHypothesis> singles;
   for (std::size_t p = 0; p < x.size(); ++p) {
     const Points line = line_points(pts, p);

@@ -109,6 +109,7 @@ TEST(HypothesisSearch, TwoParametersCombineTheSingleParameterTerms) {
   EXPECT_EQ(search_hypothesis(x, only_p).expression({"p", "d"}), "c0 + c1*p^(2/1)");
   EXPECT_THROW(search_hypothesis({x[0], x[1], x[1]}, sum), ConfigError);
   EXPECT_THROW(search_hypothesis({{1, 2, 3, 1, 2, 3}, {1, 1, 1, 2, 2, 2}}, {1, 2, 3, 4, 5, 6}), DataError);
+  EXPECT_THROW(search_hypothesis({{}, {}}, {}), DataError);  // a fold without training rows
 }
 
 }  // namespace perfit::model
