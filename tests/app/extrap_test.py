@@ -5,42 +5,15 @@ against numpy transcriptions of Extra-P's modelers.
 
 usage: extrap_test.py PERFIT_EXE WORKDIR MPIEXEC
 """
-import json
 import os
-import subprocess
 
 import h5py
 
-from ranks import ENV, arguments
+from ranks import Cli, arguments
 
 perfit, work, mpiexec = arguments()
-src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-failures = []
-
-
-def run(*args, n=1):
-    cmd = [perfit, *args] if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", perfit, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=ENV, timeout=300)
-
-
-def expect(args, code, *needles, n=1):
-    r = run(*args, n=n)
-    out = r.stdout + r.stderr
-    if r.returncode != code:
-        failures.append(f"{args}: exit {r.returncode}, expected {code}\n{out[-3000:]}")
-    for s in needles:
-        if s not in out:
-            failures.append(f"{args}: output lacks {s!r}\n{out[-3000:]}")
-    return r
-
-
-def as_json(r, what):
-    try:
-        return json.loads(r.stdout)
-    except ValueError:
-        failures.append(f"{what}: not JSON\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-        return {}
-
+cli = Cli(perfit, work, mpiexec)
+run, expect, as_json, failures = cli.run, cli.expect, cli.as_json, cli.failures
 
 # ---- Extra-P's text format: one set per region x metric, repetitions as rows, then fitted ----
 with open(os.path.join(work, "ex.txt"), "w") as f:
@@ -245,7 +218,4 @@ serial, par = run(*args), run(*args, n=2)
 if par.returncode != 0 or serial.stdout != par.stdout:
     failures.append(f"select with pmnf-search under mpiexec -n 2 differs from serial (exit {par.returncode})\n{par.stderr[-2000:]}")
 
-for f in failures:
-    print("FAIL:", f)
-print(f"{len(failures)} failure(s)")
-raise SystemExit(1 if failures else 0)
+cli.report()

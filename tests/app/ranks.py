@@ -1,7 +1,9 @@
 """Helpers shared by the CLI tests that run perfit under mpiexec and signal its ranks."""
 import glob
+import json
 import os
 import shutil
+import subprocess
 import sys
 
 INTERRUPTED = 75  # perfit's exit code for "checkpointed, resumable"
@@ -15,6 +17,43 @@ def arguments():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     return perfit, work, mpiexec
+
+
+class Cli:
+    """perfit run in WORKDIR (under mpiexec with n > 1), its failures collected for one report."""
+
+    def __init__(self, perfit, work, mpiexec):
+        self.perfit, self.work, self.mpiexec = perfit, work, mpiexec
+        self.failures = []
+
+    def run(self, *args, n=1):
+        return subprocess.run(command(self.perfit, self.mpiexec, n, *args), capture_output=True, text=True,
+                              cwd=self.work, env=ENV, timeout=300)
+
+    def expect(self, args, code, *needles, n=1):
+        """Run; a failure unless it exits with code and prints every needle."""
+        r = self.run(*args, n=n)
+        out = r.stdout + r.stderr
+        if r.returncode != code:
+            self.failures.append(f"{args}: exit {r.returncode}, expected {code}\n{out[-3000:]}")
+        for s in needles:
+            if s not in out:
+                self.failures.append(f"{args}: output lacks {s!r}\n{out[-3000:]}")
+        return r
+
+    def as_json(self, r, what):
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            self.failures.append(f"{what}: not JSON\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+            return {}
+
+    def report(self):
+        """Print the failures and exit 1 if there were any."""
+        for f in self.failures:
+            print("FAIL:", f)
+        print(f"{len(self.failures)} failure(s)")
+        raise SystemExit(1 if self.failures else 0)
 
 
 def command(perfit, mpiexec, n, *args):

@@ -7,40 +7,15 @@ usage: validation_test.py PERFIT_EXE WORKDIR MPIEXEC
 import csv
 import json
 import os
-import subprocess
 
 import h5py
 
-from ranks import ENV, arguments
+from ranks import Cli, arguments
 
 perfit, work, mpiexec = arguments()
 src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-failures = []
-
-
-def run(*args, n=1):
-    cmd = [perfit, *args] if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", perfit, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=work, env=ENV, timeout=300)
-
-
-def expect(args, code, *needles, n=1):
-    r = run(*args, n=n)
-    out = r.stdout + r.stderr
-    if r.returncode != code:
-        failures.append(f"{args}: exit {r.returncode}, expected {code}\n{out[-3000:]}")
-    for s in needles:
-        if s not in out:
-            failures.append(f"{args}: output lacks {s!r}\n{out[-3000:]}")
-    return r
-
-
-def as_json(r, what):
-    try:
-        return json.loads(r.stdout)
-    except ValueError:
-        failures.append(f"{what}: not JSON\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-        return {}
-
+cli = Cli(perfit, work, mpiexec)
+run, expect, as_json, failures = cli.run, cli.expect, cli.as_json, cli.failures
 
 # ---- synthetic: the generic model is the truth ----
 expect(["synth", "--out", "s.h5", "--rows", "2000", "--noise", "0.03"], 0)
@@ -208,7 +183,4 @@ if b.returncode != 0 or sorted(ia) != sorted(ib) or len(ia) != 6 or any(
         abs(x - y) > 1e-6 * abs(x) for k in ia for x, y in zip(ia[k], ib[k])):
     failures.append(f"bootstrap under mpiexec -n 2 differs from serial (exit {b.returncode})\n{ia}\n{ib}\n{b.stderr[-2000:]}")
 
-for f in failures:
-    print("FAIL:", f)
-print(f"{len(failures)} failure(s)")
-raise SystemExit(1 if failures else 0)
+cli.report()
