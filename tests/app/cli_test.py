@@ -116,12 +116,8 @@ expect(["fit", "--config", "c.yaml", "--seed", "4"], 0, "stopped: max_generation
 expect(["fit", "--config", "missing.yaml"], 6, "cannot read config 'missing.yaml'")
 # Real data: the shipped MLPerf table, filtered as in the README, imported, fitted, predicted.
 src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-import csv  # noqa: E402
-with open(os.path.join(src, "data/mlperf/mlperf_training_v0.7_scores.csv")) as f:
-    rows = list(csv.reader(f))
-keep = [rows[0]] + [r for r in rows[1:] if r[12] == "resnet" and r[7] == "NVIDIA V100" and r[5] == "MXNet"]
-with open(os.path.join(work, "rv.csv"), "w", newline="") as f:
-    csv.writer(f).writerows(keep)
+from ranks import write_mlperf_series  # noqa: E402
+write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
 expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
         "--target", "time_to_train_s_olympic_mean"], 3, "line 11, target column", "--drop-invalid")
 expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
@@ -136,8 +132,8 @@ expect(["predict", "--result", "mlf.h5", "--at", "n_accelerators=256"], 0, "cont
 # constants on 3 scales have a flat optimum, so the last bit of any row's value steers the
 # search. Once, that bit depended on where malloc put a scratch buffer (10 different answers
 # in 30 runs that differed only in the environment's size and the output path).
-with open(os.path.join(work, "rv3.csv"), "w", newline="") as f:
-    csv.writer(f).writerows([keep[0]] + [r for r in keep[1:] if r[9] and int(r[9]) < 512])
+write_mlperf_series(os.path.join(work, "rv3.csv"), "resnet", "NVIDIA V100", "MXNet",
+                    lambda r: r["n_accelerators"] and int(r["n_accelerators"]) < 512)
 expect(["import", "rv3.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/below512",
         "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0)
 answers = set()

@@ -1,4 +1,5 @@
 """Helpers shared by the CLI tests that run perfit under mpiexec and signal its ranks."""
+import csv
 import glob
 import json
 import os
@@ -17,6 +18,23 @@ def arguments():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     return perfit, work, mpiexec
+
+
+MLPERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "mlperf",
+                      "mlperf_training_v0.7_scores.csv")
+
+
+def write_mlperf_series(path, benchmark, accelerator, framework, where=lambda row: True):
+    """The shipped MLPerf table's rows of one series (and `where` them), header first, as CSV."""
+    with open(MLPERF) as f:
+        rows = list(csv.DictReader(f))
+    keep = [r for r in rows if r["benchmark"] == benchmark and r["accelerator_family"] == accelerator
+            and r["framework"] == framework and where(r)]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(keep)
+    return keep
 
 
 class Cli:

@@ -4,13 +4,12 @@ true model, the shipped MLPerf table, bad input, and the same answers under mpie
 
 usage: validation_test.py PERFIT_EXE WORKDIR MPIEXEC
 """
-import csv
 import json
 import os
 
 import h5py
 
-from ranks import Cli, arguments
+from ranks import Cli, arguments, write_mlperf_series
 
 perfit, work, mpiexec = arguments()
 src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -128,11 +127,7 @@ with h5py.File(os.path.join(work, "br1.h5"), "r") as f:
 expect(["fit", *S, "--bootstrap", "10", "--ci", "1.5", "--out", "x.h5"], 2, "--ci: found '1.5'")
 
 # ---- real data: the MLPerf table, resnet on V100s with MXNet (as in the README) ----
-with open(os.path.join(src, "data/mlperf/mlperf_training_v0.7_scores.csv")) as f:
-    rows = list(csv.reader(f))
-keep = [rows[0]] + [x for x in rows[1:] if x[12] == "resnet" and x[7] == "NVIDIA V100" and x[5] == "MXNet"]
-with open(os.path.join(work, "rv.csv"), "w", newline="") as f:
-    csv.writer(f).writerows(keep)
+write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
 expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
         "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0)
 M = ["--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--factors", "p=n_accelerators"]
