@@ -6,7 +6,8 @@
 #   bash scripts/setup.sh --test     also what the whole test command needs: slurm-wlm and munge
 #                                    (the local Slurm of scripts/slurm-local.sh, which the tests
 #                                    submit the slurm/ job scripts to), clang and its sanitizer
-#                                    and libFuzzer runtime (the sanitize preset, scripts/fuzz.sh)
+#                                    and libFuzzer runtime (the sanitize preset, scripts/fuzz.sh),
+#                                    llvm-symbolizer (function names in sanitizer reports)
 #   bash scripts/setup.sh --slurm    slurm-wlm and munge only
 #
 # Root installs with apt-get. Without root it installs nothing and prints what a cluster user
@@ -33,9 +34,12 @@ PKGS=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev       # GoogleTest/GoogleMock 1.12
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
+  python3-pytest                  # the CLI and script tests (tests/app, tests/scripts)
 )
 SLURM_PKGS=(slurm-wlm munge)
-CLANG_PKGS=(clang libclang-rt-14-dev)  # clang 14: ASan/UBSan/LSan and libFuzzer runtimes
+# clang 14: ASan/UBSan/LSan and libFuzzer runtimes; llvm: llvm-symbolizer, which sanitizer
+# reports need for function names (a fresh Debian 12 has none; clang only recommends it)
+CLANG_PKGS=(clang libclang-rt-14-dev llvm)
 [ "$want_slurm" = 1 ] && PKGS+=("${SLURM_PKGS[@]}")
 [ "$want_clang" = 1 ] && PKGS+=("${CLANG_PKGS[@]}")
 

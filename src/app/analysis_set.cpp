@@ -6,7 +6,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/data/row_validity.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/model/factor_binding.hpp"
@@ -14,17 +14,17 @@
 
 namespace perfit::app {
 
-const OptionTable<island::RunConfig>& analysis_option_table(bool with_out) {
+const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out) {
   static const auto make = [](bool out) {
-    OptionTable<island::RunConfig> t;
-    for (const auto& o : island::run_config_option_table()) {
+    OptionTable<fit::RunConfig> t;
+    for (const auto& o : fit::run_config_option_table()) {
       const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" || o.key == "progress_every" ||
                           o.key.rfind("islands.", 0) == 0;
       if (!single && (out || o.key != "out")) t.push_back(o);
     }
     return t;
   };
-  static const OptionTable<island::RunConfig> with = make(true), without = make(false);
+  static const OptionTable<fit::RunConfig> with = make(true), without = make(false);
   return with_out ? with : without;
 }
 
@@ -36,24 +36,24 @@ void AnalysisOptions::agreed(const std::function<void()>& fn) const {
   }
 }
 
-island::RunConfig AnalysisOptions::read(bool need_out) const {
-  island::RunConfig cfg;
+fit::RunConfig AnalysisOptions::read(bool need_out) const {
+  fit::RunConfig cfg;
   agreed([&] {
-    if (!config.empty()) io::load_run_config(config, cfg);
+    if (!config.empty()) fit::load_run_config(config, cfg);
     flags.apply(cfg);
-    cfg.fit.validate(need_out);
+    cfg.validate(need_out);
   });
   return cfg;
 }
 
-std::vector<std::string> set_columns(const de::FitConfig& cfg) {
+std::vector<std::string> set_columns(const fit::RunConfig& cfg) {
   io::StoreReader store(cfg.data);
   std::vector<std::string> names;
   for (const auto& c : store.info(cfg.set).columns) names.push_back(c.name);
   return names;
 }
 
-std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const de::FitConfig& cfg,
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
                                                const std::vector<std::string>& columns, bool strict) {
   model::ModelSpec spec = io::load_model(name_or_path);
   const auto all = model::parse_factor_bindings(cfg.factors);
@@ -61,7 +61,7 @@ std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, 
   return std::make_shared<const model::Model>(spec, columns);
 }
 
-AnalysisSet load_analysis_set(const de::FitConfig& cfg, std::vector<std::string> columns) {
+AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns) {
   io::StoreReader store(cfg.data);
   const io::SetInfo info = store.info(cfg.set);
   AnalysisSet s;

@@ -11,7 +11,7 @@
 
 #include "option_flags.hpp"
 #include "perfit/data/measurement_table.hpp"
-#include "perfit/island/run_config.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/model/model.hpp"
 #include "perfit/mpi/environment.hpp"
 
@@ -19,17 +19,17 @@ namespace perfit::app {
 
 // The run-config options that make sense for fits that are not written one by one: no
 // checkpoints, progress lines or islands (each fold is a serial fit on one rank).
-const OptionTable<island::RunConfig>& analysis_option_table(bool with_out);
+const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out);
 
 struct AnalysisOptions {
   std::string config;
   bool json = false;
-  OptionFlags<island::RunConfig> flags;
+  OptionFlags<fit::RunConfig> flags;
   mpi::MpiEnvironment* env = nullptr;
   bool parallel() const { return env->initialized() && env->size() > 1; }
   MPI_Comm comm() const { return parallel() ? MPI_COMM_WORLD : MPI_COMM_NULL; }
   // --config then the flags, agreed on by every rank. Throws: ConfigError.
-  island::RunConfig read(bool need_out) const;
+  fit::RunConfig read(bool need_out) const;
   // Runs fn on every rank and agrees (one message under MPI).
   void agreed(const std::function<void()>& fn) const;
 };
@@ -43,15 +43,15 @@ struct AnalysisSet {
 
 // Reads `columns` (and the target and weight column) of cfg.set, NaN/inf rows refused or dropped
 // as cfg.drop_invalid says. Throws: DataError / IoError naming the file, set and column.
-AnalysisSet load_analysis_set(const de::FitConfig& cfg, std::vector<std::string> columns);
+AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns);
 
 // A model with cfg.factors bound, over the set's columns. strict: every binding must name a
 // factor of the model (one model); otherwise those it does not read are left out (select).
 // Throws: ConfigError / DataError naming the model and the missing column.
-std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const de::FitConfig& cfg,
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
                                                const std::vector<std::string>& set_columns, bool strict);
 
 // The set's column names without reading rows. Throws: IoError/DataError.
-std::vector<std::string> set_columns(const de::FitConfig& cfg);
+std::vector<std::string> set_columns(const fit::RunConfig& cfg);
 
 }  // namespace perfit::app

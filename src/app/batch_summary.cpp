@@ -18,7 +18,7 @@ Row base_row(const batch::FitTask& t, const std::string& status) {
   return Row{{"set", t.set}, {"model", t.model_name}, {"status", status}, {"cost", nullptr},
              {"metrics", Row::object()}, {"params", Row::object()}, {"generations", nullptr},
              {"evaluations", nullptr}, {"seconds", nullptr}, {"message", ""},
-             {"result", t.cfg.fit.out}};
+             {"result", t.cfg.out}};
 }
 
 std::string csv_field(const std::string& s) {

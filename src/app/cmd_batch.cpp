@@ -14,6 +14,7 @@
 
 #include "batch_summary.hpp"
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "fit_checkpoint.hpp"
 #include "fit_job.hpp"
 #include "perfit/batch/plan.hpp"
@@ -25,7 +26,7 @@
 #include "perfit/io/batch_manifest.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/io/dir_lock.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
@@ -61,7 +62,7 @@ std::string plan_path(const std::string& dir) { return (fs::path(dir) / ".batch-
 nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
   nlohmann::ordered_json fits = nlohmann::ordered_json::object();
   for (const auto& t : s.tasks) {
-    fits[t.name] = {{"config", io::run_config_to_yaml(t.cfg)}, {"model", t.model_yaml}};
+    fits[t.name] = {{"config", fit::run_config_to_yaml(t.cfg)}, {"model", t.model_yaml}};
   }
   return {{"manifest", s.manifest.path}, {"fits", fits}};
 }
@@ -119,15 +120,15 @@ void check_earlier_run(const BatchArgs& a, const BatchState& s) {
 // A result an earlier run wrote for exactly this fit (options, model, data).
 bool finished_before(const batch::FitTask& t, std::optional<io::ResultFile>& r) {
   std::error_code ec;
-  if (!fs::exists(t.cfg.fit.out, ec) || io::detect_file_kind(t.cfg.fit.out) != io::FileKind::result) return false;
+  if (!fs::exists(t.cfg.out, ec) || io::detect_file_kind(t.cfg.out) != io::FileKind::result) return false;
   try {
-    r = io::read_result_file(t.cfg.fit.out);
+    r = io::read_result_file(t.cfg.out);
   } catch (const Error&) {
     return false;  // unreadable: fit again
   }
-  island::RunConfig cfg = t.cfg;
+  fit::RunConfig cfg = t.cfg;
   cfg.resolve();
-  return r->config_yaml == io::run_config_to_yaml(cfg) && r->model_yaml == t.model_yaml &&
+  return r->config_yaml == fit::run_config_to_yaml(cfg) && r->model_yaml == t.model_yaml &&
          (t.data_checksum.empty() || r->data_checksum == t.data_checksum) && r->stop_reason != "interrupted";
 }
 
@@ -138,7 +139,7 @@ void prepare_rank0(const BatchArgs& a, BatchState& s) {
   if (!fs::is_directory(a.out, ec)) throw IoError("cannot create results directory '" + a.out + "'");
   s.lock.emplace(a.out, "perfit batch");
   for (const auto& t : s.tasks) {
-    io::check_output({t.cfg.fit.out, "--out", io::FileKind::result, {t.cfg.fit.data, a.manifest}, true});
+    io::check_output({t.cfg.out, "--out", io::FileKind::result, {t.cfg.data, a.manifest}, true});
   }
   check_earlier_run(a, s);
   s.summary.emplace(a.out, a.manifest, s.tasks);
@@ -174,7 +175,7 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
   job.cfg = t.cfg;
   job.force = true;  // our own result file; its kind was checked before the first fit
   std::error_code ec;
-  job.resume = fs::exists(io::checkpoint_path(t.cfg.fit.checkpoint_dir), ec);
+  job.resume = fs::exists(io::checkpoint_path(t.cfg.checkpoint_dir), ec);
   job.verbose = false;
   job.periodic_checkpoints = periodic_checkpoints;
   Row row;
@@ -185,7 +186,7 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
                        "; rerun the batch with --resume to continue", seconds());
     } else if (out.result) {
       row = ok_row(t, *out.result);
-      fs::remove_all(t.cfg.fit.checkpoint_dir, ec);
+      fs::remove_all(t.cfg.checkpoint_dir, ec);
     }
   } catch (const MpiError&) {
     throw;  // the group's ranks may disagree: end the job
@@ -313,21 +314,20 @@ int run_batch(BatchArgs& a) {
 void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<BatchArgs>();
   a->env = &env;
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "batch",
       "Fit every model of a manifest to every set it names, in one MPI job (docs/batch.md).\n"
       "mpiexec -n R perfit batch --manifest M.yaml --out DIR: groups of ranks_per_fit ranks take\n"
       "fits longest first; DIR gets one result file per fit and summary.csv/summary.json after\n"
       "every fit. Exit: 0 all ok, 75 interrupted (rerun with --resume), 100+N when N fits failed\n"
-      "(199: 99 or more), 2-6 a batch-level error as for every command.");
+      "(199: 99 or more), 2-6 a batch-level error as for every command.", a, run_batch);
   cmd->add_option("--manifest", a->manifest, "YAML manifest (configs/batch.yaml shows the format)")->required();
-  cmd->add_option("--out", a->out, "results directory (created if missing)")->required();
+  add_out_option(cmd, a->out, "results directory (created if missing)")->required();
   cmd->add_flag("--resume", a->resume,
                 "continue the batch in --out: skip finished fits, resume checkpointed ones");
-  cmd->add_flag("--force", a->force,
+  add_force_flag(cmd, a->force,
                 "start over in a directory that holds a batch, or continue one whose manifest changed");
-  cmd->add_flag("--json", a->json, "print summary.json on stdout instead of the table");
-  cmd->callback([a, &action] { action = [a] { return run_batch(*a); }; });
+  add_json_flag(cmd, a->json, "summary.json on stdout instead of the table");
 }
 
 }  // namespace perfit::app

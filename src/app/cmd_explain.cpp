@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "factor_args.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -109,16 +110,15 @@ int run_explain(const ExplainArgs& a) {
 
 void add_explain_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<ExplainArgs>();
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "explain", "What a fitted model says along one factor: each term's share of the time, where\n"
                  "the dominant term changes, the point of minimum time and how far parallel\n"
-                 "efficiency stays above a threshold. The sweep doubles from LO to HI.");
+                 "efficiency stays above a threshold. The sweep doubles from LO to HI.", a, run_explain);
   cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
   cmd->add_option("--sweep", a->sweep, "factor and range, e.g. p=1..1024")->required();
   cmd->add_option("--at", a->at, "the model's other factors, e.g. b=256,d=1.28e6,epochs=1");
   cmd->add_option("--efficiency", a->efficiency, "parallel-efficiency threshold")->capture_default_str();
-  cmd->add_flag("--json", a->json, "print JSON");
-  cmd->callback([a, &action] { action = [a] { return run_explain(*a); }; });
+  add_json_flag(cmd, a->json, "JSON");
 }
 
 }  // namespace perfit::app

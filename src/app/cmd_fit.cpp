@@ -3,12 +3,13 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "fit_checkpoint.hpp"
 #include "fit_job.hpp"
 #include "option_flags.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/io/checkpoint_file.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "result_report.hpp"
 
@@ -19,7 +20,7 @@ namespace {
 struct FitArgs {
   std::string config;
   bool json = false, force = false, resume = false;
-  OptionFlags<island::RunConfig> flags;
+  OptionFlags<fit::RunConfig> flags;
   mpi::MpiEnvironment* env = nullptr;
 };
 
@@ -28,7 +29,7 @@ int run_fit(FitArgs& a) {
   const MPI_Comm comm = parallel ? MPI_COMM_WORLD : MPI_COMM_NULL;
   FitJob job;
   const auto read_config = [&] {
-    if (!a.config.empty()) io::load_run_config(a.config, job.cfg);
+    if (!a.config.empty()) fit::load_run_config(a.config, job.cfg);
     a.flags.apply(job.cfg);
   };
   if (parallel) {
@@ -69,19 +70,18 @@ int run_fit(FitArgs& a) {
 void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<FitArgs>();
   a->env = &env;
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "fit",
       "Fit a model's constants to a measurement set by differential evolution (+ LM polish).\n"
       "Every option is a flag and a key of the YAML --config (configs/fit.yaml lists them with\n"
       "their defaults); flags override the config. Progress goes to stderr, the table (or\n"
-      "--json) to stdout. Under mpiexec -n R it runs R islands (docs/islands.md).");
+      "--json) to stdout. Under mpiexec -n R it runs R islands (docs/islands.md).", a, run_fit);
   cmd->add_option("--config", a->config, "YAML config (see configs/fit.yaml)");
-  a->flags.add(cmd, island::run_config_option_table(), island::RunConfig{});
-  cmd->add_flag("--force", a->force, "replace an existing result file at --out");
+  a->flags.add(cmd, fit::run_config_option_table(), fit::RunConfig{});
+  add_force_flag(cmd, a->force, "replace an existing result file at --out");
   cmd->add_flag("--resume", a->resume,
                 "continue from the checkpoint in --checkpoint-dir (none there: start fresh)");
-  cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
-  cmd->callback([a, &action] { action = [a] { return run_fit(*a); }; });
+  add_json_flag(cmd, a->json, "one JSON object on stdout instead of the table");
 }
 
 }  // namespace perfit::app

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_import.hpp"
@@ -37,7 +38,7 @@ void add_import_command(CLI::App& app, Action& action) {
   cmd->add_option("csv", o->csv, "CSV (or Extra-P text) file to import")->required();
   cmd->add_option("--format", o->format, "csv, or extrap (Extra-P's PARAMETER/POINTS/REGION/METRIC/DATA text)")
       ->capture_default_str();
-  cmd->add_option("--out", o->store, "HDF5 store to create or add to")->required();
+  add_out_option(cmd, o->store, "HDF5 store to create or add to")->required();
   cmd->add_option("--set", o->set, "set path /<framework>/<model>[/<system>] (extrap: /PREFIX)")->required();
   cmd->add_option("--target", o->target,
                   "column holding the measured time (with --throughput: the time column to create); "

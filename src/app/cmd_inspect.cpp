@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "perfit/data/column_summary.hpp"
 #include "perfit/io/store_reader.hpp"
 
@@ -99,13 +100,12 @@ int run_inspect(const InspectArgs& a) {
 
 void add_inspect_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<InspectArgs>();
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "inspect", "List the sets of an HDF5 store: rows, columns (type, range or distinct "
-                 "values) and attributes.");
+                 "values) and attributes.", a, run_inspect);
   cmd->add_option("store", a->store, "HDF5 store")->required();
   cmd->add_option("--set", a->sets, "only this set (repeatable)");
-  cmd->add_flag("--json", a->json, "print one JSON object {\"sets\":[...]} instead of text");
-  cmd->callback([a, &action] { action = [a] { return run_inspect(*a); }; });
+  add_json_flag(cmd, a->json, "one JSON object {\"sets\":[...]} instead of text");
 }
 
 }  // namespace perfit::app

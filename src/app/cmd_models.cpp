@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
@@ -79,16 +80,15 @@ int run_models(const ModelsArgs& a) {
 
 void add_models_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<ModelsArgs>();
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "models", "List the built-in performance models (configs/models/), or show given models\n"
                 "(built-in names or YAML files), with their terms, constants, param bounds and the\n"
                 "factors they read. Each file is checked: syntax, bounds, unused params or terms,\n"
-                "terms that refer to themselves; with --data/--set also unknown names.");
+                "terms that refer to themselves; with --data/--set also unknown names.", a, run_models);
   cmd->add_option("model", a->names, "model names or YAML files (default: all built-in)");
   cmd->add_option("--data", a->data, "with --set: check the models against this store's set");
   cmd->add_option("--set", a->set, "set whose columns the models must read");
-  cmd->add_flag("--json", a->json, "print a JSON array");
-  cmd->callback([a, &action] { action = [a] { return run_models(*a); }; });
+  add_json_flag(cmd, a->json, "a JSON array");
 }
 
 }  // namespace perfit::app

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/mpi/communicator.hpp"
 
@@ -75,16 +76,15 @@ int run_pingpong(const PingArgs& a) {
 void add_pingpong_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<PingArgs>();
   a->env = &env;
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "pingpong",
       "MPI latency and bandwidth between ranks 0 and 1 (mpiexec -n 2 perfit pingpong): what\n"
-      "scripts/scaling.py projects the island model with, and a check of an interconnect.");
+      "scripts/scaling.py projects the island model with, and a check of an interconnect.", a, run_pingpong);
   cmd->add_option("--reps", a->reps, "round trips of 8 B per timing block")->capture_default_str()
       ->check(CLI::Range(10, 10000000));
   cmd->add_option("--bytes", a->big, "message size for the bandwidth")->capture_default_str()
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
-  cmd->add_flag("--json", a->json, "print one JSON object");
-  cmd->callback([a, &action] { action = [a] { return run_pingpong(*a); }; });
+  add_json_flag(cmd, a->json, "one JSON object");
 }
 
 }  // namespace perfit::app

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "factor_args.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -150,16 +151,15 @@ int run_predict(const PredictArgs& a) {
 
 void add_predict_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<PredictArgs>();
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "predict", "Predict the time at new configurations from a fit's result file, with the\n"
-                 "contribution of each named term of the model.");
+                 "contribution of each named term of the model.", a, run_predict);
   cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
   cmd->add_option("--at", a->at, "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1");
   cmd->add_option("--grid", a->grid, "CSV of configurations (header = factor names)");
-  cmd->add_option("--out", a->out, "CSV to write for --grid");
-  cmd->add_flag("--json", a->json, "print JSON (with --at)");
-  cmd->add_flag("--force", a->force, "replace an existing predictions CSV at --out");
-  cmd->callback([a, &action] { action = [a] { return run_predict(*a); }; });
+  add_out_option(cmd, a->out, "CSV to write for --grid");
+  add_json_flag(cmd, a->json, "JSON (with --at)");
+  add_force_flag(cmd, a->force, "replace an existing predictions CSV at --out");
 }
 
 }  // namespace perfit::app

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "factor_args.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -195,10 +196,10 @@ int run_recommend(const RecommendArgs& a) {
 
 void add_recommend_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<RecommendArgs>();
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "recommend", "The best configurations of a space by a fitted model's predicted time (or\n"
                    "GPU-hours): every combination of the --space factors, each doubling from LO\n"
-                   "to HI, with the other factors fixed by --at.");
+                   "to HI, with the other factors fixed by --at.", a, run_recommend);
   cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
   cmd->add_option("--space", a->space, "factors and ranges, e.g. p=1..512,b=32..1024")->required();
   cmd->add_option("--at", a->at, "the model's other factors, e.g. d=1.28e6,epochs=90");
@@ -206,8 +207,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_option("--workers", a->workers, "the factor that counts GPUs for gpu-hours")->capture_default_str();
   cmd->add_option("--constraint", a->constraint, "e.g. p<=256,time<=3600 (a factor or the predicted time)");
   cmd->add_option("--top", a->top, "how many to list")->capture_default_str();
-  cmd->add_flag("--json", a->json, "print JSON");
-  cmd->callback([a, &action] { action = [a] { return run_recommend(*a); }; });
+  add_json_flag(cmd, a->json, "JSON");
 }
 
 }  // namespace perfit::app

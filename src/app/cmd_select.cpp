@@ -10,6 +10,7 @@
 
 #include "analysis_set.hpp"
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "fit_job.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -56,7 +57,7 @@ struct Candidate {
 };
 
 // --scale COLUMN, or the column bound to p, or a column named p.
-std::string scale_of(const de::FitConfig& c, const std::vector<std::string>& columns) {
+std::string scale_of(const fit::RunConfig& c, const std::vector<std::string>& columns) {
   std::string col = c.scale;
   for (const auto& b : model::parse_factor_bindings(c.factors)) {
     if (col.empty() && b.factor == "p" && !b.column.empty()) col = b.column;
@@ -66,7 +67,7 @@ std::string scale_of(const de::FitConfig& c, const std::vector<std::string>& col
 }
 
 // The K largest values of the scale column.
-data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
+data::SplitSpec extrapolation_split(const SelectArgs& a, const fit::RunConfig& c,
                                     const std::vector<std::string>& columns) {
   const std::string col = scale_of(c, columns);
   if (col.empty()) {
@@ -81,7 +82,7 @@ data::SplitSpec extrapolation_split(const SelectArgs& a, const de::FitConfig& c,
 }
 
 // A binding no candidate reads is a typo, as in `perfit fit`.
-void check_bindings_used(const de::FitConfig& c, const std::vector<Candidate>& cands) {
+void check_bindings_used(const fit::RunConfig& c, const std::vector<Candidate>& cands) {
   for (const auto& b : model::parse_factor_bindings(c.factors)) {
     const bool read = std::any_of(cands.begin(), cands.end(), [&](const Candidate& m) {
       return !m.searched() && !model::bindings_for(io::load_model(m.word), {b}).empty();
@@ -91,7 +92,7 @@ void check_bindings_used(const de::FitConfig& c, const std::vector<Candidate>& c
 }
 
 // Explicit --models must all bind; the default list keeps the built-ins the set can feed.
-std::vector<Candidate> candidates(const SelectArgs& a, const de::FitConfig& c, const std::vector<std::string>& columns) {
+std::vector<Candidate> candidates(const SelectArgs& a, const fit::RunConfig& c, const std::vector<std::string>& columns) {
   std::vector<Candidate> out;
   if (!a.models.empty()) {
     for (const auto& word : split_list(a.models)) {
@@ -184,19 +185,19 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
 }
 
 // The winner's fit on every row, written by the same job as `perfit fit`.
-int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candidate& best, const AnalysisSet& set) {
+int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Candidate& best, const AnalysisSet& set) {
   FitJob job;
   job.cfg = cfg;
-  job.cfg.fit.model = best.word;
+  job.cfg.model = best.word;
   if (!best.searched()) {
-    job.cfg.fit.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.fit.factors)));
+    job.cfg.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.factors)));
   } else {  // the hypothesis found on every row, its coefficients fitted like any model's
     model::PmnfHypothesis found;
     job.model = searched_spec(best.search_columns, *set.rows, a.search, found);
-    job.cfg.fit.model = job.model->name;
-    job.cfg.fit.factors.clear();
+    job.cfg.model = job.model->name;
+    job.cfg.factors.clear();
   }
-  job.cfg.fit.fit.progress_every = 0;
+  job.cfg.progress_every = 0;
   if (!a.config.empty()) job.inputs.push_back(a.config);
   job.force = a.force;
   job.verbose = false;
@@ -207,7 +208,7 @@ int write_winner(const SelectArgs& a, const island::RunConfig& cfg, const Candid
 
 // Every candidate's folds (or in-sample fit) spread over the ranks, then its score.
 void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fold>& folds, const AnalysisSet& set,
-                      const de::FitConfig& c, Criterion crit, const model::SearchOptions& search, MPI_Comm comm) {
+                      const fit::RunConfig& c, Criterion crit, const model::SearchOptions& search, MPI_Comm comm) {
   std::vector<fit::FoldJob> jobs;
   for (const auto& m : cands) {
     if (m.searched()) continue;  // searched below, on every rank (cheap)
@@ -215,7 +216,7 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
     if (folds.empty()) jobs.push_back({p, nullptr});
     for (const auto& f : folds) jobs.push_back({p, &f});
   }
-  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, comm);
+  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.search(), comm);
   const std::size_t per = std::max<std::size_t>(folds.size(), 1);
   std::size_t next = 0;
   for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -237,8 +238,8 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
 }
 
 int run_select(const SelectArgs& a) {
-  const island::RunConfig cfg = a.read(false);
-  const de::FitConfig& c = cfg.fit;
+  const fit::RunConfig cfg = a.read(false);
+  const fit::RunConfig& c = cfg;
   Criterion crit = Criterion::extrapolation;
   std::vector<Candidate> cands;
   AnalysisSet set;
@@ -262,7 +263,7 @@ int run_select(const SelectArgs& a) {
     // One split for every candidate: k-fold over the configurations of every factor any reads.
     std::sort(needed.begin(), needed.end());
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
-    if (crit == Criterion::extrapolation || crit == Criterion::kfold) folds = data::make_folds(split, *set.rows, needed, c.fit.de.seed);
+    if (crit == Criterion::extrapolation || crit == Criterion::kfold) folds = data::make_folds(split, *set.rows, needed, c.de.seed);
   });
   score_candidates(cands, folds, set, c, crit, a.search, a.comm());
   std::vector<Candidate> ranked = cands;
@@ -295,13 +296,13 @@ int run_select(const SelectArgs& a) {
 void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<SelectArgs>();
   a->env = &env;
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "select",
       "Fit every candidate model and rank them. Criteria: extrapolation (default: train below\n"
       "the largest value of the scale column, score = MAPE there), kfold (MAPE over K folds of\n"
       "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
-      "--out writes the winner's fit on every row as a normal result file (docs/validation.md).");
+      "--out writes the winner's fit on every row as a normal result file (docs/validation.md).", a, run_select);
   cmd->add_option("--config", a->config, "YAML config (the keys of configs/fit.yaml)");
   cmd->add_option("--models", a->models, "comma-separated built-in names or YAML files (default: every built-in that fits the set)");
   cmd->add_option("--criterion", a->criterion, "extrapolation, kfold, aic or bic")->capture_default_str();
@@ -310,10 +311,9 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
   cmd->add_option("--folds", a->folds, "kfold: number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
   cmd->add_flag("--negative-exponents", a->search.negative_exponents,
                 "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall with x: strong scaling)");
-  a->flags.add(cmd, analysis_option_table(true), island::RunConfig{});
-  cmd->add_flag("--force", a->force, "replace an existing result file at --out");
-  cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
-  cmd->callback([a, &action] { action = [a] { return run_select(*a); }; });
+  a->flags.add(cmd, analysis_option_table(true), fit::RunConfig{});
+  add_force_flag(cmd, a->force, "replace an existing result file at --out");
+  add_json_flag(cmd, a->json, "one JSON object on stdout instead of the table");
 }
 
 }  // namespace perfit::app

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "option_flags.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/output_guard.hpp"
@@ -43,10 +44,10 @@ void add_synth_command(CLI::App& app, Action& action) {
       "synth",
       "Write synthetic measurement sets (3 frameworks x 3 DL models) generated from the\n"
       "`generic` model with known constants (stored as truth_* attributes) and log-normal noise.");
-  cmd->add_option("--out", a->out, "HDF5 store to write")->required();
+  add_out_option(cmd, a->out, "HDF5 store to write")->required();
   a->flags.add(cmd, synth_option_table(), a->options);
   cmd->add_option("--set", a->sets, "write only these sets (repeatable), e.g. /pytorch/resnet50");
-  cmd->add_flag("--force", a->force,
+  add_force_flag(cmd, a->force,
                 "replace an existing store of synthetic sets (a store with imported sets is never "
                 "replaced)");
   cmd->callback([a, &action] {

@@ -7,6 +7,7 @@
 
 #include "analysis_set.hpp"
 #include "commands.hpp"
+#include "common_flags.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/validation.hpp"
@@ -31,8 +32,8 @@ void print_row(const std::string& name, std::size_t train, std::size_t test, con
 }
 
 int run_validate(const ValidateArgs& a) {
-  const island::RunConfig cfg = a.read(false);
-  const de::FitConfig& c = cfg.fit;
+  const fit::RunConfig cfg = a.read(false);
+  const fit::RunConfig& c = cfg;
   data::SplitSpec split;
   std::shared_ptr<const model::Model> model;
   AnalysisSet set;
@@ -45,13 +46,13 @@ int run_validate(const ValidateArgs& a) {
       if (!extra.empty()) columns.push_back(extra);
     }
     set = load_analysis_set(c, columns);
-    folds = data::make_folds(split, *set.rows, model->columns_used(), c.fit.de.seed);
+    folds = data::make_folds(split, *set.rows, model->columns_used(), c.de.seed);
   });
   std::vector<fit::FoldJob> jobs;
   for (const auto& f : folds) {
     jobs.push_back({{model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale}, &f});
   }
-  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.fit, a.comm());
+  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.search(), a.comm());
   const fit::Pooled pooled = fit::pool(fits, c.cost.residual);
   for (const auto& f : fits) {
     if (f.failed) {
@@ -92,7 +93,7 @@ int run_validate(const ValidateArgs& a) {
 void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<ValidateArgs>();
   a->env = &env;
-  auto* cmd = app.add_subcommand(
+  auto* cmd = add_command(app, action,
       "validate",
       "How well a model predicts rows it was not fitted on: fit on the training rows of each\n"
       "fold, predict the held-out rows, report MAPE, GMAE, RMSE, R^2 and the largest relative\n"
@@ -100,12 +101,11 @@ void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& en
       "folds), group:COLUMN (leave one value out, e.g. per framework), scale:COLUMN[:K]\n"
       "(train below the K largest values, predict those: extrapolation), forward:COLUMN (each\n"
       "value from the third up predicted from the smaller ones). Under mpiexec the folds are\n"
-      "spread over the ranks. Fit options as for `perfit fit` (docs/validation.md).");
+      "spread over the ranks. Fit options as for `perfit fit` (docs/validation.md).", a, run_validate);
   cmd->add_option("--config", a->config, "YAML config (the keys of configs/fit.yaml)");
   cmd->add_option("--split", a->split, "kfold:K, group:COLUMN, scale:COLUMN[:K] or forward:COLUMN")->capture_default_str();
-  a->flags.add(cmd, analysis_option_table(false), island::RunConfig{});
-  cmd->add_flag("--json", a->json, "print one JSON object on stdout instead of the table");
-  cmd->callback([a, &action] { action = [a] { return run_validate(*a); }; });
+  a->flags.add(cmd, analysis_option_table(false), fit::RunConfig{});
+  add_json_flag(cmd, a->json, "one JSON object on stdout instead of the table");
 }
 
 }  // namespace perfit::app

@@ -9,7 +9,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/utc_time.hpp"
 #include "perfit/core/version.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/output_guard.hpp"
 
 namespace perfit::app {
@@ -24,24 +24,24 @@ bool result_neutral(const std::string& key) {
 
 }  // namespace
 
-io::Checkpoint checkpoint_header(const island::RunConfig& cfg, const std::string& model_yaml,
+io::Checkpoint checkpoint_header(const fit::RunConfig& cfg, const std::string& model_yaml,
                                  const std::string& data_checksum, int ranks) {
   io::Checkpoint c;
-  c.config_yaml = io::run_config_to_yaml(cfg);
+  c.config_yaml = fit::run_config_to_yaml(cfg);
   c.model_yaml = model_yaml;
-  c.data_file = cfg.fit.data;
-  c.set = cfg.fit.set;
+  c.data_file = cfg.data;
+  c.set = cfg.set;
   c.data_checksum = data_checksum;
   c.ranks = ranks;
   c.perfit_version = version();
   return c;
 }
 
-std::optional<io::Checkpoint> load_for_resume(const island::RunConfig& cfg, const io::Checkpoint& now) {
-  const std::string path = io::checkpoint_path(cfg.fit.checkpoint_dir);
+std::optional<io::Checkpoint> load_for_resume(const fit::RunConfig& cfg, const io::Checkpoint& now) {
+  const std::string path = io::checkpoint_path(cfg.checkpoint_dir);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    spdlog::info("--resume: no checkpoint in '{}' yet, starting fresh", cfg.fit.checkpoint_dir);
+    spdlog::info("--resume: no checkpoint in '{}' yet, starting fresh", cfg.checkpoint_dir);
     return std::nullopt;
   }
   io::Checkpoint c = io::read_checkpoint(path);
@@ -60,9 +60,9 @@ std::optional<io::Checkpoint> load_for_resume(const island::RunConfig& cfg, cons
                       " ranks, this job has " + std::to_string(now.ranks) +
                       "; resume with the same rank count");
   }
-  island::RunConfig then;
-  io::apply_run_config_yaml(c.config_yaml, path + " config_yaml", then);
-  for (const auto& o : island::run_config_option_table()) {
+  fit::RunConfig then;
+  fit::apply_run_config_yaml(c.config_yaml, path + " config_yaml", then);
+  for (const auto& o : fit::run_config_option_table()) {
     if (result_neutral(o.key)) continue;
     const std::string a = o.format(then), b = o.format(cfg);
     if (a != b) {
@@ -90,7 +90,7 @@ void add_checkpoint_hook(island::RunHooks& hooks, const io::Checkpoint& header, 
     const auto t0 = std::chrono::steady_clock::now();
     io::Checkpoint c = header;
     c.islands = islands;
-    c.job = job;
+    c.job = {job.epochs_done, job.history, job.seconds};
     c.created_utc = utc_now();
     io::write_checkpoint(io::checkpoint_path(dir), c);
     spdlog::debug("checkpoint: epoch {} in {:.3f} s", job.epochs_done,

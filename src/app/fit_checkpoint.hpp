@@ -7,18 +7,18 @@
 
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/island/island_model.hpp"
-#include "perfit/island/run_config.hpp"
+#include "perfit/fit/run_config.hpp"
 
 namespace perfit::app {
 
 // What this run is, as a checkpoint records it (no island states yet).
-io::Checkpoint checkpoint_header(const island::RunConfig& cfg, const std::string& model_yaml,
+io::Checkpoint checkpoint_header(const fit::RunConfig& cfg, const std::string& model_yaml,
                                  const std::string& data_checksum, int ranks);
 
 // With --resume: the checkpoint in cfg's checkpoint dir, or nullopt (none yet: start fresh).
 // Throws: ConfigError naming the first difference (data checksum, model, option, rank count);
 // DataError for a corrupt checkpoint.
-std::optional<io::Checkpoint> load_for_resume(const island::RunConfig& cfg, const io::Checkpoint& now);
+std::optional<io::Checkpoint> load_for_resume(const fit::RunConfig& cfg, const io::Checkpoint& now);
 
 // Creates the checkpoint dir if missing and checks a checkpoint can be written there.
 // Throws: IoError / ConfigError (a file of another kind at DIR/checkpoint.h5).

@@ -17,7 +17,7 @@
 #include "perfit/data/checksum.hpp"
 #include "perfit/data/row_validity.hpp"
 #include "perfit/fit/engine.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
@@ -30,7 +30,7 @@ namespace {
 
 // What every rank sets up before the first collective.
 struct Setup {
-  island::RunConfig cfg;
+  fit::RunConfig cfg;
   model::ModelSpec spec;
   std::optional<io::StoreReader> store;
   io::SetInfo info;
@@ -46,7 +46,7 @@ struct Setup {
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.cfg = a.cfg;
   s.cfg.resolve();
-  const de::FitConfig& c = s.cfg.fit;
+  const fit::RunConfig& c = s.cfg;
   if (world_size > 1) s.cfg.islands.validate(world_size);
   if (rank == 0) {  // only rank 0 writes; checked before any data is read
     std::error_code ec;
@@ -101,7 +101,7 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
   data::RowValidity total = v;
   for (std::size_t i = 0; i < v.invalid.size(); ++i) total.invalid[i] = static_cast<std::size_t>(counts[i]);
   const auto bad_rows = static_cast<std::size_t>(counts.back());
-  const de::FitConfig& c = s.cfg.fit;
+  const fit::RunConfig& c = s.cfg;
   agreed([&] {
     if (bad_rows > 0 && !c.drop_invalid) {
       throw DataError("'" + c.data + "' set '" + c.set + "' has NaN or inf values the model needs: " +
@@ -124,11 +124,11 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
 io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::string& checksum,
                            const data::MeasurementTable& table, int world_size,
                            std::size_t dropped) {
-  const de::FitConfig& c = s.cfg.fit;
+  const fit::RunConfig& c = s.cfg;
   io::ResultFile r;
   r.model_name = s.spec.name;
   r.model_yaml = io::model_to_yaml(s.spec);
-  r.config_yaml = io::run_config_to_yaml(s.cfg);
+  r.config_yaml = fit::run_config_to_yaml(s.cfg);
   r.data_file = c.data;
   r.set = c.set;
   r.data_checksum = checksum;
@@ -137,7 +137,7 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.unit = table.attribute_string("unit", "s");
   r.rows = s.info.rows - dropped;
   r.rows_dropped = dropped;
-  r.seed = c.fit.de.seed;
+  r.seed = c.de.seed;
   const auto& ident = fr.identifiability;
   for (std::size_t k = 0; k < s.model->n_params(); ++k) {
     const auto& p = s.spec.params[k];
@@ -212,7 +212,7 @@ void add_progress(island::RunHooks& hooks, const island::IslandLayout& layout, d
 // others learn whether this run resumes.
 void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm comm, bool parallel,
                        bool periodic) {
-  const de::FitConfig& cfg = s.cfg.fit;
+  const fit::RunConfig& cfg = s.cfg;
   if (!cfg.checkpoint_dir.empty()) {
     hooks.checkpoint_every = periodic ? cfg.checkpoint_every : 0;
     hooks.checkpoint_on_interrupt = true;
@@ -223,7 +223,8 @@ void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm com
   hooks.resume = resume != 0;
   if (s.resume_from) {
     hooks.resume_islands = std::move(s.resume_from->islands);
-    hooks.resume_job = s.resume_from->job;
+    const io::CheckpointProgress& done = s.resume_from->job;
+    hooks.resume_job = {done.epochs_done, done.history, done.seconds};
   }
 }
 
@@ -246,7 +247,7 @@ struct Ranks {
 // This rank's slice of the rows, NaN/inf rows refused or dropped, checked by binding an evaluator.
 std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s, const island::IslandLayout& layout,
                                                   std::size_t& dropped) {
-  const de::FitConfig& cfg = s.cfg.fit;
+  const fit::RunConfig& cfg = s.cfg;
   // Not a structured binding: lambdas cannot capture those before clang 16.
   const auto slice = layout.row_slice(s.info.rows);
   auto table = std::make_shared<data::MeasurementTable>();
@@ -260,14 +261,14 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
 
 void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, const island::IslandLayout& layout,
                std::size_t rows) {
-  const de::FitConfig& cfg = s.cfg.fit;
+  const fit::RunConfig& cfg = s.cfg;
   const island::IslandOptions& isl = s.cfg.islands;
   const std::size_t searched = fit::search_dimension(*s.model, cfg.cost, cfg.separable);
   spdlog::log(level, "fit model={} set={} rows={} params={} searched={} strategy={} population={} "
               "seed={} threads={} ranks={}", s.spec.name, cfg.set, rows, s.model->n_params(), searched,
-              de::to_string(cfg.fit.de.strategy),
-              island::population_per_island(cfg.fit.de, isl, layout.n_islands, searched),
-              cfg.fit.de.seed, cfg.threads, r.size);
+              de::to_string(cfg.de.strategy),
+              island::population_per_island(cfg.de, isl, layout.n_islands, searched),
+              cfg.de.seed, cfg.threads, r.size);
   if (r.parallel()) {
     spdlog::log(level, "islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
                 layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
@@ -278,7 +279,7 @@ void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, 
 // After the DE: refuse a non-finite cost, then rank 0 writes the result.
 FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fit::FitReport& fr,
                      const data::MeasurementTable& table, std::size_t dropped) {
-  const de::FitConfig& cfg = s.cfg.fit;
+  const fit::RunConfig& cfg = s.cfg;
   const auto level = job.verbose ? spdlog::level::info : spdlog::level::debug;
   FitJobOutcome out;
   out.generations = fr.generations;
@@ -325,7 +326,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   }
   Setup s;
   r.agreed([&] { prepare(job, s, r.rank, r.size); });
-  const de::FitConfig& cfg = s.cfg.fit;
+  const fit::RunConfig& cfg = s.cfg;
   const island::IslandLayout layout =
       r.parallel() ? island::make_layout(comm, island::resolve_ranks_per_island(
                                                    s.cfg.islands, r.size,
@@ -335,7 +336,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   const auto table = load_rows(r, s, layout, dropped);
   log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout, s.info.rows - dropped);
   island::RunHooks hooks;
-  hooks.progress_every = job.verbose ? cfg.fit.progress_every : 0;
+  hooks.progress_every = job.verbose ? cfg.progress_every : 0;
   hooks.interrupted = perfit::interrupted;
   add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
   if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
@@ -343,7 +344,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
     report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable, cfg.scale,
-                       cfg.bootstrap, cfg.ci}, cfg.fit,
+                       cfg.bootstrap, cfg.ci}, cfg.search(),
                       s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);

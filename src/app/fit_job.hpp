@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "perfit/io/result_file.hpp"
-#include "perfit/island/run_config.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/model/model.hpp"
 
 namespace perfit::app {
 
 struct FitJob {
-  island::RunConfig cfg;             // resolved by the job
-  std::optional<model::ModelSpec> model;  // instead of loading cfg.fit.model (select's searched winner)
+  fit::RunConfig cfg;             // resolved by the job
+  std::optional<model::ModelSpec> model;  // instead of loading cfg.model (select's searched winner)
   std::vector<std::string> inputs;   // files besides data and model the job reads (a config)
-  bool force = false;                // replace an existing result at cfg.fit.out
-  bool resume = false;               // continue from cfg.fit.checkpoint_dir's checkpoint
+  bool force = false;                // replace an existing result at cfg.out
+  bool resume = false;               // continue from cfg.checkpoint_dir's checkpoint
   bool verbose = true;               // set-up, progress and warnings at info; false: debug
   // With a checkpoint dir: every checkpoint_every generations too, or only when interrupted.
   bool periodic_checkpoints = true;
@@ -31,7 +31,7 @@ struct FitJobOutcome {
   bool checkpointed = false;  // interrupted and saved: no result was written
   std::size_t generations = 0;
   std::string out, checkpoint_dir;       // as resolved from the config
-  std::optional<io::ResultFile> result;  // rank 0 of comm, once written to cfg.fit.out
+  std::optional<io::ResultFile> result;  // rank 0 of comm, once written to cfg.out
 };
 
 // Collective over comm (MPI_COMM_NULL or a one-rank comm: serial, no MPI call).

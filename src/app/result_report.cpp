@@ -1,10 +1,11 @@
 #include "result_report.hpp"
 
 #include <cstdio>
+#include <variant>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 
 namespace perfit::app {
 
@@ -62,8 +63,21 @@ void print_result_table(const io::ResultFile& r) {
   for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
+namespace {
+
+// A scalar field's value, for JSON and for the full report.
+nlohmann::ordered_json field_json(const io::ResultFile& r, const io::ResultField& f) {
+  return std::visit([&](auto member) { return nlohmann::ordered_json(r.*member); }, f.member);
+}
+
+}  // namespace
+
 nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& path) {
-  nlohmann::ordered_json j = {{"model", r.model_name}, {"set", r.set}, {"data", r.data_file}};
+  // Every scalar of the result under its attribute name (io::result_fields), then the lists
+  // and groups; "data" repeats data_file for scripts written against older outputs.
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& f : io::result_fields()) j[f.key] = field_json(r, f);
+  j["data"] = r.data_file;
   j["params"] = nlohmann::ordered_json::object();
   for (const auto& p : r.params) j["params"][p.name] = p.value;
   j["at_bound"] = nlohmann::ordered_json::array();
@@ -74,8 +88,6 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
     if (p.at_bound) j["at_bound"].push_back(p.name);
     if (!p.identifiable) j["unidentifiable"].push_back(p.name);
   }
-  j["cost"] = r.cost;
-  j["cost_before_polish"] = r.cost_before_polish;
   j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
                   {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};
   if (r.has_bootstrap()) {
@@ -84,34 +96,39 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
     j["bootstrap"] = {{"requested", r.bootstrap_requested}, {"finished", r.bootstrap.front().size()},
                       {"resampled", r.bootstrap_resampled}, {"ci", r.ci}, {"intervals", iv}};
   }
-  j["lambda"] = r.lambda;
   if (!r.lambda_split.empty()) {
     j["lambda_choice"] = {{"split", r.lambda_split}, {"lambdas", r.lambda_grid}, {"held_out_cost", r.lambda_scores}};
   }
-  j["generations"] = r.generations;
-  j["evaluations"] = r.evaluations;
-  j["stop_reason"] = r.stop_reason;
-  j["stop_message"] = r.stop_message;
-  j["seed"] = r.seed;
-  j["seconds"] = r.seconds;
-  j["de_seconds"] = r.de_seconds;
   j["timing"] = {{"evaluate_seconds", r.de_seconds - r.migration_seconds - r.vote_seconds - r.reduce_seconds},
                  {"migration_seconds", r.migration_seconds}, {"vote_seconds", r.vote_seconds},
                  {"reduce_seconds", r.reduce_seconds}};
-  j["peak_rss_mib"] = r.peak_rss_mib;
-  j["ranks"] = r.ranks;
-  j["rows"] = r.rows;
-  j["rows_dropped"] = r.rows_dropped;
   j["warnings"] = r.warnings;
   j["result"] = path;
-  island::RunConfig cfg;
+  fit::RunConfig cfg;
   try {
-    io::apply_run_config_yaml(r.config_yaml, path + " config_yaml", cfg);
-    j["config"] = nlohmann::ordered_json::parse(io::run_config_to_json(cfg));
+    fit::apply_run_config_yaml(r.config_yaml, path + " config_yaml", cfg);
+    j["config"] = nlohmann::ordered_json::parse(fit::run_config_to_json(cfg));
   } catch (const Error&) {
     j["config"] = nullptr;  // written by a perfit whose options differed
   }
   return j;
+}
+
+void print_full_report(const io::ResultFile& r) {
+  print_result_table(r);
+  std::printf("\nevery field of the result (docs/result-format.md):\n");
+  for (const auto& f : io::result_fields()) {
+    const nlohmann::ordered_json v = field_json(r, f);
+    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    if (text.find('\n') != std::string::npos) {  // YAML fields: one indented block
+      std::string block = "\n    ";
+      for (const char ch : text) block += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+      text = block;
+    }
+    std::printf("  %-20s %s  (%s)\n", f.key, text.c_str(), f.doc);
+  }
+  std::printf("  %-20s %zu values (best cost per %s)\n", "history", r.history.size(),
+              r.ranks > 1 ? "epoch" : "generation");
 }
 
 }  // namespace perfit::app

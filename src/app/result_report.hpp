@@ -11,6 +11,8 @@
 namespace perfit::app {
 
 void print_result_table(const io::ResultFile& r);
+// The table, then every scalar field of the result with what it means (`perfit show --full`).
+void print_full_report(const io::ResultFile& r);
 // The object `perfit fit --json` prints; `path` is the result file.
 nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& path);
 

@@ -9,7 +9,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/store_reader.hpp"
 
@@ -59,12 +59,12 @@ std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets
   return out;
 }
 
-island::RunConfig fit_config(const io::Manifest& m, const io::ManifestEntry& e) {
-  island::RunConfig cfg;
-  if (!m.options_yaml.empty()) io::apply_run_config_yaml(m.options_yaml, m.path + " options", cfg);
-  if (!e.options_yaml.empty()) io::apply_run_config_yaml(e.options_yaml, e.where + " options", cfg);
-  if (m.checkpoint_every > 0) cfg.fit.checkpoint_every = static_cast<std::size_t>(m.checkpoint_every);
-  cfg.fit.data = e.data;
+fit::RunConfig fit_config(const io::Manifest& m, const io::ManifestEntry& e) {
+  fit::RunConfig cfg;
+  if (!m.options_yaml.empty()) fit::apply_run_config_yaml(m.options_yaml, m.path + " options", cfg);
+  if (!e.options_yaml.empty()) fit::apply_run_config_yaml(e.options_yaml, e.where + " options", cfg);
+  if (m.checkpoint_every > 0) cfg.checkpoint_every = static_cast<std::size_t>(m.checkpoint_every);
+  cfg.data = e.data;
   return cfg;
 }
 
@@ -95,10 +95,10 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
   for (const auto& e : manifest.fits) {
     const StoreSets& store = sets_of(stores, e.data);
     const std::vector<std::string> sets = expand_sets(e, store);
-    island::RunConfig base = fit_config(manifest, e);
+    fit::RunConfig base = fit_config(manifest, e);
     for (const auto& model : e.models) {
-      const std::string key = model + "\n" + base.fit.factors;
-      if (!models.count(key)) models.emplace(key, io::load_model(model, base.fit.factors));
+      const std::string key = model + "\n" + base.factors;
+      if (!models.count(key)) models.emplace(key, io::load_model(model, base.factors));
       const model::ModelSpec& spec = models.at(key);
       for (const auto& set : sets) {
         FitTask t;
@@ -110,12 +110,12 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
         t.name = result_stem(set, spec.name);
         t.where = e.where;
         t.cfg = base;
-        t.cfg.fit.set = set;
-        t.cfg.fit.model = model;
-        t.cfg.fit.out = (fs::path(results_dir) / (t.name + ".h5")).string();
-        t.cfg.fit.checkpoint_dir = (fs::path(results_dir) / ".checkpoints" / t.name).string();
+        t.cfg.set = set;
+        t.cfg.model = model;
+        t.cfg.out = (fs::path(results_dir) / (t.name + ".h5")).string();
+        t.cfg.checkpoint_dir = (fs::path(results_dir) / ".checkpoints" / t.name).string();
         try {
-          island::RunConfig check = t.cfg;
+          fit::RunConfig check = t.cfg;
           check.resolve();
         } catch (const ConfigError& err) {
           throw ConfigError(e.where + ": " + err.what());
@@ -124,7 +124,7 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
         const auto dup = by_name.find(t.name);
         if (dup != by_name.end()) {
           const FitTask& first = tasks[dup->second];
-          if (io::run_config_to_yaml(first.cfg) == io::run_config_to_yaml(t.cfg)) continue;
+          if (fit::run_config_to_yaml(first.cfg) == fit::run_config_to_yaml(t.cfg)) continue;
           throw ConfigError(e.where + ": set '" + set + "' with model '" + spec.name + "' is also in " +
                             first.where + " with other data or options; both would write '" +
                             t.name + ".h5'. Fit each (set, model) pair once");

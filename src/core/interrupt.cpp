@@ -36,7 +36,6 @@ void install_interrupt_handlers(void (*cleanup)()) {
 
 int interrupt_signal() { return g_signal; }
 bool interrupted() { return g_signal != 0; }
-void raise_interrupt_flag(int sig) { g_signal = sig; }
 
 GracefulScope::GracefulScope() { ++g_graceful; }
 GracefulScope::~GracefulScope() { --g_graceful; }

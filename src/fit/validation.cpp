@@ -72,15 +72,7 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
 double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted, const Eigen::VectorXd& measured) {
   if (predicted.size() == 0) return 0.0;
   double sum = 0.0;
-  for (Eigen::Index i = 0; i < predicted.size(); ++i) {
-    const double p = predicted(i), m = measured(i);
-    switch (kind) {
-      case model::Residual::rel_sq: sum += (p / m - 1.0) * (p / m - 1.0); break;
-      case model::Residual::sq_log: sum += std::log(p / m) * std::log(p / m); break;
-      case model::Residual::ape: sum += std::fabs(p / m - 1.0); break;
-      case model::Residual::sq: sum += (p - m) * (p - m); break;
-    }
-  }
+  for (Eigen::Index i = 0; i < predicted.size(); ++i) sum += model::residual(kind, predicted(i), measured(i));
   return sum / static_cast<double>(predicted.size());
 }
 

@@ -1,8 +1,8 @@
 #include "perfit/io/result_file.hpp"
 
 #include <filesystem>
-
 #include <sstream>
+#include <type_traits>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -23,48 +23,63 @@ std::string join_lines(const std::vector<std::string>& lines) {
 }
 }  // namespace
 
+const std::vector<ResultField>& result_fields() {
+  using R = ResultFile;
+  static const std::vector<ResultField> t = {
+      {"model", &R::model_name, false, "the model's name"},
+      {"model_yaml", &R::model_yaml, false, "the model as fitted (YAML: expression, params, bounds)"},
+      {"config_yaml", &R::config_yaml, false, "every option as run (YAML; --config reads it)"},
+      {"data_file", &R::data_file, false, "the store, as given to --data"},
+      {"set", &R::set, false, "the set fitted"},
+      {"data_checksum", &R::data_checksum, false, "the set's checksum at import"},
+      {"target", &R::target, false, "the column fitted"},
+      {"unit", &R::unit, false, "its unit"},
+      {"rows", &R::rows, false, "rows fitted"},
+      {"rows_dropped", &R::rows_dropped, true, "rows with NaN or inf dropped (drop_invalid)"},
+      {"seed", &R::seed, false, "the seed (same seed, options and data: the same result)"},
+      {"cost", &R::cost, false, "the final cost"},
+      {"cost_before_polish", &R::cost_before_polish, false, "the DE's best cost"},
+      {"polish_improved", &R::polish_improved, false, "whether the LM polish lowered it"},
+      {"stop_reason", &R::stop_reason, false, "why the search stopped"},
+      {"stop_message", &R::stop_message, false, "the same in words"},
+      {"generations", &R::generations, false, "DE generations"},
+      {"evaluations", &R::evaluations, false, "cost evaluations, all islands"},
+      {"seconds", &R::seconds, false, "the whole fit, wall time"},
+      {"de_seconds", &R::de_seconds, true, "of which the DE"},
+      {"migration_seconds", &R::migration_seconds, true, "of the DE, rank 0 in migration"},
+      {"vote_seconds", &R::vote_seconds, true, "of the DE, rank 0 in the stop vote"},
+      {"reduce_seconds", &R::reduce_seconds, true, "of the DE, rank 0 in the row-shard allreduce"},
+      {"peak_rss_mib", &R::peak_rss_mib, true, "the largest peak resident memory of any rank"},
+      {"ranks", &R::ranks, false, "MPI ranks of the job"},
+      {"lambda", &R::lambda, true, "the regularisation weight used"},
+      {"lambda_split", &R::lambda_split, true, "lambda: auto's cross-validation (empty: fixed lambda)"},
+      {"bootstrap_requested", &R::bootstrap_requested, true, "--bootstrap refits asked for"},
+      {"bootstrap_resampled", &R::bootstrap_resampled, true, "by configuration or by row"},
+      {"ci", &R::ci, true, "level of the bootstrap intervals"},
+      {"perfit_version", &R::perfit_version, false, "the perfit that wrote it"},
+      {"git_revision", &R::git_revision, false, "its git revision"},
+      {"created_utc", &R::created_utc, false, "when"},
+  };
+  return t;
+}
+
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     StoreWriter w(temp, Seal::yes);
-    const data::Attributes root = {
-        {"perfit_result", std::string(kResultFormat)},
-        {"model", r.model_name},
-        {"model_yaml", r.model_yaml},
-        {"config_yaml", r.config_yaml},
-        {"data_file", r.data_file},
-        {"set", r.set},
-        {"data_checksum", r.data_checksum},
-        {"target", r.target},
-        {"unit", r.unit},
-        {"rows", static_cast<std::int64_t>(r.rows)},
-        {"seed", static_cast<std::int64_t>(r.seed)},
-        {"cost", r.cost},
-        {"cost_before_polish", r.cost_before_polish},
-        {"polish_improved", static_cast<std::int64_t>(r.polish_improved)},
-        {"stop_reason", r.stop_reason},
-        {"stop_message", r.stop_message},
-        {"generations", static_cast<std::int64_t>(r.generations)},
-        {"evaluations", static_cast<std::int64_t>(r.evaluations)},
-        {"seconds", r.seconds},
-        {"de_seconds", r.de_seconds},
-        {"migration_seconds", r.migration_seconds},
-        {"vote_seconds", r.vote_seconds},
-        {"reduce_seconds", r.reduce_seconds},
-        {"peak_rss_mib", r.peak_rss_mib},
-        {"rows_dropped", static_cast<std::int64_t>(r.rows_dropped)},
-        {"ranks", static_cast<std::int64_t>(r.ranks)},
-        {"perfit_version", r.perfit_version},
-        {"git_revision", r.git_revision},
-        {"created_utc", r.created_utc},
-        {"warnings", join_lines(r.warnings)},
-        {"lambda", r.lambda},
-        {"lambda_split", r.lambda_split},
-        {"bootstrap_requested", static_cast<std::int64_t>(r.bootstrap_requested)},
-        {"bootstrap_resampled", r.bootstrap_resampled},
-        {"ci", r.ci},
-    };
-    for (const auto& [k, v] : root) w.write_root_attribute(k, v);
+    w.write_root_attribute("perfit_result", std::string(kResultFormat));
+    for (const ResultField& f : result_fields()) {
+      std::visit([&](auto member) {
+        const auto& v = r.*member;
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
+          w.write_root_attribute(f.key, v);
+        } else {
+          w.write_root_attribute(f.key, static_cast<std::int64_t>(v));  // a seed keeps its 64 bits
+        }
+      }, f.member);
+    }
+    w.write_root_attribute("warnings", join_lines(r.warnings));
 
     std::vector<std::string> names;
     std::vector<double> value, lo, hi;
@@ -169,34 +184,24 @@ ResultFile read_result_file(const std::string& path) {
                     "', expected '" + kResultFormat + "'");
   }
   ResultFile r;
-  r.model_name = need_string(a, "model", path);
-  r.model_yaml = need_string(a, "model_yaml", path);
-  r.config_yaml = need_string(a, "config_yaml", path);
-  r.data_file = need_string(a, "data_file", path);
-  r.set = need_string(a, "set", path);
-  r.data_checksum = need_string(a, "data_checksum", path);
-  r.target = need_string(a, "target", path);
-  r.unit = need_string(a, "unit", path);
-  r.rows = static_cast<std::size_t>(need_number(a, "rows", path));
-  r.seed = static_cast<std::uint64_t>(need_number(a, "seed", path));
-  r.cost = need_number(a, "cost", path);
-  r.cost_before_polish = need_number(a, "cost_before_polish", path);
-  r.polish_improved = need_number(a, "polish_improved", path) != 0;
-  r.stop_reason = need_string(a, "stop_reason", path);
-  r.stop_message = need_string(a, "stop_message", path);
-  r.generations = static_cast<std::size_t>(need_number(a, "generations", path));
-  r.evaluations = static_cast<std::size_t>(need_number(a, "evaluations", path));
-  r.seconds = need_number(a, "seconds", path);
-  if (a.count("de_seconds")) r.de_seconds = need_number(a, "de_seconds", path);
-  for (auto [key, field] : {std::pair{"migration_seconds", &r.migration_seconds}, {"vote_seconds", &r.vote_seconds},
-                            {"reduce_seconds", &r.reduce_seconds}, {"peak_rss_mib", &r.peak_rss_mib}}) {
-    if (a.count(key)) *field = need_number(a, key, path);
+  for (const ResultField& f : result_fields()) {
+    if (f.optional && !a.count(f.key)) continue;
+    std::visit([&](auto member) {
+      auto& v = r.*member;
+      using T = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string>) {
+        v = need_string(a, f.key, path);
+      } else if constexpr (std::is_same_v<T, bool>) {
+        v = need_number(a, f.key, path) != 0;
+      } else if constexpr (std::is_same_v<T, double>) {
+        v = need_number(a, f.key, path);
+      } else if (const auto* i = std::get_if<std::int64_t>(&a.at(f.key))) {
+        v = static_cast<T>(*i);  // whole numbers as written, all 64 bits of a seed included
+      } else {
+        v = static_cast<T>(need_number(a, f.key, path));
+      }
+    }, f.member);
   }
-  if (a.count("rows_dropped")) r.rows_dropped = static_cast<std::size_t>(need_number(a, "rows_dropped", path));
-  r.ranks = static_cast<int>(need_number(a, "ranks", path));
-  r.perfit_version = need_string(a, "perfit_version", path);
-  r.git_revision = need_string(a, "git_revision", path);
-  r.created_utc = need_string(a, "created_utc", path);
   if (a.count("warnings")) {
     std::stringstream ws(data::attribute_text(a.at("warnings")));
     for (std::string line; std::getline(ws, line);) r.warnings.push_back(line);
@@ -219,13 +224,6 @@ ResultFile read_result_file(const std::string& path) {
     r.params.push_back(q);
   }
   r.history = rd.read_group("/history").column("best_cost").f64();
-  if (a.count("lambda")) r.lambda = need_number(a, "lambda", path);
-  if (a.count("lambda_split")) r.lambda_split = need_string(a, "lambda_split", path);
-  if (a.count("bootstrap_requested")) {
-    r.bootstrap_requested = static_cast<std::size_t>(need_number(a, "bootstrap_requested", path));
-    r.bootstrap_resampled = need_string(a, "bootstrap_resampled", path);
-    r.ci = need_number(a, "ci", path);
-  }
   if (p.find("ci_lo")) {
     const data::MeasurementTable reps = rd.read_group("/bootstrap");
     for (const auto& q : r.params) r.bootstrap.push_back(reps.column(q.name).f64());

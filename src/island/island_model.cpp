@@ -77,135 +77,127 @@ void Runner::evolve_epoch() {
 IslandSummary Runner::run() {
   IslandSummary S;
   std::size_t epoch = 0;
-  double t0 = 0;
   sent_to_.assign(static_cast<std::size_t>(L_.n_islands), 0);
   received_from_.assign(static_cast<std::size_t>(L_.n_islands), 0);
-  start(S, epoch, t0);
-  const std::size_t every_epochs =
-      h_.checkpoint_every == 0 ? 0 : (h_.checkpoint_every + o_.interval - 1) / o_.interval;
-  // State of the vote: [any hard stop, all converged, -min best, max best, any interrupt].
-  double vote_in[5], vote_out[5];
-  MPI_Request vote = MPI_REQUEST_NULL;
-  bool vote_seen = false, stop = false, job_interrupted = false;
-  std::size_t last_evals = opt_.state().evaluations;
-  double last_t = now_s();
-  while (!stop) {
+  start(S, epoch, t0_);
+  every_epochs_ = h_.checkpoint_every == 0 ? 0 : (h_.checkpoint_every + o_.interval - 1) / o_.interval;
+  last_evals_ = opt_.state().evaluations;
+  last_t_ = now_s();
+  Step step = Step::go_on;
+  while (step == Step::go_on) {
     const double te = now_s();
+    const std::size_t evals = opt_.state().evaluations;
     evolve_epoch();
-    ++epoch;
-    const de::StopReason st = status_;
-    const double mine = opt_.state().cost.minCoeff();
-    const double tm = now_s();
-    const double report[5] = {hard_stop(st) ? 1.0 : 0.0, st == de::StopReason::converged ? 1.0 : 0.0,
-                              -mine, mine, st == de::StopReason::interrupted ? 1.0 : 0.0};
-    if (o_.mode == MigrationMode::sync) {
-      // Leaders vote (others carry copies of their island's numbers; the vote is over leaders).
-      double global[5] = {report[0], report[1], report[2], report[3], report[4]};
-      if (L_.leader() && L_.n_islands > 1) {
-        double mx[5] = {report[0], -report[1], report[2], report[3], report[4]};
-        check(MPI_Allreduce(mx, global, 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get()),
-              "MPI_Allreduce (epoch vote)");
-        global[1] = -global[1];  // all converged = min over islands
-      }
-      if (L_.island_size > 1) {
-        check(MPI_Bcast(global, 5, MPI_DOUBLE, 0, L_.island_comm.get()), "MPI_Bcast (vote)");
-      }
-      stop = global[0] > 0 || global[1] > 0;
-      job_interrupted = global[4] > 0;
-      const double tv = now_s();
-      vote_s_ += tv - tm;
-      if (job_interrupted) break;  // the epoch is not done: a resumed run finishes it
-      if (!stop) {
-        migrate_sync(epoch);
-        epoch_end_ = opt_.state().generation + o_.interval;
-      }
-      S.history.push_back(-global[2]);
-      const double t_end = now_s();
-      migration_s_ += t_end - tv;
-      if (h_.on_epoch && L_.world_rank == 0) {
-        const long long ev = static_cast<long long>(opt_.state().evaluations);
-        EpochReport r{epoch, -global[2], global[3] - (-global[2]),
-                      static_cast<double>((ev - static_cast<long long>(last_evals)) * L_.n_islands) /
-                          std::max(t_end - last_t, 1e-9),
-                      (t_end - tm) / std::max(t_end - te, 1e-9)};
-        h_.on_epoch(r);
-        last_evals = static_cast<std::size_t>(ev);
-        last_t = t_end;
-      }
-      if (!stop && every_epochs > 0 && epoch % every_epochs == 0) checkpoint(S, epoch, t0);
+    if (opt_.state().evaluations != evals || o_.mode == MigrationMode::sync) {
+      ++epoch;
     } else {
-      // async: arrivals whenever present; one outstanding vote among leaders at a time.
-      int decision = 0;  // 0 continue, 1 stop, 2 stop: interrupted
-      if (L_.leader()) {
-        post_async(epoch);
-        const std::vector<double> arrivals = poll_async();
-        const double tv = now_s();
-        if (L_.n_islands > 1) {
-          int done = 0;
-          if (vote != MPI_REQUEST_NULL) {
-            check(MPI_Test(&vote, &done, MPI_STATUS_IGNORE), "MPI_Test (vote)");
-            if (done) {
-              vote_seen = true;
-              decision = vote_out[4] > 0 ? 2 : (vote_out[0] > 0 || -vote_out[1] > 0) ? 1 : 0;
-              S.history.push_back(-vote_out[2]);
-            }
-          }
-          if (vote == MPI_REQUEST_NULL && decision == 0) {
-            vote_in[0] = report[0];
-            vote_in[1] = -report[1];
-            vote_in[2] = report[2];
-            vote_in[3] = report[3];
-            vote_in[4] = report[4];
-            check(MPI_Iallreduce(vote_in, vote_out, 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get(), &vote),
-                  "MPI_Iallreduce (vote)");
-          }
-        } else {
-          decision = report[4] > 0 ? 2 : (report[0] > 0 || report[1] > 0) ? 1 : 0;
-          S.history.push_back(mine);
-        }
-        if (L_.island_size > 1) {
-          check(MPI_Bcast(&decision, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
-        }
-        vote_s_ += now_s() - tv;
-        apply(arrivals, epoch);
-      } else {
-        const double tv = now_s();
-        check(MPI_Bcast(&decision, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
-        vote_s_ += now_s() - tv;
-        apply({}, epoch);
-      }
-      stop = decision != 0;
-      job_interrupted = decision == 2;
-      if (!stop) epoch_end_ = opt_.state().generation + o_.interval;
-      const double t_end = now_s();
-      migration_s_ += t_end - tm;  // the vote's share is taken out below
-      // An island that has stopped only polls until the vote ends: no line for those epochs
-      // (they would read evals/s=0, migration=99%).
-      const auto ev = opt_.state().evaluations;
-      if (h_.on_epoch && L_.world_rank == 0 && ev > last_evals) {
-        // The spread is the last completed vote's (max - min of the island bests).
-        const double spread = vote_seen ? vote_out[3] - (-vote_out[2]) : 0.0;
-        h_.on_epoch({epoch, S.history.empty() ? mine : S.history.back(), spread,
-                     static_cast<double>(ev - last_evals) * L_.n_islands / std::max(t_end - last_t, 1e-9),
-                     (t_end - tm) / std::max(t_end - te, 1e-9)});
-        last_evals = ev;
-        last_t = t_end;
-      }
+      std::this_thread::yield();  // async, stopped: only waiting for the vote
     }
+    const Vote mine = Vote::of(status_, opt_.state().cost.minCoeff());
+    const double tm = now_s();
+    step = o_.mode == MigrationMode::sync ? sync_epoch(S, mine, epoch, te, tm) : async_epoch(S, mine, epoch, te, tm);
   }
   if (o_.mode == MigrationMode::async) drain_async();
   S.epochs = epoch;
-  S.seconds = now_s() - t0;
+  S.seconds = now_s() - t0_;
   finish(S);
   // The agreed reason, not this island's vote: in async mode an island may have seen the vote
   // that stopped the job before another island's interrupt reached it.
   if (S.reason == de::StopReason::interrupted && h_.checkpoint_on_interrupt) {
     // sync: the interrupted epoch is not done (a resumed run finishes it); async: every
     // island's own epochs are.
-    checkpoint(S, job_interrupted && o_.mode == MigrationMode::sync ? epoch - 1 : epoch, t0);
+    const bool unfinished = step == Step::interrupted && o_.mode == MigrationMode::sync;
+    checkpoint(S, unfinished ? epoch - 1 : epoch, t0_);
     S.checkpointed = true;
   }
   return S;
+}
+
+// sync: every island ends the epoch together; the leaders vote, then all migrate at once.
+Step Runner::sync_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te, double tm) {
+  Vote::Wire w = mine.wire();  // non-leaders get their leader's copy of the answer
+  if (L_.leader() && L_.n_islands > 1) {
+    check(MPI_Allreduce(MPI_IN_PLACE, w.data(), 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get()),
+          "MPI_Allreduce (epoch vote)");
+  }
+  if (L_.island_size > 1) check(MPI_Bcast(w.data(), 5, MPI_DOUBLE, 0, L_.island_comm.get()), "MPI_Bcast (vote)");
+  const Vote job = Vote::from_wire(w);
+  const double tv = now_s();
+  vote_s_ += tv - tm;
+  if (job.interrupted) return Step::interrupted;  // the epoch is not done: a resumed run finishes it
+  if (!job.stop()) {
+    migrate_sync(epoch);
+    epoch_end_ = opt_.state().generation + o_.interval;
+  }
+  S.history.push_back(job.best);
+  const double t_end = now_s();
+  migration_s_ += t_end - tv;
+  report_epoch(epoch, job.best, job.worst - job.best, te, tm, t_end);
+  if (job.stop()) return Step::stop;
+  if (every_epochs_ > 0 && epoch % every_epochs_ == 0) checkpoint(S, epoch, t0_);
+  return Step::go_on;
+}
+
+// async: arrivals whenever present; one vote among the leaders in flight at a time, whose
+// answer the leaders act on at the epoch it completes.
+Step Runner::async_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te, double tm) {
+  int step = static_cast<int>(Step::go_on);
+  std::vector<double> arrivals;
+  if (L_.leader()) {
+    // An island that has stopped evolving sends nothing new: its epochs only wait for the
+    // vote, and migrants sent in that loop would flood a slow neighbour whose progress engine
+    // must get through them before the vote's messages (measured: the stop took 10 of the
+    // slow island's epochs instead of 1-2).
+    if (opt_.state().evaluations != evals_posted_) {
+      post_async(epoch);
+      evals_posted_ = opt_.state().evaluations;
+    }
+    arrivals = poll_async();
+  }
+  const double tv = now_s();
+  if (L_.leader() && L_.n_islands > 1) {
+    int done = 0;
+    if (vote_ != MPI_REQUEST_NULL) {
+      check(MPI_Test(&vote_, &done, MPI_STATUS_IGNORE), "MPI_Test (vote)");
+      if (done) {
+        const Vote job = Vote::from_wire(vote_out_);
+        step = static_cast<int>(job.interrupted ? Step::interrupted : job.stop() ? Step::stop : Step::go_on);
+        vote_spread_ = job.worst - job.best;
+        S.history.push_back(job.best);
+      }
+    }
+    if (vote_ == MPI_REQUEST_NULL && step == static_cast<int>(Step::go_on)) {
+      vote_in_ = mine.wire();
+      check(MPI_Iallreduce(vote_in_.data(), vote_out_.data(), 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get(), &vote_),
+            "MPI_Iallreduce (vote)");
+    }
+  } else if (L_.leader()) {
+    step = static_cast<int>(mine.interrupted ? Step::interrupted : mine.stop() ? Step::stop : Step::go_on);
+    S.history.push_back(mine.best);
+  }
+  if (L_.island_size > 1) check(MPI_Bcast(&step, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
+  vote_s_ += now_s() - tv;
+  apply(arrivals, epoch);
+  if (step == static_cast<int>(Step::go_on)) epoch_end_ = opt_.state().generation + o_.interval;
+  const double t_end = now_s();
+  migration_s_ += t_end - tm;  // the vote's share is taken out in finish()
+  // An island that has stopped only polls until the vote ends: no line for those epochs
+  // (they would read evals/s=0, migration=99%).
+  if (opt_.state().evaluations > last_evals_) {
+    report_epoch(epoch, S.history.empty() ? mine.best : S.history.back(), vote_spread_, te, tm, t_end);
+  }
+  return static_cast<Step>(step);
+}
+
+// World rank 0's progress line of an epoch: throughput since the last one, migration share.
+void Runner::report_epoch(std::size_t epoch, double best, double spread, double te, double tm, double t_end) {
+  if (!h_.on_epoch || L_.world_rank != 0) return;
+  const std::size_t ev = opt_.state().evaluations;
+  h_.on_epoch({epoch, best, spread,
+               static_cast<double>(ev - last_evals_) * L_.n_islands / std::max(t_end - last_t_, 1e-9),
+               (t_end - tm) / std::max(t_end - te, 1e-9)});
+  last_evals_ = ev;
+  last_t_ = t_end;
 }
 
 // The global best, the job's stop reason and the totals, agreed over the world.

@@ -115,15 +115,7 @@ CompressedRows compress_rows(const data::MeasurementTable& t, const std::vector<
   // The constant: each row's residual at its configuration's pseudo-target (the minimum).
   CompressedRows out;
   for (std::size_t i = 0; i < n; ++i) {
-    const double yc = target[id[i]];
-    double r = 0.0;
-    switch (cost.residual) {
-      case Residual::rel_sq: r = yc / y[i] - 1.0; break;
-      case Residual::sq: r = yc - y[i]; break;
-      case Residual::sq_log: r = std::log(yc) - std::log(y[i]); break;
-      case Residual::ape: break;
-    }
-    out.offset += weight_of(i) * r * r;
+    out.offset += weight_of(i) * residual(cost.residual, target[id[i]], y[i]);
     out.weight_sum += weight_of(i);
   }
   for (std::size_t k = 0; k < factors.size(); ++k) {

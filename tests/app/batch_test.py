@@ -6,7 +6,7 @@ then --resume finishing without refitting finished fits (their files untouched) 
 results of an uninterrupted batch; an empty glob; a concurrent batch refused; a stale lock taken
 over; a changed manifest refused unless --force.
 
-usage: batch_test.py PERFIT_EXE WORKDIR MPIEXEC
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --mpiexec).
 """
 import csv
 import glob
@@ -15,11 +15,10 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 import ranks
-from ranks import rank_pids
+from ranks import Watched, rank_pids
 
 perfit, work, mpiexec = ranks.arguments()
 failures = []
@@ -59,6 +58,14 @@ def summary(out):
         return {(r["set"], r["model"]): r for r in csv.DictReader(f)}
 
 
+def finished(out):
+    """How many fits the batch in `out` has finished so far (0 before its first summary)."""
+    try:
+        return sum(v["status"] == "ok" for v in summary(out).values())
+    except (OSError, KeyError):
+        return 0
+
+
 subprocess.run([perfit, "synth", "--out", "s.h5", "--rows", "3000", *sum([["--set", s] for s in SETS], [])],
                check=True, cwd=work, stdout=subprocess.DEVNULL)
 OPTS = "{de: {max_generations: 60}, islands: {mode: sync}}"
@@ -71,172 +78,175 @@ fits:
 """)
 
 # ---- the reference: each fit alone ----
-ref = {}
-for s in SETS:
-    for m in MODELS:
-        r = run(1, "fit", "--data", "s.h5", "--set", s, "--model", m, "--max-generations", "60",
-                "--progress-every", "0", "--out", f"ref_{stem(s, m)}.h5", "--json")
-        if r.returncode != 0:
-            failures.append(f"reference fit {s} {m}: exit {r.returncode}\n{r.stderr[-800:]}")
-        else:
-            ref[(s, m)] = json.loads(r.stdout)
+def test_the_reference_each_fit_alone():
+    global check_batch, m, r, ref, s
+    ref = {}
+    for s in SETS:
+        for m in MODELS:
+            r = run(1, "fit", "--data", "s.h5", "--set", s, "--model", m, "--max-generations", "60",
+                    "--progress-every", "0", "--out", f"ref_{stem(s, m)}.h5", "--json")
+            if r.returncode != 0:
+                failures.append(f"reference fit {s} {m}: exit {r.returncode}\n{r.stderr[-800:]}")
+            else:
+                ref[(s, m)] = json.loads(r.stdout)
 
 
-def check_batch(out, reference, what):
-    rows = summary(out)
-    if len(rows) != 9 or any(r["status"] != "ok" for r in rows.values()):
-        failures.append(f"{what}: summary is not 9 ok rows: {[(k, r['status'], r['message']) for k, r in rows.items()]}")
-    with open(os.path.join(work, out, "summary.json")) as f:
-        j = json.load(f)
-    if j["fits"] != 9 or j["ok"] != 9 or len(j["rows"]) != 9:
-        failures.append(f"{what}: summary.json counts {j['fits']} fits, {j['ok']} ok")
-    for (s, m), a in reference.items():
-        b = show(os.path.join(out, stem(s, m) + ".h5"))
-        for k in KEYS:
-            if a.get(k) != b.get(k):
-                failures.append(f"{what}: {s} {m}: batch {k} {b.get(k)} != alone {a.get(k)}")
+    def check_batch(out, reference, what):
+        rows = summary(out)
+        if len(rows) != 9 or any(r["status"] != "ok" for r in rows.values()):
+            failures.append(f"{what}: summary is not 9 ok rows: {[(k, r['status'], r['message']) for k, r in rows.items()]}")
+        with open(os.path.join(work, out, "summary.json")) as f:
+            j = json.load(f)
+        if j["fits"] != 9 or j["ok"] != 9 or len(j["rows"]) != 9:
+            failures.append(f"{what}: summary.json counts {j['fits']} fits, {j['ok']} ok")
+        for (s, m), a in reference.items():
+            b = show(os.path.join(out, stem(s, m) + ".h5"))
+            for k in KEYS:
+                if a.get(k) != b.get(k):
+                    failures.append(f"{what}: {s} {m}: batch {k} {b.get(k)} != alone {a.get(k)}")
 
 
 # ---- 1, 2 and 4 ranks, one rank per fit: equal to the fits run alone ----
-for n in [1, 2, 4]:
-    r = run(n, "batch", "--manifest", "m.yaml", "--out", f"b{n}")
-    if r.returncode != 0:
-        failures.append(f"batch n={n}: exit {r.returncode}\n{r.stderr[-1500:]}")
-        continue
-    check_batch(f"b{n}", ref, f"batch n={n}")
-    lines = [l for l in r.stderr.splitlines() if "batch: " in l and " done, " in l]
-    if len(lines) != 9 or "9/9 done, 0 failed" not in lines[-1] or "ETA" not in lines[-1]:
-        failures.append(f"batch n={n}: expected 9 progress lines ending 9/9 done\n{r.stderr[-1500:]}")
+def test_1_2_and_4_ranks_one_rank_per_fit_equal_to_the_fits_run_alone():
+    global lines, n, r
+    for n in [1, 2, 4]:
+        r = run(n, "batch", "--manifest", "m.yaml", "--out", f"b{n}")
+        if r.returncode != 0:
+            failures.append(f"batch n={n}: exit {r.returncode}\n{r.stderr[-1500:]}")
+            continue
+        check_batch(f"b{n}", ref, f"batch n={n}")
+        lines = [l for l in r.stderr.splitlines() if "batch: " in l and " done, " in l]
+        if len(lines) != 9 or "9/9 done, 0 failed" not in lines[-1] or "ETA" not in lines[-1]:
+            failures.append(f"batch n={n}: expected 9 progress lines ending 9/9 done\n{r.stderr[-1500:]}")
+
 
 # ---- 4 ranks, 2 per fit: equal to `mpiexec -n 2 perfit fit` ----
-manifest("m2.yaml", open(os.path.join(work, "m.yaml")).read().replace("ranks_per_fit: 1", "ranks_per_fit: 2"))
-ref2 = {}
-for s, m in [(SETS[0], "generic"), (SETS[2], "usl")]:
-    r = run(2, "fit", "--data", "s.h5", "--set", s, "--model", m, "--max-generations", "60",
-            "--mode", "sync", "--progress-every", "0", "--out", f"ref2_{stem(s, m)}.h5", "--json")
-    if r.returncode == 0:
-        ref2[(s, m)] = json.loads(r.stdout)
+def test_4_ranks_2_per_fit_equal_to_mpiexec_n_2_perfit_fit():
+    global m, r, ref2, s
+    manifest("m2.yaml", open(os.path.join(work, "m.yaml")).read().replace("ranks_per_fit: 1", "ranks_per_fit: 2"))
+    ref2 = {}
+    for s, m in [(SETS[0], "generic"), (SETS[2], "usl")]:
+        r = run(2, "fit", "--data", "s.h5", "--set", s, "--model", m, "--max-generations", "60",
+                "--mode", "sync", "--progress-every", "0", "--out", f"ref2_{stem(s, m)}.h5", "--json")
+        if r.returncode == 0:
+            ref2[(s, m)] = json.loads(r.stdout)
+        else:
+            failures.append(f"reference fit -n 2 {s} {m}: exit {r.returncode}\n{r.stderr[-800:]}")
+    r = run(4, "batch", "--manifest", "m2.yaml", "--out", "b4x2")
+    if r.returncode != 0:
+        failures.append(f"batch n=4 ranks_per_fit=2: exit {r.returncode}\n{r.stderr[-1500:]}")
     else:
-        failures.append(f"reference fit -n 2 {s} {m}: exit {r.returncode}\n{r.stderr[-800:]}")
-r = run(4, "batch", "--manifest", "m2.yaml", "--out", "b4x2")
-if r.returncode != 0:
-    failures.append(f"batch n=4 ranks_per_fit=2: exit {r.returncode}\n{r.stderr[-1500:]}")
-else:
-    check_batch("b4x2", ref2, "batch n=4 ranks_per_fit=2")
-r = run(3, "batch", "--manifest", "m2.yaml", "--out", "b3x2")
-if r.returncode != 2 or "does not divide" not in r.stderr or os.path.exists(os.path.join(work, "b3x2")):
-    failures.append(f"3 ranks, ranks_per_fit 2: exit {r.returncode}\n{r.stderr[-800:]}")
+        check_batch("b4x2", ref2, "batch n=4 ranks_per_fit=2")
+    r = run(3, "batch", "--manifest", "m2.yaml", "--out", "b3x2")
+    if r.returncode != 2 or "does not divide" not in r.stderr or os.path.exists(os.path.join(work, "b3x2")):
+        failures.append(f"3 ranks, ranks_per_fit 2: exit {r.returncode}\n{r.stderr[-800:]}")
+
 
 # ---- a failing entry is reported, the rest finish; the exit code counts failures ----
-manifest("needs_q.yaml", "name: needs_q\nexpression: c*q\nparams:\n  c: [0, 10]\n")
-manifest("mf.yaml", f"""data: s.h5
+def test_a_failing_entry_is_reported_the_rest_finish_the_exit_code_co():
+    global bad, r, rows
+    manifest("needs_q.yaml", "name: needs_q\nexpression: c*q\nparams:\n  c: [0, 10]\n")
+    manifest("mf.yaml", f"""data: s.h5
 fits:
   - sets: ["/mxnet/resnet50", "/tensorflow/bert"]
     models: [amdahl, needs_q.yaml]
     options: {OPTS}
 """)
-r = run(2, "batch", "--manifest", "mf.yaml", "--out", "bf")
-rows = summary("bf") if os.path.exists(os.path.join(work, "bf", "summary.csv")) else {}
-bad = [k for k, v in rows.items() if v["status"] == "error"]
-if r.returncode != 102 or len(bad) != 2 or any("'q'" not in rows[k]["message"] for k in bad) or \
-        sum(v["status"] == "ok" for v in rows.values()) != 2:
-    failures.append(f"failing entry: exit {r.returncode} (expected 102), rows {rows}\n{r.stderr[-1500:]}")
+    r = run(2, "batch", "--manifest", "mf.yaml", "--out", "bf")
+    rows = summary("bf") if os.path.exists(os.path.join(work, "bf", "summary.csv")) else {}
+    bad = [k for k, v in rows.items() if v["status"] == "error"]
+    if r.returncode != 102 or len(bad) != 2 or any("'q'" not in rows[k]["message"] for k in bad) or \
+            sum(v["status"] == "ok" for v in rows.values()) != 2:
+        failures.append(f"failing entry: exit {r.returncode} (expected 102), rows {rows}\n{r.stderr[-1500:]}")
+
 
 # ---- SIGTERM mid-batch, then --resume: finished fits untouched, results as uninterrupted ----
-# (1 and 2 ranks of one rank per fit; 4 ranks in groups of 2, whose fits stop by agreement)
-SLOW = "{de: {max_generations: 60}, islands: {mode: sync, slow_island: 0, slow_ms: 15}}"
-for per_fit in [1, 2]:
-    manifest(f"ms{per_fit}.yaml", f"data: s.h5\nranks_per_fit: {per_fit}\nfits:\n  - sets: {json.dumps(SETS)}\n"
-                                  f"    models: {json.dumps(MODELS)}\n    options: {SLOW}\n")
-manifest("ms.yaml", open(os.path.join(work, "ms1.yaml")).read())
-for n, per_fit in [(1, 1), (2, 1), (4, 2)]:
-    out, m = f"bs{n}", f"ms{per_fit}.yaml"
-    full = run(n, "batch", "--manifest", m, "--out", f"{out}_full")
-    p = subprocess.Popen(command(n, "batch", "--manifest", m, "--out", out), cwd=work, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if sum(v["status"] == "ok" for v in summary(out).values()) >= 2:
-                break
-        except (OSError, KeyError):
-            pass
-        time.sleep(0.05)
-    for pid in rank_pids(out):
-        os.kill(pid, signal.SIGTERM)
-    _, err = p.communicate(timeout=120)
-    rows = summary(out)
-    done = {k: os.stat(os.path.join(work, out, stem(*k) + ".h5")).st_mtime_ns
-            for k, v in rows.items() if v["status"] == "ok"}
-    statuses = sorted(v["status"] for v in rows.values())
-    if p.returncode != INTERRUPTED or "interrupted" not in statuses or "--resume" not in err:
-        failures.append(f"SIGTERM n={n}: exit {p.returncode}, statuses {statuses}\n{err[-1500:]}")
-        continue
-    if not glob.glob(os.path.join(work, out, ".checkpoints", "*", "checkpoint.h5")):
-        failures.append(f"SIGTERM n={n}: no checkpoint of the interrupted fits")
-    time.sleep(0.05)
-    r = run(n, "batch", "--manifest", m, "--out", out, "--resume")
-    if r.returncode != 0:
-        failures.append(f"resume n={n}: exit {r.returncode}\n{r.stderr[-1500:]}")
-        continue
-    if f"{len(done)} finished before" not in r.stderr:
-        failures.append(f"resume n={n}: expected '{len(done)} finished before'\n{r.stderr[-800:]}")
-    for k, mtime in done.items():
-        if os.stat(os.path.join(work, out, stem(*k) + ".h5")).st_mtime_ns != mtime:
-            failures.append(f"resume n={n}: finished fit {k} was written again")
-    if full.returncode != 0:
-        failures.append(f"uninterrupted slow batch n={n}: exit {full.returncode}\n{full.stderr[-800:]}")
-        continue
-    for s in SETS:
-        for m in MODELS:
-            a = show(os.path.join(f"{out}_full", stem(s, m) + ".h5"))
-            b = show(os.path.join(out, stem(s, m) + ".h5"))
-            for k in KEYS:
-                if a.get(k) != b.get(k):
-                    failures.append(f"resume n={n}: {s} {m} {k} {b.get(k)} != uninterrupted {a.get(k)}")
-    if glob.glob(os.path.join(work, out, ".checkpoints", "*", "*")):
-        failures.append(f"resume n={n}: checkpoints left after every fit finished")
+def test_sigterm_mid_batch_then_resume_finished_fits_untouched_result():
+    global SLOW, _, a, b, code, done, err, full, k, m, mtime, n, out, per_fit, r, rows, s
+    global statuses, w
+    # (1 and 2 ranks of one rank per fit; 4 ranks in groups of 2, whose fits stop by agreement)
+    SLOW = "{de: {max_generations: 60}, islands: {mode: sync, slow_island: 0, slow_ms: 15}}"
+    for per_fit in [1, 2]:
+        manifest(f"ms{per_fit}.yaml", f"data: s.h5\nranks_per_fit: {per_fit}\nfits:\n  - sets: {json.dumps(SETS)}\n"
+                                      f"    models: {json.dumps(MODELS)}\n    options: {SLOW}\n")
+    manifest("ms.yaml", open(os.path.join(work, "ms1.yaml")).read())
+    for n, per_fit in [(1, 1), (2, 1), (4, 2)]:
+        out, m = f"bs{n}", f"ms{per_fit}.yaml"
+        full = run(n, "batch", "--manifest", m, "--out", f"{out}_full")
+        w = Watched(command(n, "batch", "--manifest", m, "--out", out), work)
+        w.wait_until(lambda: finished(out) >= 2, f"n={n}: two fits of the batch finished")
+        w.signal(signal.SIGTERM, rank_pids(out))
+        code, _, err = w.finish()
+        rows = summary(out)
+        done = {k: os.stat(os.path.join(work, out, stem(*k) + ".h5")).st_mtime_ns
+                for k, v in rows.items() if v["status"] == "ok"}
+        statuses = sorted(v["status"] for v in rows.values())
+        if code != INTERRUPTED or "interrupted" not in statuses or "--resume" not in err:
+            failures.append(f"SIGTERM n={n}: exit {code}, statuses {statuses}\n{err[-1500:]}")
+            continue
+        if not glob.glob(os.path.join(work, out, ".checkpoints", "*", "checkpoint.h5")):
+            failures.append(f"SIGTERM n={n}: no checkpoint of the interrupted fits")
+        time.sleep(0.05)  # a rewrite of a finished result would show in its mtime
+        r = run(n, "batch", "--manifest", m, "--out", out, "--resume")
+        if r.returncode != 0:
+            failures.append(f"resume n={n}: exit {r.returncode}\n{r.stderr[-1500:]}")
+            continue
+        if f"{len(done)} finished before" not in r.stderr:
+            failures.append(f"resume n={n}: expected '{len(done)} finished before'\n{r.stderr[-800:]}")
+        for k, mtime in done.items():
+            if os.stat(os.path.join(work, out, stem(*k) + ".h5")).st_mtime_ns != mtime:
+                failures.append(f"resume n={n}: finished fit {k} was written again")
+        if full.returncode != 0:
+            failures.append(f"uninterrupted slow batch n={n}: exit {full.returncode}\n{full.stderr[-800:]}")
+            continue
+        for s in SETS:
+            for m in MODELS:
+                a = show(os.path.join(f"{out}_full", stem(s, m) + ".h5"))
+                b = show(os.path.join(out, stem(s, m) + ".h5"))
+                for k in KEYS:
+                    if a.get(k) != b.get(k):
+                        failures.append(f"resume n={n}: {s} {m} {k} {b.get(k)} != uninterrupted {a.get(k)}")
+        if glob.glob(os.path.join(work, out, ".checkpoints", "*", "*")):
+            failures.append(f"resume n={n}: checkpoints left after every fit finished")
+
 
 # ---- refusals: empty glob, unknown key, rerun without --resume, changed manifest ----
-manifest("empty.yaml", "data: s.h5\nfits:\n  - sets: ['/caffe/*']\n    models: [amdahl]\n")
-r = run(1, "batch", "--manifest", "empty.yaml", "--out", "be")
-if r.returncode != 2 or "'/caffe/*' matches no set" not in r.stderr or "/mxnet/resnet50" not in r.stderr:
-    failures.append(f"empty glob: exit {r.returncode}\n{r.stderr}")
-manifest("unknown.yaml", "data: s.h5\nranks_per_fits: 2\nfits:\n  - sets: ['/*/*']\n    models: [amdahl]\n")
-r = run(1, "batch", "--manifest", "unknown.yaml", "--out", "bu")
-if r.returncode != 2 or "unknown key 'ranks_per_fits'" not in r.stderr:
-    failures.append(f"unknown manifest key: exit {r.returncode}\n{r.stderr}")
-r = run(1, "batch", "--manifest", "m.yaml", "--out", "b1")
-if r.returncode != 2 or "--resume" not in r.stderr:
-    failures.append(f"rerun without --resume: exit {r.returncode}\n{r.stderr}")
-manifest("m_changed.yaml", open(os.path.join(work, "m.yaml")).read().replace("60", "61"))
-r = run(1, "batch", "--manifest", "m_changed.yaml", "--out", "b1", "--resume")
-if r.returncode != 2 or "differs" not in r.stderr:
-    failures.append(f"changed manifest: exit {r.returncode}\n{r.stderr}")
-r = run(1, "batch", "--manifest", "m.yaml", "--out", "b1", "--resume")
-if r.returncode != 0 or "9 finished before, 0 to run" not in r.stderr:
-    failures.append(f"resume of a finished batch: exit {r.returncode}\n{r.stderr[-800:]}")
+def test_refusals_empty_glob_unknown_key_rerun_without_resume_changed():
+    global r
+    manifest("empty.yaml", "data: s.h5\nfits:\n  - sets: ['/caffe/*']\n    models: [amdahl]\n")
+    r = run(1, "batch", "--manifest", "empty.yaml", "--out", "be")
+    if r.returncode != 2 or "'/caffe/*' matches no set" not in r.stderr or "/mxnet/resnet50" not in r.stderr:
+        failures.append(f"empty glob: exit {r.returncode}\n{r.stderr}")
+    manifest("unknown.yaml", "data: s.h5\nranks_per_fits: 2\nfits:\n  - sets: ['/*/*']\n    models: [amdahl]\n")
+    r = run(1, "batch", "--manifest", "unknown.yaml", "--out", "bu")
+    if r.returncode != 2 or "unknown key 'ranks_per_fits'" not in r.stderr:
+        failures.append(f"unknown manifest key: exit {r.returncode}\n{r.stderr}")
+    r = run(1, "batch", "--manifest", "m.yaml", "--out", "b1")
+    if r.returncode != 2 or "--resume" not in r.stderr:
+        failures.append(f"rerun without --resume: exit {r.returncode}\n{r.stderr}")
+    manifest("m_changed.yaml", open(os.path.join(work, "m.yaml")).read().replace("60", "61"))
+    r = run(1, "batch", "--manifest", "m_changed.yaml", "--out", "b1", "--resume")
+    if r.returncode != 2 or "differs" not in r.stderr:
+        failures.append(f"changed manifest: exit {r.returncode}\n{r.stderr}")
+    r = run(1, "batch", "--manifest", "m.yaml", "--out", "b1", "--resume")
+    if r.returncode != 0 or "9 finished before, 0 to run" not in r.stderr:
+        failures.append(f"resume of a finished batch: exit {r.returncode}\n{r.stderr[-800:]}")
+
 
 # ---- one batch per results directory; a stale lock is taken over ----
-p = subprocess.Popen([perfit, "batch", "--manifest", "ms.yaml", "--out", "bl"], cwd=work, env=env,
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-deadline = time.time() + 30
-while not os.path.exists(os.path.join(work, "bl", ".lock")) and time.time() < deadline:
-    time.sleep(0.02)
-r = run(1, "batch", "--manifest", "ms.yaml", "--out", "bl", "--resume")
-if r.returncode != 2 or "in use by another perfit batch" not in r.stderr or f"pid {p.pid}" not in r.stderr:
-    failures.append(f"concurrent batch: exit {r.returncode}\n{r.stderr}")
-p.send_signal(signal.SIGTERM)
-p.communicate(timeout=60)
-if os.path.exists(os.path.join(work, "bl", ".lock")):
-    failures.append("the lock file outlived its batch")
-with open(os.path.join(work, "bl", ".lock"), "w") as f:
-    f.write(f"host {socket.gethostname()}\npid 4194000\nsince 2026-01-01T00:00:00Z\n")
-r = run(1, "batch", "--manifest", "ms.yaml", "--out", "bl", "--resume")
-if r.returncode != 0:
-    failures.append(f"stale lock not taken over: exit {r.returncode}\n{r.stderr[-800:]}")
-
-if failures:
-    print("\n".join(failures))
-    sys.exit(1)
-print("batch: all checks passed")
+def test_one_batch_per_results_directory_a_stale_lock_is_taken_over():
+    global f, r, w
+    w = Watched([perfit, "batch", "--manifest", "ms.yaml", "--out", "bl"], work)
+    w.wait_files(os.path.join(work, "bl", ".lock"), "the batch's lock file")
+    r = run(1, "batch", "--manifest", "ms.yaml", "--out", "bl", "--resume")
+    if r.returncode != 2 or "in use by another perfit batch" not in r.stderr or f"pid {w.p.pid}" not in r.stderr:
+        failures.append(f"concurrent batch: exit {r.returncode}\n{r.stderr}")
+    w.signal(signal.SIGTERM)
+    w.finish()
+    if os.path.exists(os.path.join(work, "bl", ".lock")):
+        failures.append("the lock file outlived its batch")
+    with open(os.path.join(work, "bl", ".lock"), "w") as f:
+        f.write(f"host {socket.gethostname()}\npid 4194000\nsince 2026-01-01T00:00:00Z\n")
+    r = run(1, "batch", "--manifest", "ms.yaml", "--out", "bl", "--resume")
+    if r.returncode != 0:
+        failures.append(f"stale lock not taken over: exit {r.returncode}\n{r.stderr[-800:]}")

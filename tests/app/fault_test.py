@@ -5,7 +5,7 @@ limit (ulimit -f) while a result, checkpoint or store is written, and checkpoint
 disk (truncated, one flipped byte). Each must end in bounded time with a clear one-line error,
 keep the previous file, and lose nothing a --resume cannot recover.
 
-usage: fault_test.py PERFIT_EXE WORKDIR MPIEXEC
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --mpiexec).
 """
 import glob
 import hashlib
@@ -13,11 +13,10 @@ import json
 import os
 import resource
 import subprocess
-import sys
 import time
 
 import ranks
-from ranks import rank_pids
+from ranks import Watched, rank_pids, with_progress
 
 perfit, work, mpiexec = ranks.arguments()
 env = ranks.ENV
@@ -61,142 +60,141 @@ common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations",
           "--progress-every", "0", "--json"]
 
 # ---- kill -9 of one rank mid-fit: the job ends, no result; --resume completes it ----
-full = run(2, *common, "--out", "full.h5", "--slow-island", "0")
-if full.returncode != 0:
-    failures.append(f"uninterrupted 2-rank fit: exit {full.returncode}\n{full.stderr[-1500:]}")
-args = [*common, "--out", "k.h5", "--checkpoint-dir", "ck9", "--slow-island", "0"]
-p = subprocess.Popen(command(2, *args), cwd=work, env=env, stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE, text=True)
-ck = os.path.join(work, "ck9", "checkpoint.h5")
-deadline = time.time() + 60
-while not os.path.exists(ck) and p.poll() is None and time.time() < deadline:
-    time.sleep(0.02)
-time.sleep(0.3)
-victims = sorted(rank_pids("ck9"))
-if len(victims) != 2:
-    failures.append(f"kill -9: expected 2 rank processes, found {victims}")
-else:
-    killed_at = time.time()
-    os.kill(victims[-1], 9)
-    try:
-        out, err = p.communicate(timeout=60)
-        took = time.time() - killed_at
-        if p.returncode == 0 or took > 30:
-            failures.append(f"kill -9 of a rank: exit {p.returncode} after {took:.1f} s "
-                            f"(expected a failure within 30 s)\n{err[-1500:]}")
-        said = [l for l in err.splitlines() if "signal 9" in l or "Killed" in l]
-        print(f"fault_test: kill -9 of a rank: mpiexec ended after {took:.1f} s, exit "
-              f"{p.returncode}: {said[:1]}")
-        if not said:
-            failures.append(f"kill -9 of a rank: no message naming the killed rank\n{err[-1500:]}")
-    except subprocess.TimeoutExpired:
-        p.kill()
-        failures.append("kill -9 of a rank: the job still ran 60 s later (hang)")
-    if os.path.exists(os.path.join(work, "k.h5")) or temps():
-        failures.append(f"kill -9 of a rank: a result or temporary file was left: "
-                        f"{os.listdir(work)}")
-    res = run(2, *args, "--resume")
-    if res.returncode != 0:
-        failures.append(f"resume after kill -9 of a rank: exit {res.returncode}\n{res.stderr[-1500:]}")
-    elif full.returncode == 0:
-        a, b = json.loads(full.stdout), json.loads(res.stdout)
-        for k in ["params", "cost", "generations", "evaluations"]:
-            if a[k] != b[k]:
-                failures.append(f"resume after kill -9: {k} {b[k]} != uninterrupted {a[k]}")
+def test_kill_9_of_one_rank_mid_fit_the_job_ends_no_result_resume_com():
+    global a, args, b, code, err, full, k, killed_at, out, res, said, took, victims, w
+    full = run(2, *common, "--out", "full.h5", "--slow-island", "0")
+    if full.returncode != 0:
+        failures.append(f"uninterrupted 2-rank fit: exit {full.returncode}\n{full.stderr[-1500:]}")
+    args = [*common, "--out", "k.h5", "--checkpoint-dir", "ck9", "--slow-island", "0"]
+    # The kill comes at generation 30, past the checkpoints of generations 10 and 20; the fit
+    # (160 generations, one island sleeping 6 ms in each) must still be running then.
+    w = Watched(command(2, *with_progress(args)), work)
+    w.wait_generation(30, epoch_generations=10)
+    victims = sorted(rank_pids("ck9"))
+    if len(victims) != 2:
+        failures.append(f"kill -9: expected 2 rank processes, found {victims}")
+        w.signal(9)
+        w.finish()
+    else:
+        killed_at = time.time()
+        w.signal(9, victims[-1:])
+        try:
+            code, out, err = w.finish(60)
+            took = time.time() - killed_at
+            if code == 0 or took > 30:
+                failures.append(f"kill -9 of a rank: exit {code} after {took:.1f} s "
+                                f"(expected a failure within 30 s)\n{err[-1500:]}")
+            said = [l for l in err.splitlines() if "signal 9" in l or "Killed" in l]
+            print(f"fault_test: kill -9 of a rank: mpiexec ended after {took:.1f} s, exit "
+                  f"{code}: {said[:1]}")
+            if not said:
+                failures.append(f"kill -9 of a rank: no message naming the killed rank\n{err[-1500:]}")
+        except ranks.Missed:
+            failures.append("kill -9 of a rank: the job still ran 60 s later (hang)")
+        if os.path.exists(os.path.join(work, "k.h5")) or temps():
+            failures.append(f"kill -9 of a rank: a result or temporary file was left: "
+                            f"{os.listdir(work)}")
+        res = run(2, *args, "--resume")
+        if res.returncode != 0:
+            failures.append(f"resume after kill -9 of a rank: exit {res.returncode}\n{res.stderr[-1500:]}")
+        elif full.returncode == 0:
+            a, b = json.loads(full.stdout), json.loads(res.stdout)
+            for k in ["params", "cost", "generations", "evaluations"]:
+                if a[k] != b[k]:
+                    failures.append(f"resume after kill -9: {k} {b[k]} != uninterrupted {a[k]}")
+
 
 # ---- a file-size limit (ulimit -f) while writing: clear error, previous file kept ----
-if run(1, *common, "--out", "r.h5").returncode != 0:
-    failures.append("fit for the disk-full cases failed")
-before = digest("r.h5")
-r = run(1, *common, "--out", "r.h5", "--force", fsize=4096)
-one_error(r, "File too large", 6, "result over ulimit -f")
-if digest("r.h5") != before or temps():
-    failures.append("result over ulimit -f: the previous result changed or a temporary file was left")
+def test_a_file_size_limit_ulimit_f_while_writing_clear_error_previou():
+    global before, ck_before, ckargs, r, size, w
+    if run(1, *common, "--out", "r.h5").returncode != 0:
+        failures.append("fit for the disk-full cases failed")
+    before = digest("r.h5")
+    r = run(1, *common, "--out", "r.h5", "--force", fsize=4096)
+    one_error(r, "File too large", 6, "result over ulimit -f")
+    if digest("r.h5") != before or temps():
+        failures.append("result over ulimit -f: the previous result changed or a temporary file was left")
 
-# checkpoint: an interrupted fit leaves one; resuming under the limit cannot rewrite it
-ckargs = [*common, "--max-generations", "100000", "--tol", "0", "--out", "c.h5", "--checkpoint-dir", "ckf"]
-p = subprocess.Popen(command(1, *ckargs), cwd=work, env=env, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.PIPE, text=True)
-deadline = time.time() + 60
-while not os.path.exists(os.path.join(work, "ckf", "checkpoint.h5")) and time.time() < deadline:
-    time.sleep(0.02)
-p.terminate()
-p.communicate(timeout=60)
-ck_before = digest("ckf/checkpoint.h5")
-size = os.path.getsize(os.path.join(work, "ckf", "checkpoint.h5"))
-r = run(1, *ckargs, "--resume", fsize=size // 2)
-one_error(r, "File too large", 6, "checkpoint over ulimit -f")
-if digest("ckf/checkpoint.h5") != ck_before or temps("ckf"):
-    failures.append("checkpoint over ulimit -f: the previous checkpoint changed or a temp file was left")
+    # checkpoint: an interrupted fit leaves one; resuming under the limit cannot rewrite it
+    ckargs = [*common, "--max-generations", "100000", "--tol", "0", "--out", "c.h5", "--checkpoint-dir", "ckf"]
+    w = Watched(command(1, *ckargs), work, stdout=subprocess.DEVNULL)
+    w.wait_files(os.path.join(work, "ckf", "checkpoint.h5"), "the first checkpoint")
+    w.signal(15)
+    w.finish()
+    ck_before = digest("ckf/checkpoint.h5")
+    size = os.path.getsize(os.path.join(work, "ckf", "checkpoint.h5"))
+    r = run(1, *ckargs, "--resume", fsize=size // 2)
+    one_error(r, "File too large", 6, "checkpoint over ulimit -f")
+    if digest("ckf/checkpoint.h5") != ck_before or temps("ckf"):
+        failures.append("checkpoint over ulimit -f: the previous checkpoint changed or a temp file was left")
+
 
 # ---- a full disk (ENOSPC), on a 64 KiB tmpfs: result, store and checkpoint ----
-mnt = os.path.join(work, "full")
-os.makedirs(mnt)
-mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
-                         capture_output=True).returncode == 0
+def test_a_full_disk_enospc_on_a_64_kib_tmpfs_result_store_and_checkp():
+    global before, ck_before, copy_in, fill, mnt, mounted, r
+    mnt = os.path.join(work, "full")
+    os.makedirs(mnt)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
+                             capture_output=True).returncode == 0
 
 
-def copy_in(src, dst):
-    with open(os.path.join(work, src), "rb") as f, open(os.path.join(mnt, dst), "wb") as g:
-        g.write(f.read())
+    def copy_in(src, dst):
+        with open(os.path.join(work, src), "rb") as f, open(os.path.join(mnt, dst), "wb") as g:
+            g.write(f.read())
 
 
-def fill(leave):
-    """Writes mnt/filler so that about `leave` bytes stay free."""
-    filler = os.path.join(mnt, "filler")
-    if os.path.exists(filler):
-        os.remove(filler)
-    st = os.statvfs(mnt)
-    with open(filler, "wb") as f:
-        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    def fill(leave):
+        """Writes mnt/filler so that about `leave` bytes stay free."""
+        filler = os.path.join(mnt, "filler")
+        if os.path.exists(filler):
+            os.remove(filler)
+        st = os.statvfs(mnt)
+        with open(filler, "wb") as f:
+            f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
 
 
-if not mounted:
-    print("fault_test: cannot mount a tmpfs here (not root?): disk-full cases use ulimit -f only")
-else:
-    try:
-        copy_in("r.h5", "r.h5")
-        fill(4096)
-        before = digest("full/r.h5")
-        r = run(1, *common, "--out", "full/r.h5", "--force")
-        one_error(r, "No space left on device", 6, "result on a full disk")
-        if digest("full/r.h5") != before or temps("full"):
-            failures.append("result on a full disk: the previous result changed or a temp file was left")
-        r = run(1, "synth", "--out", "full/s.h5", "--rows", "5000", "--set", "/mxnet/vgg16")
-        one_error(r, "No space left on device", 6, "store on a full disk")
-        if os.path.exists(os.path.join(mnt, "s.h5")) or temps("full"):
-            failures.append("store on a full disk: a partial store or a temp file was left")
-        os.remove(os.path.join(mnt, "filler"))
-        os.remove(os.path.join(mnt, "r.h5"))
-        os.makedirs(os.path.join(mnt, "ck"))
-        copy_in("ckf/checkpoint.h5", "ck/checkpoint.h5")
-        fill(4096)
-        ck_before = digest("full/ck/checkpoint.h5")
-        r = run(1, *ckargs[:-1], "full/ck", "--resume")
-        one_error(r, "No space left on device", 6, "checkpoint on a full disk")
-        if digest("full/ck/checkpoint.h5") != ck_before or temps("full/ck"):
-            failures.append("checkpoint on a full disk: the previous checkpoint changed or a temp file was left")
-    finally:
-        subprocess.run(["umount", mnt])
+    if not mounted:
+        print("fault_test: cannot mount a tmpfs here (not root?): disk-full cases use ulimit -f only")
+    else:
+        try:
+            copy_in("r.h5", "r.h5")
+            fill(4096)
+            before = digest("full/r.h5")
+            r = run(1, *common, "--out", "full/r.h5", "--force")
+            one_error(r, "No space left on device", 6, "result on a full disk")
+            if digest("full/r.h5") != before or temps("full"):
+                failures.append("result on a full disk: the previous result changed or a temp file was left")
+            r = run(1, "synth", "--out", "full/s.h5", "--rows", "5000", "--set", "/mxnet/vgg16")
+            one_error(r, "No space left on device", 6, "store on a full disk")
+            if os.path.exists(os.path.join(mnt, "s.h5")) or temps("full"):
+                failures.append("store on a full disk: a partial store or a temp file was left")
+            os.remove(os.path.join(mnt, "filler"))
+            os.remove(os.path.join(mnt, "r.h5"))
+            os.makedirs(os.path.join(mnt, "ck"))
+            copy_in("ckf/checkpoint.h5", "ck/checkpoint.h5")
+            fill(4096)
+            ck_before = digest("full/ck/checkpoint.h5")
+            r = run(1, *ckargs[:-1], "full/ck", "--resume")
+            one_error(r, "No space left on device", 6, "checkpoint on a full disk")
+            if digest("full/ck/checkpoint.h5") != ck_before or temps("full/ck"):
+                failures.append("checkpoint on a full disk: the previous checkpoint changed or a temp file was left")
+        finally:
+            subprocess.run(["umount", mnt])
+
 
 # ---- damaged checkpoints are refused by --resume, and left as they are ----
-with open(os.path.join(work, "ckf", "checkpoint.h5"), "rb") as f:
-    good = f.read()
-for what, damaged, needle in [
-        ("truncated", good[: len(good) * 2 // 3], "is truncated"),
-        ("one flipped byte", good[:700] + bytes([good[700] ^ 0x04]) + good[701:], "is corrupt"),
-        ("one flipped byte in the checksum block", good[:25] + bytes([good[25] ^ 0x01]) + good[26:],
-         "is corrupt")]:
-    with open(os.path.join(work, "ckf", "checkpoint.h5"), "wb") as f:
-        f.write(damaged)
-    r = run(1, *ckargs, "--resume")
-    one_error(r, "checkpoint 'ckf/checkpoint.h5' " + needle, 3, f"resume from a {what} checkpoint")
-    if digest("ckf/checkpoint.h5") != hashlib.sha256(damaged).hexdigest():
-        failures.append(f"resume from a {what} checkpoint: the checkpoint was rewritten")
-
-if failures:
-    print("FAILED:")
-    for f in failures:
-        print(f, "\n")
-    sys.exit(1)
-print("fault_test: all fault-injection checks passed")
+def test_damaged_checkpoints_are_refused_by_resume_and_left_as_they_a():
+    global damaged, f, good, needle, r, what
+    with open(os.path.join(work, "ckf", "checkpoint.h5"), "rb") as f:
+        good = f.read()
+    for what, damaged, needle in [
+            ("truncated", good[: len(good) * 2 // 3], "is truncated"),
+            ("one flipped byte", good[:700] + bytes([good[700] ^ 0x04]) + good[701:], "is corrupt"),
+            ("one flipped byte in the checksum block", good[:25] + bytes([good[25] ^ 0x01]) + good[26:],
+             "is corrupt")]:
+        with open(os.path.join(work, "ckf", "checkpoint.h5"), "wb") as f:
+            f.write(damaged)
+        r = run(1, *ckargs, "--resume")
+        one_error(r, "checkpoint 'ckf/checkpoint.h5' " + needle, 3, f"resume from a {what} checkpoint")
+        if digest("ckf/checkpoint.h5") != hashlib.sha256(damaged).hexdigest():
+            failures.append(f"resume from a {what} checkpoint: the checkpoint was rewritten")

@@ -1,23 +1,37 @@
-"""Helpers shared by the CLI tests that run perfit under mpiexec and signal its ranks."""
+"""Helpers shared by the Python tests: the harness's arguments, perfit under mpiexec, waiting
+for events (Watched) and signalling ranks."""
 import csv
 import glob
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
-import sys
+import threading
+import time
 
 INTERRUPTED = 75  # perfit's exit code for "checkpointed, resumable"
 # Open MPI refuses to run as root without these (tests run as root in CI).
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
+PERFIT = WORK = MPIEXEC = SOURCE = None
+
+
+def configure(perfit, work, mpiexec, source):
+    """Called once by tests/conftest.py with pytest's options; empties WORK."""
+    global PERFIT, WORK, MPIEXEC, SOURCE
+    PERFIT, WORK, MPIEXEC, SOURCE = os.path.abspath(perfit), os.path.abspath(work), mpiexec, os.path.abspath(source)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+
+
 def arguments():
-    """PERFIT_EXE WORKDIR MPIEXEC from the command line; WORKDIR is emptied first."""
-    perfit, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    return perfit, work, mpiexec
+    """(perfit executable, work directory, mpiexec) as the harness was given them."""
+    if PERFIT is None:
+        raise RuntimeError("run the tests with pytest (tests/conftest.py passes --perfit and --work)")
+    return PERFIT, WORK, MPIEXEC
 
 
 MLPERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "mlperf",
@@ -38,11 +52,12 @@ def write_mlperf_series(path, benchmark, accelerator, framework, where=lambda ro
 
 
 class Cli:
-    """perfit run in WORKDIR (under mpiexec with n > 1), its failures collected for one report."""
+    """perfit run in WORKDIR (under mpiexec with n > 1); what goes wrong is appended to
+    `failures`, the test module's list that the harness (tests/conftest.py) reports."""
 
-    def __init__(self, perfit, work, mpiexec):
+    def __init__(self, perfit, work, mpiexec, failures):
         self.perfit, self.work, self.mpiexec = perfit, work, mpiexec
-        self.failures = []
+        self.failures = failures
 
     def run(self, *args, n=1):
         return subprocess.run(command(self.perfit, self.mpiexec, n, *args), capture_output=True, text=True,
@@ -57,6 +72,8 @@ class Cli:
         for s in needles:
             if s not in out:
                 self.failures.append(f"{args}: output lacks {s!r}\n{out[-3000:]}")
+        if "HDF5-DIAG" in out:
+            self.failures.append(f"{args}: HDF5 error stack dumped\n{out[-3000:]}")
         return r
 
     def as_json(self, r, what):
@@ -66,18 +83,19 @@ class Cli:
             self.failures.append(f"{what}: not JSON\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
             return {}
 
-    def report(self):
-        """Print the failures and exit 1 if there were any."""
-        for f in self.failures:
-            print("FAIL:", f)
-        print(f"{len(self.failures)} failure(s)")
-        raise SystemExit(1 if self.failures else 0)
 
 
 def command(perfit, mpiexec, n, *args):
     """perfit ARGS, under `mpiexec -n N --oversubscribe` when N > 1."""
     base = [perfit, *args]
     return base if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", *base]
+
+
+def with_progress(args):
+    """args with a progress line per generation, the event Watched.wait_generation waits for
+    (result-neutral: a resume accepts it)."""
+    i = args.index("--progress-every")
+    return [*args[:i], "--progress-every", "1", *args[i + 2:]]
 
 
 def rank_pids(tag):
@@ -92,3 +110,107 @@ def rank_pids(tag):
         if argv and argv[0].endswith(b"perfit") and tag.encode() in b" ".join(argv):
             pids.append(int(os.path.basename(d)))
     return pids
+
+
+class Missed(AssertionError):
+    """An awaited event (a line, a file) did not come before its deadline or before the process ended."""
+
+
+class Watched:
+    """A process whose stderr is read line by line in a thread, so that a test can act on an
+    observed event (a progress line, a checkpoint file) instead of after a fixed sleep. A wait
+    whose deadline passes, or whose process ends first, kills the process and raises Missed:
+    the test fails instead of carrying on."""
+
+    def __init__(self, cmd, cwd, env=None, stdout=subprocess.PIPE):
+        self.p = subprocess.Popen(cmd, cwd=cwd, env=env or ENV, stdout=stdout, stderr=subprocess.PIPE,
+                                  text=True)
+        self.lines, self._out = [], []
+        self._new = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._out_reader = threading.Thread(
+            target=lambda: self._out.append(self.p.stdout.read() if self.p.stdout else ""), daemon=True)
+        self._out_reader.start()
+
+    def _read(self):
+        for line in self.p.stderr:
+            with self._new:
+                self.lines.append(line)
+                self._new.notify_all()
+        with self._new:
+            self._new.notify_all()
+
+    def _give_up(self, what, timeout):
+        ended = self.p.poll()
+        self.p.kill()
+        self.p.wait()
+        raise Missed(f"{what}: " + (f"the process ended first (exit {ended})" if ended is not None
+                                    else f"not seen within {timeout} s") +
+                     "\n" + "".join(self.lines)[-1500:])
+
+    def wait_line(self, test, what, timeout=60):
+        """The first stderr line for which test(line) is true; fails past the deadline."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        with self._new:
+            while True:
+                for line in self.lines[seen:]:
+                    if test(line):
+                        return line
+                seen = len(self.lines)
+                left = deadline - time.monotonic()
+                if left <= 0 or (not self._reader.is_alive() and seen == len(self.lines)):
+                    break
+                self._new.wait(min(left, 0.05))
+        self._give_up(what, timeout)
+
+    def wait_generation(self, generation, epoch_generations=None, timeout=60):
+        """Waits for a progress line (--progress-every 1) at or past `generation`: a serial fit
+        prints one per generation (gen=N), islands one per epoch (epoch=N) of
+        epoch_generations generations (--migration-interval)."""
+        pattern = re.compile(r"\b(gen|epoch)=(\d+)")
+
+        def reached(line):
+            m = pattern.search(line)
+            if not m:
+                return False
+            if m.group(1) == "epoch" and epoch_generations is None:
+                raise AssertionError(f"an epoch progress line, but no epoch length was given: {line}")
+            return int(m.group(2)) * (epoch_generations or 1 if m.group(1) == "epoch" else 1) >= generation
+
+        return self.wait_line(reached, f"a progress line at generation >= {generation}", timeout)
+
+    def wait_until(self, test, what, timeout=60):
+        """test()'s first true value, polled while the process runs; fails past the deadline."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.p.poll() is None:
+            found = test()
+            if found:
+                return found
+            time.sleep(0.01)
+        self._give_up(what, timeout)
+
+    def wait_files(self, pattern, what, timeout=60):
+        """Paths matching the glob `pattern`, once there are any."""
+        return self.wait_until(lambda: glob.glob(pattern), what, timeout)
+
+    def signal(self, sig, pids=None):
+        """Sends sig to the process (or to pids, which must be some); fails if it already ended."""
+        name = signal.Signals(sig).name
+        if self.p.poll() is not None:
+            self._give_up(f"sending {name}", 0)
+        if pids is not None and not pids:
+            self._give_up(f"sending {name}: no rank processes found", 0)
+        for pid in pids if pids is not None else [self.p.pid]:
+            os.kill(pid, sig)
+
+    def finish(self, timeout=120):
+        """(exit code, stdout, stderr) once the process ends; fails past the deadline."""
+        try:
+            self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._give_up("the process to end", timeout)
+        self._reader.join()
+        self._out_reader.join()
+        return self.p.returncode, "".join(self._out), "".join(self.lines)

@@ -5,7 +5,7 @@ middle of a checkpoint write, resumes that must be refused, and the two cases th
 A sync run interrupted at a random generation and resumed equals the uninterrupted run bit for
 bit: params, cost, generations, evaluations and cost history.
 
-usage: resume_test.py PERFIT_EXE WORKDIR MPIEXEC
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --mpiexec).
 """
 import glob
 import json
@@ -13,13 +13,11 @@ import os
 import random
 import signal
 import subprocess
-import sys
-import time
 
 import h5py
 
 import ranks
-from ranks import rank_pids
+from ranks import Watched, rank_pids, with_progress
 
 perfit, work, mpiexec = ranks.arguments()
 failures = []
@@ -37,22 +35,16 @@ def run(n, *args, timeout=120, extra_env=None):
                           timeout=timeout, env=dict(env, **(extra_env or {})))
 
 
-def interrupt(n, args, tag, how, after, extra_env=None, wait_checkpoint=True):
-    """Starts a fit, waits `after` seconds past its first checkpoint, then signals it."""
-    p = subprocess.Popen(command(n, *args), cwd=work, env=dict(env, **(extra_env or {})),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    ck = os.path.join(work, tag, "checkpoint.h5")
-    deadline = time.time() + 60
-    while wait_checkpoint and not os.path.exists(ck) and p.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(after)
+def interrupt(n, args, tag, how, at_generation, extra_env=None):
+    """Starts a fit, signals it once its progress line reaches at_generation (the fit must still
+    be running then), and returns (exit code, stdout, stderr)."""
+    w = Watched(command(n, *with_progress(args)), work, dict(env, **(extra_env or {})))
+    w.wait_generation(at_generation, epoch_generations=10)  # common's --migration-interval
     if how == "usr1-mpiexec":
-        p.send_signal(signal.SIGUSR1)
+        w.signal(signal.SIGUSR1)
     else:
-        for pid in rank_pids(tag):
-            os.kill(pid, signal.SIGKILL if how == "kill" else signal.SIGTERM)
-    out, err = p.communicate(timeout=120)
-    return p.returncode, out, err
+        w.signal(signal.SIGKILL if how == "kill" else signal.SIGTERM, rank_pids(tag))
+    return w.finish()
 
 
 def history(path):
@@ -69,139 +61,152 @@ common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations",
           "--progress-every", "0", "--json"]
 
 # ---- sync: interrupted at a random generation, resumed == uninterrupted, bit for bit ----
-# islands of one rank each, and (layout "sharded") the default for a 1-D search: one island
-# whose ranks split the rows and sum the least-squares statistics
-fulls = {}
-for n, how, layout in [(1, "term", "islands"), (2, "term", "islands"), (4, "term", "islands"),
-                       (2, "usr1-mpiexec", "islands"), (2, "term", "sharded")]:
-    slow = ["--slow-island", str(n - 1), "--ranks-per-island", "1"]
-    if layout == "sharded":
-        slow = ["--slow-island", "0"]
-    if (n, layout) not in fulls:
-        fulls[(n, layout)] = run(n, *common, *slow, "--out", f"full{n}{layout}.h5")
-    full = fulls[(n, layout)]
-    if full.returncode != 0:
-        failures.append(f"n={n} uninterrupted: exit {full.returncode}\n{full.stderr[-1500:]}")
-        continue
-    tag = f"ck{n}{how}{layout}"
-    args = [*common, *slow, "--out", f"r{tag}.h5", "--checkpoint-dir", tag]
-    code, out, err = interrupt(n, args, tag, how, rnd.uniform(0.1, 0.5))
-    if code != INTERRUPTED or "resume with:" not in err or "--resume" not in err:
-        failures.append(f"n={n} {how} {layout}: exit {code} (expected {INTERRUPTED})\n{err[-1500:]}")
-        continue
-    if os.path.exists(os.path.join(work, f"r{tag}.h5")):
-        failures.append(f"n={n} {how} {layout}: a result was written although a checkpoint was")
-    if [l for l in err.splitlines() if l.startswith("perfit: interrupted")].__len__() != 1:
-        failures.append(f"n={n} {how} {layout}: the interrupt message is not printed once\n{err[-1500:]}")
-    res = run(n, *args, "--resume")
-    if res.returncode != 0:
-        failures.append(f"n={n} {how} {layout} resume: exit {res.returncode}\n{res.stderr[-1500:]}")
-        continue
-    a, b = json.loads(full.stdout), json.loads(res.stdout)
-    for k in ["params", "cost", "generations", "evaluations", "stop_reason"]:
-        if a[k] != b[k]:
-            failures.append(f"n={n} {how} {layout}: resumed {k} {b[k]} != uninterrupted {a[k]}")
-    if history(f"full{n}{layout}.h5") != history(f"r{tag}.h5"):
-        failures.append(f"n={n} {how} {layout}: cost histories differ")
+def test_sync_interrupted_at_a_random_generation_resumed_uninterrupte():
+    global a, args, b, code, err, full, fulls, how, k, layout, n, out, res, slow, tag
+    # islands of one rank each, and (layout "sharded") the default for a 1-D search: one island
+    # whose ranks split the rows and sum the least-squares statistics
+    fulls = {}
+    for n, how, layout in [(1, "term", "islands"), (2, "term", "islands"), (4, "term", "islands"),
+                           (2, "usr1-mpiexec", "islands"), (2, "term", "sharded")]:
+        slow = ["--slow-island", str(n - 1), "--ranks-per-island", "1"]
+        if layout == "sharded":
+            slow = ["--slow-island", "0"]
+        if (n, layout) not in fulls:
+            fulls[(n, layout)] = run(n, *common, *slow, "--out", f"full{n}{layout}.h5")
+        full = fulls[(n, layout)]
+        if full.returncode != 0:
+            failures.append(f"n={n} uninterrupted: exit {full.returncode}\n{full.stderr[-1500:]}")
+            continue
+        tag = f"ck{n}{how}{layout}"
+        args = [*common, *slow, "--out", f"r{tag}.h5", "--checkpoint-dir", tag]
+        code, out, err = interrupt(n, args, tag, how, rnd.randint(15, 120))
+        if code != INTERRUPTED or "resume with:" not in err or "--resume" not in err:
+            failures.append(f"n={n} {how} {layout}: exit {code} (expected {INTERRUPTED})\n{err[-1500:]}")
+            continue
+        if os.path.exists(os.path.join(work, f"r{tag}.h5")):
+            failures.append(f"n={n} {how} {layout}: a result was written although a checkpoint was")
+        if [l for l in err.splitlines() if l.startswith("perfit: interrupted")].__len__() != 1:
+            failures.append(f"n={n} {how} {layout}: the interrupt message is not printed once\n{err[-1500:]}")
+        res = run(n, *args, "--resume")
+        if res.returncode != 0:
+            failures.append(f"n={n} {how} {layout} resume: exit {res.returncode}\n{res.stderr[-1500:]}")
+            continue
+        a, b = json.loads(full.stdout), json.loads(res.stdout)
+        for k in ["params", "cost", "generations", "evaluations", "stop_reason"]:
+            if a[k] != b[k]:
+                failures.append(f"n={n} {how} {layout}: resumed {k} {b[k]} != uninterrupted {a[k]}")
+        if history(f"full{n}{layout}.h5") != history(f"r{tag}.h5"):
+            failures.append(f"n={n} {how} {layout}: cost histories differ")
+
 
 # ---- async: resumes and completes, nothing left pending ----
-# (async islands never meet at an epoch, so they checkpoint only when interrupted)
-args = [*common, "--mode", "async", "--slow-island", "1", "--slow-ms", "20", "--out", "ra.h5",
-        "--ranks-per-island", "1",
-        "--checkpoint-dir", "cka"]
-code, out, err = interrupt(2, args, "cka", "term", 1.0, wait_checkpoint=False)
-if code != INTERRUPTED:
-    failures.append(f"async interrupt: exit {code}\n{err[-1500:]}")
-res = run(2, *args, "--resume")
-if res.returncode != 0 or json.loads(res.stdout or "{}").get("generations", 0) < 1:
-    failures.append(f"async resume: exit {res.returncode}\n{res.stderr[-1500:]}")
+def test_async_resumes_and_completes_nothing_left_pending():
+    global args, code, err, out, res, resumed
+    # (async islands never meet at an epoch, so they checkpoint only when interrupted). The fit is
+    # long by construction: no generation limit, a 3 s time limit that the resume finishes (it
+    # carries on the checkpointed clock), and the signal goes at generation 20, which it must
+    # still be running at.
+    args = [*common[:common.index("--max-generations")], "--max-generations", "100000000",
+            *common[common.index("--max-generations") + 2:], "--max-seconds", "3", "--mode", "async",
+            "--slow-island", "1", "--slow-ms", "20", "--out", "ra.h5", "--ranks-per-island", "1",
+            "--checkpoint-dir", "cka"]
+    code, out, err = interrupt(2, args, "cka", "term", 20)
+    if code != INTERRUPTED:
+        failures.append(f"async interrupt: exit {code}\n{err[-1500:]}")
+    res = run(2, *args, "--resume")
+    resumed = json.loads(res.stdout or "{}")
+    if res.returncode != 0 or resumed.get("generations", 0) < 20 or resumed.get("stop_reason") != "time_limit":
+        failures.append(f"async resume: exit {res.returncode}, {resumed.get('generations')} generations, "
+                        f"stop {resumed.get('stop_reason')}\n{res.stderr[-1500:]}")
+
 
 # ---- without a checkpoint dir: the best so far, marked interrupted ----
-# The signal goes once the first progress line shows the fit running (before it, a signal ends
-# the process as signals do: nothing is being fitted yet; a slow build such as ASan's is still
-# loading at a fixed 0.5 s).
-p = subprocess.Popen([perfit, *common, "--progress-every", "1", "--slow-island", "0", "--out", "best.h5"],
-                     cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-seen = []
-for line in p.stderr:
-    seen.append(line)
-    if " gen=" in line:
-        break
-p.send_signal(signal.SIGINT)
-out, err = p.communicate(timeout=60)
-err = "".join(seen) + err
-if p.returncode != INTERRUPTED or json.loads(out or "{}").get("stop_reason") != "interrupted":
-    failures.append(f"SIGINT without checkpoint dir: exit {p.returncode}\n{out[-500:]}{err[-1000:]}")
+def test_without_a_checkpoint_dir_the_best_so_far_marked_interrupted():
+    global code, err, out, w
+    # The signal goes once the first progress line shows the fit running (before it, a signal ends
+    # the process as signals do: nothing is being fitted yet; a slow build such as ASan's is still
+    # loading at a fixed 0.5 s).
+    w = Watched([perfit, *with_progress(common), "--slow-island", "0", "--out", "best.h5"], work)
+    w.wait_generation(1)
+    w.signal(signal.SIGINT)
+    code, out, err = w.finish(60)
+    if code != INTERRUPTED or json.loads(out or "{}").get("stop_reason") != "interrupted":
+        failures.append(f"SIGINT without checkpoint dir: exit {code}\n{out[-500:]}{err[-1000:]}")
+
 
 # ---- a kill -9 during a checkpoint write leaves the previous checkpoint readable ----
-slow_write = {"PERFIT_FAULT_CHECKPOINT_DELAY_MS": "800"}
-args = [*common, "--slow-island", "0", "--out", "k.h5", "--checkpoint-dir", "ckk"]
-p = subprocess.Popen([perfit, *args], cwd=work, env=dict(env, **slow_write),
-                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-ck = os.path.join(work, "ckk", "checkpoint.h5")
-deadline = time.time() + 60
-while time.time() < deadline and not (os.path.exists(ck) and glob.glob(os.path.join(work, "ckk", ".checkpoint.h5.tmp-*"))):
-    time.sleep(0.02)
-p.kill()
-p.wait()
-try:
-    with h5py.File(ck, "r") as h:
-        if h.attrs["perfit_checkpoint"] not in ("perfit-checkpoint-1", b"perfit-checkpoint-1"):
-            failures.append("checkpoint after kill -9: wrong format attribute")
-except Exception as e:  # noqa: BLE001
-    failures.append(f"checkpoint unreadable after a kill -9 during its rewrite: {e}")
-res = run(1, *args, "--resume")
-if res.returncode != 0:
-    failures.append(f"resume after kill -9: exit {res.returncode}\n{res.stderr[-1500:]}")
-# SIGTERM during a (slow) checkpoint write: the write completes, then the fit stops.
-args = [*common, "--slow-island", "0", "--out", "t.h5", "--checkpoint-dir", "ckt"]
-code, out, err = interrupt(1, args, "ckt", "term", 0.3, slow_write)
-if code != INTERRUPTED or glob.glob(os.path.join(work, "ckt", ".checkpoint.h5.tmp-*")):
-    failures.append(f"SIGTERM during a checkpoint write: exit {code}\n{err[-1500:]}")
-if run(1, *args, "--resume").returncode != 0:
-    failures.append("resume after SIGTERM during a checkpoint write failed")
+def test_a_kill_9_during_a_checkpoint_write_leaves_the_previous_check():
+    global args, ck, code, e, err, h, out, res, slow_write, w
+    slow_write = {"PERFIT_FAULT_CHECKPOINT_DELAY_MS": "800"}
+    args = [*common, "--slow-island", "0", "--out", "k.h5", "--checkpoint-dir", "ckk"]
+    w = Watched([perfit, *args], work, dict(env, **slow_write), stdout=subprocess.DEVNULL)
+    ck = os.path.join(work, "ckk", "checkpoint.h5")
+    w.wait_until(lambda: os.path.exists(ck) and glob.glob(os.path.join(work, "ckk", ".checkpoint.h5.tmp-*")),
+                 "a checkpoint rewrite under way (a checkpoint and its next temporary file)")
+    w.signal(signal.SIGKILL)
+    w.finish()
+    try:
+        with h5py.File(ck, "r") as h:
+            if h.attrs["perfit_checkpoint"] not in ("perfit-checkpoint-1", b"perfit-checkpoint-1"):
+                failures.append("checkpoint after kill -9: wrong format attribute")
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"checkpoint unreadable after a kill -9 during its rewrite: {e}")
+    res = run(1, *args, "--resume")
+    if res.returncode != 0:
+        failures.append(f"resume after kill -9: exit {res.returncode}\n{res.stderr[-1500:]}")
+    # SIGTERM during a (slow) checkpoint write: the write completes, then the fit stops.
+    args = [*common, "--slow-island", "0", "--out", "t.h5", "--checkpoint-dir", "ckt"]
+    w = Watched([perfit, *args], work, dict(env, **slow_write))
+    w.wait_files(os.path.join(work, "ckt", ".checkpoint.h5.tmp-*"), "a checkpoint write under way")
+    w.signal(signal.SIGTERM)
+    code, out, err = w.finish()
+    if code != INTERRUPTED or glob.glob(os.path.join(work, "ckt", ".checkpoint.h5.tmp-*")):
+        failures.append(f"SIGTERM during a checkpoint write: exit {code}\n{err[-1500:]}")
+    if run(1, *args, "--resume").returncode != 0:
+        failures.append("resume after SIGTERM during a checkpoint write failed")
+
 
 # ---- resumes that must be refused, naming what differs ----
-base = ["fit", "--set", "/mxnet/vgg16", "--max-generations", "160", "--migration-interval", "10",
-        "--checkpoint-every", "10", "--slow-ms", "6", "--progress-every", "0", "--json",
-        "--slow-island", "0", "--checkpoint-dir", "ckk", "--resume"]
-for args, n, needle in [
-    (["--data", "other.h5", "--out", "x1.h5"], 1, "the data differs"),
-    (["--data", "d.h5", "--out", "x2.h5", "--strategy", "jso"], 1, "option 'de.strategy' was 'lshade', now 'jso'"),
-    (["--data", "d.h5", "--out", "x3.h5", "--model", "usl"], 1, "the model differs"),
-    (["--data", "d.h5", "--out", "x4.h5"], 2, "written by a job of 1 ranks, this job has 2"),
-]:
-    r = run(n, *base, *args)
-    errors = [l for l in r.stderr.splitlines() if l.startswith("perfit: error")]
-    if r.returncode != 2 or len(errors) != 1 or needle not in errors[0]:
-        failures.append(f"resume {args} on {n}: exit {r.returncode}, expected 2 with {needle!r}\n{r.stderr[-1500:]}")
-r = run(1, *common, "--out", "fresh.h5", "--checkpoint-dir", "none_yet", "--resume")
-if r.returncode != 0 or "starting fresh" not in r.stderr:
-    failures.append(f"--resume without a checkpoint: exit {r.returncode}\n{r.stderr[-1000:]}")
-r = run(1, *common, "--out", "nodir.h5", "--resume")
-if r.returncode != 2 or "--resume needs --checkpoint-dir" not in r.stderr:
-    failures.append(f"--resume without --checkpoint-dir: exit {r.returncode}\n{r.stderr[-1000:]}")
+def test_resumes_that_must_be_refused_naming_what_differs():
+    global args, base, errors, n, needle, r
+    base = ["fit", "--set", "/mxnet/vgg16", "--max-generations", "160", "--migration-interval", "10",
+            "--checkpoint-every", "10", "--slow-ms", "6", "--progress-every", "0", "--json",
+            "--slow-island", "0", "--checkpoint-dir", "ckk", "--resume"]
+    for args, n, needle in [
+        (["--data", "other.h5", "--out", "x1.h5"], 1, "the data differs"),
+        (["--data", "d.h5", "--out", "x2.h5", "--strategy", "jso"], 1, "option 'de.strategy' was 'lshade', now 'jso'"),
+        (["--data", "d.h5", "--out", "x3.h5", "--model", "usl"], 1, "the model differs"),
+        (["--data", "d.h5", "--out", "x4.h5"], 2, "written by a job of 1 ranks, this job has 2"),
+    ]:
+        r = run(n, *base, *args)
+        errors = [l for l in r.stderr.splitlines() if l.startswith("perfit: error")]
+        if r.returncode != 2 or len(errors) != 1 or needle not in errors[0]:
+            failures.append(f"resume {args} on {n}: exit {r.returncode}, expected 2 with {needle!r}\n{r.stderr[-1500:]}")
+    r = run(1, *common, "--out", "fresh.h5", "--checkpoint-dir", "none_yet", "--resume")
+    if r.returncode != 0 or "starting fresh" not in r.stderr:
+        failures.append(f"--resume without a checkpoint: exit {r.returncode}\n{r.stderr[-1000:]}")
+    r = run(1, *common, "--out", "nodir.h5", "--resume")
+    if r.returncode != 2 or "--resume needs --checkpoint-dir" not in r.stderr:
+        failures.append(f"--resume without --checkpoint-dir: exit {r.returncode}\n{r.stderr[-1000:]}")
+
 
 # ---- the two cases that used to hang: a wall-clock limit with ranks sharing an island (each
-# read its own clock), and islands that send different numbers of migrants ----
-r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
-        "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--no-compress",
-        "--progress-every", "0", "--separable", "off",  # a 1-D search would converge first
-        timeout=100)
-if r.returncode != 0 or "time_limit" not in r.stdout + r.stderr:
-    failures.append(f"max-seconds with ranks-per-island 2: exit {r.returncode}\n{r.stderr[-1500:]}")
-r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h2.h5", "--migrants", "8",
-        "--migration-interval", "5", "--per-island", "population=5,strategy=rand1bin;population=40",
-        "--max-generations", "60", "--progress-every", "0", "--json", timeout=100)
-if r.returncode != 0:
-    failures.append(f"islands sending different migrant counts: exit {r.returncode}\n{r.stderr[-1500:]}")
-r = run(2, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h3.h5", "--migrants", "30",
-        "--max-evaluations", "6000", "--strategy", "lshade", "--max-generations", "400",
-        "--progress-every", "0", "--separable", "off", timeout=100)  # 6-D: 108 shrinking past 30
-if r.returncode != 0:
-    failures.append(f"L-SHADE shrinking below migrants: exit {r.returncode}\n{r.stderr[-1500:]}")
-
-if failures:
-    print("FAILED:\n" + "\n\n".join(failures))
-    sys.exit(1)
-print("resume: all checks passed")
+def test_the_two_cases_that_used_to_hang_a_wall_clock_limit_with_rank():
+    global r
+    # read its own clock), and islands that send different numbers of migrants ----
+    r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
+            "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--no-compress",
+            "--progress-every", "0", "--separable", "off",  # a 1-D search would converge first
+            timeout=100)
+    if r.returncode != 0 or "time_limit" not in r.stdout + r.stderr:
+        failures.append(f"max-seconds with ranks-per-island 2: exit {r.returncode}\n{r.stderr[-1500:]}")
+    r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h2.h5", "--migrants", "8",
+            "--migration-interval", "5", "--per-island", "population=5,strategy=rand1bin;population=40",
+            "--max-generations", "60", "--progress-every", "0", "--json", timeout=100)
+    if r.returncode != 0:
+        failures.append(f"islands sending different migrant counts: exit {r.returncode}\n{r.stderr[-1500:]}")
+    r = run(2, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h3.h5", "--migrants", "30",
+            "--max-evaluations", "6000", "--strategy", "lshade", "--max-generations", "400",
+            "--progress-every", "0", "--separable", "off", timeout=100)  # 6-D: 108 shrinking past 30
+    if r.returncode != 0:
+        failures.append(f"L-SHADE shrinking below migrants: exit {r.returncode}\n{r.stderr[-1500:]}")

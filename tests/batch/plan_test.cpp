@@ -69,8 +69,8 @@ TEST(BatchPlan, ExpandsGlobsTimesModelsOnceEachLongestFirst) {
   ASSERT_EQ(tasks.size(), 6u);  // /mxnet/resnet50 matched by both globs: once
   EXPECT_EQ(tasks[0].set, "/mxnet/bert");
   EXPECT_EQ(tasks[0].name, "mxnet__bert__amdahl");
-  EXPECT_EQ(tasks[0].cfg.fit.fit.de.max_generations, 7u);
-  EXPECT_EQ(tasks[0].cfg.fit.out, f.dir.file("out") + "/mxnet__bert__amdahl.h5");
+  EXPECT_EQ(tasks[0].cfg.de.max_generations, 7u);
+  EXPECT_EQ(tasks[0].cfg.out, f.dir.file("out") + "/mxnet__bert__amdahl.h5");
   EXPECT_FALSE(tasks[0].data_checksum.empty());
   const auto order = longest_first(tasks);
   EXPECT_EQ(tasks[order[0]].model_name, "generic");  // 6 params before amdahl's 2

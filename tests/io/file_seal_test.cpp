@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "perfit/core/error.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"

@@ -159,6 +159,51 @@ TEST(Evaluator, ResidualKindsWeightsAndPenalty) {
   EXPECT_DOUBLE_EQ(cost(Residual::rel_sq, "", Penalty::l1, 0.1), 0.25 + 0.1 * 0.3);
 }
 
+// Every vectorised path (fused lincomb kernels with their scalar tails, the stored-prediction
+// path of non-linear expressions, population costs, the LM residual vector) agrees with the
+// one scalar definition residual(kind, predicted, measured), weighted or not.
+TEST(Evaluator, EveryPathMatchesTheScalarResidualForEveryKind) {
+  MeasurementTable t = grid(3001);  // not a multiple of any packet block: the tails run too
+  Rng r(9);
+  std::vector<double> w(t.rows());
+  for (auto& v : w) v = r.uniform(0.5, 2.0);
+  t.add_column(Column("w", std::move(w)));
+  for (const char* expr : {"c0 + c1*d/(b*p) + c2*log2(p)", "sqrt(c0 + c1*d/(b*p)) * c2^2"}) {
+    const Model model(spec4(expr), t.column_names());
+    Eigen::MatrixXd pop(4, 5);
+    for (int j = 0; j < pop.cols(); ++j) {
+      for (int i = 0; i < 4; ++i) pop(i, j) = model.from_unit(i, r.uniform());
+      pop(3, j) = std::abs(pop(3, j));  // positive predictions: every kind has a finite cost
+    }
+    for (const Residual kind : {Residual::rel_sq, Residual::sq_log, Residual::ape, Residual::sq}) {
+      for (const std::string weight : {"", "w"}) {
+        CostOptions o;
+        o.residual = kind;
+        o.weight_column = weight;
+        o.penalty = Penalty::none;
+        const Evaluator ev(model, t, o);
+        Eigen::VectorXd costs(pop.cols());
+        ev.costs(pop, costs);
+        const auto& wv = t.column("w").f64();
+        for (int j = 0; j < pop.cols(); ++j) {
+          const Eigen::VectorXd pred = ev.predict(pop.col(j));
+          double sum = 0, wsum = 0;
+          for (Eigen::Index i = 0; i < pred.size(); ++i) {
+            const double wi = weight.empty() ? 1.0 : wv[static_cast<std::size_t>(i)];
+            sum += wi * residual(kind, pred(i), ev.measured()(i));
+            wsum += wi;
+          }
+          const double want = sum / wsum;
+          const std::string what = std::string(expr) + " " + to_string(kind) + " w=" + weight;
+          EXPECT_NEAR(costs(j), want, 1e-12 * want) << what;
+          EXPECT_NEAR(ev.cost(pop.col(j)), want, 1e-12 * want) << what;
+          EXPECT_NEAR(ev.residual_vector(pop.col(j)).squaredNorm(), want, 1e-12 * want) << what;
+        }
+      }
+    }
+  }
+}
+
 TEST(Evaluator, TermValuesSumToThePrediction) {
   const MeasurementTable t = grid(700);
   ModelSpec s = spec4("startup + compute + comm");

@@ -1,19 +1,17 @@
 #!/usr/bin/env python3
 """Reads stores written by perfit with h5py, exactly as docs/hdf5-format.md says a user can.
 
-usage: h5py_layout_test.py PERFIT_EXE WORKDIR
+Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
 import os
-import shutil
 import subprocess
-import sys
 
 import h5py
 import numpy as np
 
-perfit, work = os.path.abspath(sys.argv[1]), sys.argv[2]
-shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean: outputs are never replaced
-os.makedirs(work)
+import ranks
+
+perfit, work, _ = ranks.arguments()
 store = os.path.join(work, "layout.h5")
 csv = os.path.join(work, "in.csv")
 
@@ -32,38 +30,36 @@ def check(cond, what):
         failures.append(what)
 
 
-with h5py.File(store, "r") as f:
-    sets = []
-    f.visititems(lambda name, obj: sets.append("/" + name)
-                 if isinstance(obj, h5py.Group) and "perfit_format" in obj.attrs else None)
-    check(sorted(sets) == ["/pytorch/resnet50", "/tf/tiny/laptop"], f"sets found: {sets}")
+# ---- the store as h5py reads it ----
+def test_the_store_as_h5py_reads_it():
+    global cols, f, g, lengths, p, s, sets, t
+    with h5py.File(store, "r") as f:
+        sets = []
+        f.visititems(lambda name, obj: sets.append("/" + name)
+                     if isinstance(obj, h5py.Group) and "perfit_format" in obj.attrs else None)
+        check(sorted(sets) == ["/pytorch/resnet50", "/tf/tiny/laptop"], f"sets found: {sets}")
 
-    g = f["/pytorch/resnet50"]
-    check(g.attrs["perfit_format"] == "perfit-store-1", "perfit_format attribute")
-    check(g.attrs["target"] == "time_s" and g.attrs["unit"] == "s", "target/unit attributes")
-    check(g.attrs["truth_model"] == "generic", "truth_model attribute")
-    check(isinstance(g.attrs["truth_c0"], (float, np.floating)), "truth_c0 is a float")
-    check(list(g.keys()) == ["p", "nodes", "b", "d", "epochs", "time_s"],
-          f"column order {list(g.keys())}")
-    lengths = {name: ds.shape for name, ds in g.items()}
-    check(all(s == (20000,) for s in lengths.values()), f"1-D, equal lengths: {lengths}")
-    check(g["p"].dtype == np.int64 and g["time_s"].dtype == np.float64, "dtypes")
-    check(g["time_s"].chunks is not None and g["time_s"].compression == "gzip"
-          and g["time_s"].shuffle, "large columns are chunked with shuffle+deflate")
-    t = g["time_s"][:]
-    check(np.all(t > 0) and np.all(np.isfinite(t)), "times are positive and finite")
-    p = g["p"][:]
-    check(set(np.unique(p)) == {2 ** k for k in range(11)}, "p grid is 1..1024")
+        g = f["/pytorch/resnet50"]
+        check(g.attrs["perfit_format"] == "perfit-store-1", "perfit_format attribute")
+        check(g.attrs["target"] == "time_s" and g.attrs["unit"] == "s", "target/unit attributes")
+        check(g.attrs["truth_model"] == "generic", "truth_model attribute")
+        check(isinstance(g.attrs["truth_c0"], (float, np.floating)), "truth_c0 is a float")
+        check(list(g.keys()) == ["p", "nodes", "b", "d", "epochs", "time_s"],
+              f"column order {list(g.keys())}")
+        lengths = {name: ds.shape for name, ds in g.items()}
+        check(all(s == (20000,) for s in lengths.values()), f"1-D, equal lengths: {lengths}")
+        check(g["p"].dtype == np.int64 and g["time_s"].dtype == np.float64, "dtypes")
+        check(g["time_s"].chunks is not None and g["time_s"].compression == "gzip"
+              and g["time_s"].shuffle, "large columns are chunked with shuffle+deflate")
+        t = g["time_s"][:]
+        check(np.all(t > 0) and np.all(np.isfinite(t)), "times are positive and finite")
+        p = g["p"][:]
+        check(set(np.unique(p)) == {2 ** k for k in range(11)}, "p grid is 1..1024")
 
-    s = f["/tf/tiny/laptop"]
-    check(s.attrs["system"] == "laptop", "system attribute from the set path")
-    check(list(s["framework"].asstr()[:]) == ["tf", "pt"], "string column reads with asstr()")
-    check(s["time_s"].chunks is None, "small columns are contiguous")
-    # The doc's pandas-free equivalent of its 3-line example: a dict of numpy columns.
-    cols = {k: (v.asstr()[:] if v.dtype.kind == "O" else v[:]) for k, v in s.items()}
-    check(list(cols["time_s"]) == [10.5, 5.25], "values round-trip")
-
-if failures:
-    print("FAILED:\n  " + "\n  ".join(failures))
-    sys.exit(1)
-print("h5py layout: all checks passed")
+        s = f["/tf/tiny/laptop"]
+        check(s.attrs["system"] == "laptop", "system attribute from the set path")
+        check(list(s["framework"].asstr()[:]) == ["tf", "pt"], "string column reads with asstr()")
+        check(s["time_s"].chunks is None, "small columns are contiguous")
+        # The doc's pandas-free equivalent of its 3-line example: a dict of numpy columns.
+        cols = {k: (v.asstr()[:] if v.dtype.kind == "O" else v[:]) for k, v in s.items()}
+        check(list(cols["time_s"]) == [10.5, 5.25], "values round-trip")

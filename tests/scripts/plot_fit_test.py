@@ -2,18 +2,18 @@
 """scripts/plot_fit.py end to end: a fit of a synthetic set, then the three PNGs, readable and
 of the expected size; bad input gives one line and a non-zero exit.
 
-usage: plot_fit_test.py PERFIT_EXE SOURCE_DIR WORKDIR
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --source).
 """
 import os
-import shutil
 import subprocess
 import sys
 
 import matplotlib.image as mpimg
 
-perfit, src, work = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+import ranks
+
+perfit, work, _ = ranks.arguments()
+src = ranks.SOURCE
 script = os.path.join(src, "scripts", "plot_fit.py")
 failures = []
 
@@ -27,33 +27,36 @@ subprocess.run([perfit, "synth", "--out", "s.h5", "--rows", "3000", "--set", "/p
                cwd=work, check=True, stdout=subprocess.DEVNULL)
 subprocess.run([perfit, "fit", "--data", "s.h5", "--set", "/pytorch/bert", "--out", "r.h5"],
                cwd=work, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-r = run("r.h5", "--out", "plots")
-want = ["measured_vs_predicted.png", "residuals.png", "terms.png"]
-if r.returncode != 0 or [os.path.basename(l) for l in r.stdout.split()] != want:
-    failures.append(f"plot_fit.py: exit {r.returncode}, printed {r.stdout!r}\n{r.stderr[-1500:]}")
-for name in want:
-    path = os.path.join(work, "plots", name)
-    if not os.path.exists(path):
-        failures.append(f"{name} not written")
-        continue
-    with open(path, "rb") as f:
-        if f.read(8) != b"\x89PNG\r\n\x1a\n":
-            failures.append(f"{name} is not a PNG")
-    img = mpimg.imread(path)
-    if img.shape[0] < 300 or img.shape[1] < 400 or img.std() < 0.05:
-        failures.append(f"{name}: {img.shape}, std {img.std():.3f}: empty or too small")
-# --sweep picks the stacked factor; a factor the model does not read is refused
-r = run("r.h5", "--out", "plots_b", "--sweep", "b")
-if r.returncode != 0 or not os.path.exists(os.path.join(work, "plots_b", "terms.png")):
-    failures.append(f"--sweep b: exit {r.returncode}\n{r.stderr[-1000:]}")
-r = run("r.h5", "--out", "plots_q", "--sweep", "q")
-if r.returncode != 2 or "--sweep q: not a factor" not in r.stderr:
-    failures.append(f"--sweep q: exit {r.returncode}: {r.stderr!r}")
-r = run("s.h5", "--out", "plots_x")
-if r.returncode != 2 or "is not a perfit result file" not in r.stderr:
-    failures.append(f"a store as result: exit {r.returncode}: {r.stderr!r}")
+# ---- the three figures of a fit ----
+def test_the_three_figures_of_a_fit():
+    global f, img, name, path, r, want
+    r = run("r.h5", "--out", "plots")
+    want = ["measured_vs_predicted.png", "residuals.png", "terms.png"]
+    if r.returncode != 0 or [os.path.basename(l) for l in r.stdout.split()] != want:
+        failures.append(f"plot_fit.py: exit {r.returncode}, printed {r.stdout!r}\n{r.stderr[-1500:]}")
+    for name in want:
+        path = os.path.join(work, "plots", name)
+        if not os.path.exists(path):
+            failures.append(f"{name} not written")
+            continue
+        with open(path, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                failures.append(f"{name} is not a PNG")
+        img = mpimg.imread(path)
+        if img.shape[0] < 300 or img.shape[1] < 400 or img.std() < 0.05:
+            failures.append(f"{name}: {img.shape}, std {img.std():.3f}: empty or too small")
 
-if failures:
-    print("FAILED:\n" + "\n".join(failures))
-    sys.exit(1)
-print("plot_fit: all checks passed")
+
+# ---- --sweep, and bad input ----
+def test_sweep_and_bad_input():
+    global r
+    # --sweep picks the stacked factor; a factor the model does not read is refused
+    r = run("r.h5", "--out", "plots_b", "--sweep", "b")
+    if r.returncode != 0 or not os.path.exists(os.path.join(work, "plots_b", "terms.png")):
+        failures.append(f"--sweep b: exit {r.returncode}\n{r.stderr[-1000:]}")
+    r = run("r.h5", "--out", "plots_q", "--sweep", "q")
+    if r.returncode != 2 or "--sweep q: not a factor" not in r.stderr:
+        failures.append(f"--sweep q: exit {r.returncode}: {r.stderr!r}")
+    r = run("s.h5", "--out", "plots_x")
+    if r.returncode != 2 or "is not a perfit result file" not in r.stderr:
+        failures.append(f"a store as result: exit {r.returncode}: {r.stderr!r}")

@@ -8,21 +8,21 @@ itself (Restarts=1), resumes and ends with the uninterrupted result; a job whose
 fails ends FAILED with perfit's message in its log and is not requeued. Every job submitted
 is cancelled if the test fails.
 
-usage: slurm_test.py PERFIT_EXE SOURCE_DIR WORKDIR MPIEXEC
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --mpiexec, --source).
 """
 import csv
 import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 
-perfit, source, work, mpiexec = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+import ranks
+
+perfit, work, mpiexec = ranks.arguments()
+source = ranks.SOURCE
 slurm_dir = os.path.join(source, "slurm")
 env = dict(os.environ, PERFIT=perfit, PYTHON=sys.executable, OMPI_ALLOW_RUN_AS_ROOT="1",
            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -48,6 +48,17 @@ def submit(script, *args, sbatch_args=(), wait=True):
     return m.group(1), r.returncode
 
 
+def wait_for(test, what, timeout):
+    """test()'s first true value, polled every 0.2 s; raises (failing the test) past the deadline."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = test()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise TimeoutError(f"{what}: not seen within {timeout} s")
+
+
 def job_field(job, field):
     r = sh("scontrol", "show", "job", job, check=False)
     m = re.search(rf"\b{field}=(\S+)", r.stdout)
@@ -71,92 +82,91 @@ def log_of(pattern):
     return open(files[0]).read() if files else ""
 
 
-try:
-    sh(perfit, "synth", "--out", "s.h5", "--rows", "3000", "--set", "/mxnet/vgg16", "--set", "/pytorch/bert")
-    fit = ["--data", "s.h5", "--set", "/mxnet/vgg16", "--max-generations", "120", "--mode", "sync",
-           "--progress-every", "0"]
+# ---- the job scripts of slurm/ on the local Slurm ----
+def test_the_job_scripts_of_slurm_on_the_local_slurm():
+    global _, ck, e, f, fit, i, job, lines, log, logs, long_fit, m, outs, rc, results, rows, runs
+    global state
+    try:
+        sh(perfit, "synth", "--out", "s.h5", "--rows", "3000", "--set", "/mxnet/vgg16", "--set", "/pytorch/bert")
+        fit = ["--data", "s.h5", "--set", "/mxnet/vgg16", "--max-generations", "120", "--mode", "sync",
+               "--progress-every", "0"]
 
-    # ---- fit.sbatch, 2 tasks: equal to mpiexec -n 2 perfit fit ----
-    job, rc = submit("fit.sbatch", *fit, "--out", "slurm_fit.h5")
-    sh(mpiexec, "-n", "2", "--oversubscribe", perfit, "fit", *fit, "--out", "mpi_fit.h5")
-    if rc != 0 or job_field(job, "JobState") != "COMPLETED":
-        failures.append(f"fit.sbatch: exit {rc}, state {job_field(job, 'JobState')}\n{log_of(f'perfit-fit-{job}.out')}")
-    else:
-        same("mpi_fit.h5", "slurm_fit.h5", "fit.sbatch vs mpiexec")
+        # ---- fit.sbatch, 2 tasks: equal to mpiexec -n 2 perfit fit ----
+        job, rc = submit("fit.sbatch", *fit, "--out", "slurm_fit.h5")
+        sh(mpiexec, "-n", "2", "--oversubscribe", perfit, "fit", *fit, "--out", "mpi_fit.h5")
+        if rc != 0 or job_field(job, "JobState") != "COMPLETED":
+            failures.append(f"fit.sbatch: exit {rc}, state {job_field(job, 'JobState')}\n{log_of(f'perfit-fit-{job}.out')}")
+        else:
+            same("mpi_fit.h5", "slurm_fit.h5", "fit.sbatch vs mpiexec")
 
-    # ---- batch.sbatch, 2 tasks, 2 sets x 2 models ----
-    with open(os.path.join(work, "m.yaml"), "w") as f:
-        f.write("data: s.h5\nfits:\n  - sets: ['/mxnet/vgg16', '/pytorch/bert']\n    models: [amdahl, usl]\n"
-                "    options: {de: {max_generations: 60}}\n")
-    job, rc = submit("batch.sbatch", "m.yaml", "results")
-    rows = []
-    if os.path.exists(os.path.join(work, "results", "summary.csv")):
-        rows = list(csv.DictReader(open(os.path.join(work, "results", "summary.csv"))))
-    results = glob.glob(os.path.join(work, "results", "*.h5"))
-    if rc != 0 or len(results) != 4 or len(rows) != 4 or any(r["status"] != "ok" for r in rows):
-        failures.append(f"batch.sbatch: exit {rc}, {len(results)} results, summary {rows}\n"
-                        f"{log_of(f'perfit-batch-{job}.out')[-2000:]}")
+        # ---- batch.sbatch, 2 tasks, 2 sets x 2 models ----
+        with open(os.path.join(work, "m.yaml"), "w") as f:
+            f.write("data: s.h5\nfits:\n  - sets: ['/mxnet/vgg16', '/pytorch/bert']\n    models: [amdahl, usl]\n"
+                    "    options: {de: {max_generations: 60}}\n")
+        job, rc = submit("batch.sbatch", "m.yaml", "results")
+        rows = []
+        if os.path.exists(os.path.join(work, "results", "summary.csv")):
+            rows = list(csv.DictReader(open(os.path.join(work, "results", "summary.csv"))))
+        results = glob.glob(os.path.join(work, "results", "*.h5"))
+        if rc != 0 or len(results) != 4 or len(rows) != 4 or any(r["status"] != "ok" for r in rows):
+            failures.append(f"batch.sbatch: exit {rc}, {len(results)} results, summary {rows}\n"
+                            f"{log_of(f'perfit-batch-{job}.out')[-2000:]}")
 
-    # ---- array.sbatch, 3 elements ----
-    with open(os.path.join(work, "fits.txt"), "w") as f:
-        f.write("# one perfit fit per line\n")
-        for i, m in enumerate(["amdahl", "usl", "gustafson"], 1):
-            f.write(f"--data s.h5 --set /pytorch/bert --model {m} --out 'array {i}.h5'\n\n")
-    job, rc = submit("array.sbatch", "fits.txt", sbatch_args=["--array=1-3"])
-    logs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, f"perfit-array-{job}_*.out")))
-    outs = [os.path.exists(os.path.join(work, f"array {i}.h5")) for i in (1, 2, 3)]
-    if rc != 0 or not all(outs) or logs != [f"perfit-array-{job}_{i}.out" for i in (1, 2, 3)]:
-        failures.append(f"array.sbatch: exit {rc}, results {outs}, logs {logs}")
+        # ---- array.sbatch, 3 elements ----
+        with open(os.path.join(work, "fits.txt"), "w") as f:
+            f.write("# one perfit fit per line\n")
+            for i, m in enumerate(["amdahl", "usl", "gustafson"], 1):
+                f.write(f"--data s.h5 --set /pytorch/bert --model {m} --out 'array {i}.h5'\n\n")
+        job, rc = submit("array.sbatch", "fits.txt", sbatch_args=["--array=1-3"])
+        logs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, f"perfit-array-{job}_*.out")))
+        outs = [os.path.exists(os.path.join(work, f"array {i}.h5")) for i in (1, 2, 3)]
+        if rc != 0 or not all(outs) or logs != [f"perfit-array-{job}_{i}.out" for i in (1, 2, 3)]:
+            failures.append(f"array.sbatch: exit {rc}, results {outs}, logs {logs}")
 
-    # ---- preemption: USR1 mid-fit -> checkpoint, requeue, resume, the uninterrupted result ----
-    # slow_ms only sleeps: a sync fit's result does not depend on it
-    long_fit = ["--data", "s.h5", "--set", "/mxnet/vgg16", "--max-generations", "300", "--mode", "sync",
-                "--progress-every", "0"]
-    job, _ = submit("fit.sbatch", *long_fit, "--slow-island", "0", "--slow-ms", "60", "--checkpoint-every", "20",
-                    "--out", "preempted.h5", wait=False)
-    sh(mpiexec, "-n", "2", "--oversubscribe", perfit, "fit", *long_fit, "--out", "uninterrupted.h5")
-    ck = os.path.join(work, "perfit-checkpoints", job, "checkpoint.h5")
-    deadline = time.time() + 60
-    while not os.path.exists(ck) and time.time() < deadline:
-        time.sleep(0.2)
-    time.sleep(1.0)
-    sh("scancel", "--signal=USR1", "--batch", job)
-    deadline = time.time() + 150
-    while time.time() < deadline and job_field(job, "JobState") not in ("COMPLETED", "FAILED", "CANCELLED"):
-        time.sleep(1)
-    log = log_of(f"perfit-fit-{job}.out")
-    if job_field(job, "JobState") != "COMPLETED" or job_field(job, "Restarts") != "1":
-        failures.append(f"preemption: state {job_field(job, 'JobState')}, restarts {job_field(job, 'Restarts')}\n{log[-3000:]}")
-    elif "requeueing" not in log or "restart 1" not in log or "resuming from" not in log:
-        failures.append(f"preemption: the log does not show checkpoint, requeue and resume\n{log[-3000:]}")
-    else:
-        same("uninterrupted.h5", "preempted.h5", "preempted and resumed vs uninterrupted")
+        # ---- preemption: USR1 mid-fit -> checkpoint, requeue, resume, the uninterrupted result ----
+        # slow_ms only sleeps: a sync fit's result does not depend on it
+        long_fit = ["--data", "s.h5", "--set", "/mxnet/vgg16", "--max-generations", "300", "--mode", "sync",
+                    "--progress-every", "0"]
+        job, _ = submit("fit.sbatch", *long_fit, "--slow-island", "0", "--slow-ms", "60", "--checkpoint-every", "20",
+                        "--out", "preempted.h5", wait=False)
+        sh(mpiexec, "-n", "2", "--oversubscribe", perfit, "fit", *long_fit, "--out", "uninterrupted.h5")
+        ck = os.path.join(work, "perfit-checkpoints", job, "checkpoint.h5")
+        # USR1 once the first checkpoint exists, while the job runs (300 generations of 60 ms).
+        wait_for(lambda: os.path.exists(ck), f"the checkpoint of job {job}", 60)
+        state = job_field(job, "JobState")
+        if state != "RUNNING":
+            raise RuntimeError(f"preemption: job {job} is {state} at its first checkpoint, expected RUNNING")
+        sh("scancel", "--signal=USR1", "--batch", job)
+        wait_for(lambda: job_field(job, "JobState") in ("COMPLETED", "FAILED", "CANCELLED"),
+                 f"the end of the preempted and requeued job {job}", 150)
+        log = log_of(f"perfit-fit-{job}.out")
+        if job_field(job, "JobState") != "COMPLETED" or job_field(job, "Restarts") != "1":
+            failures.append(f"preemption: state {job_field(job, 'JobState')}, restarts {job_field(job, 'Restarts')}\n{log[-3000:]}")
+        elif "requeueing" not in log or "restart 1" not in log or "resuming from" not in log:
+            failures.append(f"preemption: the log does not show checkpoint, requeue and resume\n{log[-3000:]}")
+        else:
+            same("uninterrupted.h5", "preempted.h5", "preempted and resumed vs uninterrupted")
 
-    # ---- scaling-strong.sbatch: a 1,2-rank strong series, each point an srun step ----
-    job, rc = submit("scaling-strong.sbatch", "--data", "s.h5", "--set", "/mxnet/vgg16", "--ranks", "1,2",
-                     "--seeds", "1", "--reference-generations", "400", "--out", "scaling")
-    runs = list(csv.DictReader(open(os.path.join(work, "scaling", "scaling.csv")))) \
-        if os.path.exists(os.path.join(work, "scaling", "scaling.csv")) else []
-    if rc != 0 or sorted(r["ranks"] for r in runs) != ["1", "2"] or \
-            not os.path.exists(os.path.join(work, "scaling", "speedup.png")):
-        failures.append(f"scaling-strong.sbatch: exit {rc}, runs {runs}\n"
-                        f"{log_of(f'perfit-scaling-strong-{job}.out')[-2000:]}")
+        # ---- scaling-strong.sbatch: a 1,2-rank strong series, each point an srun step ----
+        job, rc = submit("scaling-strong.sbatch", "--data", "s.h5", "--set", "/mxnet/vgg16", "--ranks", "1,2",
+                         "--seeds", "1", "--reference-generations", "400", "--out", "scaling")
+        runs = list(csv.DictReader(open(os.path.join(work, "scaling", "scaling.csv")))) \
+            if os.path.exists(os.path.join(work, "scaling", "scaling.csv")) else []
+        if rc != 0 or sorted(r["ranks"] for r in runs) != ["1", "2"] or \
+                not os.path.exists(os.path.join(work, "scaling", "speedup.png")):
+            failures.append(f"scaling-strong.sbatch: exit {rc}, runs {runs}\n"
+                            f"{log_of(f'perfit-scaling-strong-{job}.out')[-2000:]}")
 
-    # ---- a failing perfit: FAILED, its message in the log, not requeued ----
-    job, rc = submit("fit.sbatch", "--data", "s.h5", "--set", "/no/such", "--out", "bad.h5")
-    log = log_of(f"perfit-fit-{job}.out")
-    lines = [l for l in log.splitlines() if l.startswith("perfit: error")]
-    if job_field(job, "JobState") != "FAILED" or job_field(job, "Restarts") != "0" or \
-            len(lines) != 1 or "'/no/such'" not in lines[0]:
-        failures.append(f"failing job: state {job_field(job, 'JobState')}, restarts "
-                        f"{job_field(job, 'Restarts')}\n{log}")
-except Exception as e:  # noqa: BLE001 - any error fails the test after cancelling its jobs
-    failures.append(f"{type(e).__name__}: {e}")
-finally:
-    if failures and jobs:
-        subprocess.run(["scancel", *jobs], capture_output=True)
-
-if failures:
-    print("\n".join(failures))
-    sys.exit(1)
-print("slurm: all checks passed")
+        # ---- a failing perfit: FAILED, its message in the log, not requeued ----
+        job, rc = submit("fit.sbatch", "--data", "s.h5", "--set", "/no/such", "--out", "bad.h5")
+        log = log_of(f"perfit-fit-{job}.out")
+        lines = [l for l in log.splitlines() if l.startswith("perfit: error")]
+        if job_field(job, "JobState") != "FAILED" or job_field(job, "Restarts") != "0" or \
+                len(lines) != 1 or "'/no/such'" not in lines[0]:
+            failures.append(f"failing job: state {job_field(job, 'JobState')}, restarts "
+                            f"{job_field(job, 'Restarts')}\n{log}")
+    except Exception as e:  # noqa: BLE001 - any error fails the test after cancelling its jobs
+        failures.append(f"{type(e).__name__}: {e}")
+    finally:
+        if failures and jobs:
+            subprocess.run(["scancel", *jobs], capture_output=True)

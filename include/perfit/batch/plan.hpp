@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "perfit/io/batch_manifest.hpp"
-#include "perfit/island/run_config.hpp"
+#include "perfit/fit/run_config.hpp"
 
 namespace perfit::batch {
 
@@ -19,7 +19,7 @@ struct FitTask {
   std::string data_checksum;  // the set's, written at import ("" for old stores)
   std::string name;        // result file stem: set path with / -> __, then __<model_name>
   std::string where;       // the manifest entry, for messages
-  island::RunConfig cfg;   // complete: data, set, model, out and checkpoint_dir filled in
+  fit::RunConfig cfg;   // complete: data, set, model, out and checkpoint_dir filled in
   double work = 0.0;       // expected cost: rows x params
 };
 

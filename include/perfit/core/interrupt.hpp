@@ -18,9 +18,6 @@ void install_interrupt_handlers(void (*cleanup)());
 int interrupt_signal();
 bool interrupted();
 
-// For tests: behave as if sig had arrived.
-void raise_interrupt_flag(int sig);
-
 class GracefulScope {
  public:
   GracefulScope();

@@ -45,8 +45,6 @@ class Column {
   // Keeps the rows whose mask entry is true.
   void filter(const std::vector<bool>& keep);
 
-  const Storage& storage() const { return data_; }
-
  private:
   std::string name_;
   Storage data_;

@@ -18,11 +18,10 @@ class AtomicOutput {
   AtomicOutput& operator=(const AtomicOutput&) = delete;
   ~AtomicOutput();  // removes the temporary file unless committed
 
-  const std::string& temp_path() const { return temp_; }
   const std::string& target() const { return target_; }
   // Renames the temporary file onto the target. Throws: IoError naming the target.
   void commit();
-  // Runs write(temp_path()), then commit(). A perfit::Error from write is rethrown with the
+  // Runs write(the temporary path), then commit(). A perfit::Error from write is rethrown with the
   // same exit code and the target's name in place of the temporary one.
   template <class Write>
   void write_and_commit(Write&& write) {

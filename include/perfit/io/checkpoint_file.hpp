@@ -5,15 +5,22 @@
 // Written to a temporary name and renamed: a kill at any moment leaves the previous one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "perfit/island/island_snapshot.hpp"
 
 namespace perfit::io {
 
 inline constexpr const char* kCheckpointFormat = "perfit-checkpoint-1";
+
+// What the job as a whole had done: epochs voted on, the global best after each, seconds spent.
+struct CheckpointProgress {
+  std::size_t epochs_done = 0;
+  std::vector<double> history;
+  double seconds = 0.0;
+};
 
 struct Checkpoint {
   std::string config_yaml;  // the options that decide the result (run_config_to_yaml)
@@ -21,8 +28,8 @@ struct Checkpoint {
   std::string data_file, set, data_checksum;
   int ranks = 1;
   std::string perfit_version, created_utc;
-  island::JobSnapshot job;
-  std::vector<std::vector<std::uint64_t>> islands;  // index = island
+  CheckpointProgress job;
+  std::vector<std::vector<std::uint64_t>> islands;  // index = island: its state as exact words
 };
 
 // The checkpoint file of a checkpoint directory.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "perfit/model/metrics.hpp"
@@ -58,6 +59,21 @@ struct ResultFile {
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;
 };
+
+// One scalar of a result, declared once: its HDF5 root attribute (also its key in `--json`
+// outputs and in `perfit show --full`), where it lives in ResultFile, and whether files written
+// by older perfits may lack it (it then keeps its default). The writer, the reader, the JSON
+// and the full report all walk this table; params, history, metrics, warnings, the lambda
+// curve and bootstrap replicates are the groups and lists beside it.
+using ResultMember = std::variant<std::string ResultFile::*, double ResultFile::*, std::size_t ResultFile::*,
+                                  int ResultFile::*, bool ResultFile::*>;
+struct ResultField {
+  const char* key;
+  ResultMember member;
+  bool optional;  // absent from files of older perfits
+  const char* doc;
+};
+const std::vector<ResultField>& result_fields();
 
 // Throws: IoError / H5Error.
 void write_result_file(const std::string& path, const ResultFile& r);

@@ -12,21 +12,14 @@
 #include <thread>
 
 #include "perfit/core/error.hpp"
+#include "support/mpi_world.hpp"
 
 namespace perfit::batch {
 
-namespace {
+using test::world_rank;
+using test::world_size;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+namespace {
 
 std::vector<std::size_t> tasks(std::size_t n) {
   std::vector<std::size_t> v(n);

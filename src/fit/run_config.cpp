@@ -1,11 +1,15 @@
-#include "perfit/de/fit_config.hpp"
+#include "perfit/fit/run_config.hpp"
+
+#include <fstream>
+#include <sstream>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/options_yaml.hpp"
 #include "perfit/model/factor_binding.hpp"
 
-namespace perfit::de {
+namespace perfit::fit {
 
-void FitConfig::validate(bool need_out) const {
+void RunConfig::validate(bool need_out) const {
   if (data.empty()) throw ConfigError("no data store: pass --data STORE.h5 (or 'data:' in the config)");
   if (set.empty()) throw ConfigError("no set: pass --set /<framework>/<model> (or 'set:' in the config); `perfit inspect " + data + "` lists them");
   if (need_out && out.empty()) throw ConfigError("no output: pass --out RESULT.h5 (or 'out:' in the config)");
@@ -14,10 +18,42 @@ void FitConfig::validate(bool need_out) const {
   model::parse_factor_bindings(factors);
 }
 
-const OptionTable<FitConfig>& fit_config_option_table() {
-  using S = FitConfig;
-  static const OptionTable<FitConfig> t = [] {
-    OptionTable<FitConfig> v = {
+void RunConfig::resolve() {
+  islands.per_island = per_island.empty() ? std::vector<de::DeOptions>{} : parse_per_island(per_island, de);
+  validate();
+}
+
+std::vector<de::DeOptions> parse_per_island(const std::string& text, const de::DeOptions& base) {
+  std::vector<de::DeOptions> out;
+  std::stringstream all(text);
+  std::string entry;
+  while (std::getline(all, entry, ';')) {
+    de::DeOptions d = base;
+    const std::string where = "islands.per_island entry " + std::to_string(out.size() + 1);
+    std::stringstream items(entry);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+      if (item.find_first_not_of(' ') == std::string::npos) continue;
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) {
+        throw ConfigError(where + ": found '" + item + "', expected KEY=VALUE with a de option");
+      }
+      auto trim = [](std::string s) {
+        const auto b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+        return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+      };
+      const std::string key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+      apply_option(de::de_option_table(), d, key, value, where);
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+const OptionTable<RunConfig>& run_config_option_table() {
+  using S = RunConfig;
+  static const OptionTable<RunConfig> t = [] {
+    OptionTable<RunConfig> v = {
         text_option<S>("data", [](S& c) -> auto& { return c.data; }, "a path", "HDF5 store"),
         text_option<S>("set", [](S& c) -> auto& { return c.set; }, "a set path",
                        "set path, e.g. /pytorch/resnet50"),
@@ -32,14 +68,14 @@ const OptionTable<FitConfig>& fit_config_option_table() {
                        "column p is bound to)"),
         text_option<S>("out", [](S& c) -> auto& { return c.out; }, "a path",
                        "result file to write (HDF5)"),
-        whole_option<S>("seed", [](S& c) -> auto& { return c.fit.de.seed; }, 0,
+        whole_option<S>("seed", [](S& c) -> auto& { return c.de.seed; }, 0,
                         std::numeric_limits<std::uint64_t>::max(),
                         "random seed; same seed, options and data give the same result"),
         whole_option<S>("threads", [](S& c) -> auto& { return c.threads; }, 1, 1024,
                         "evaluator threads per process"),
-        whole_option<S>("progress_every", [](S& c) -> auto& { return c.fit.progress_every; }, 0,
+        whole_option<S>("progress_every", [](S& c) -> auto& { return c.progress_every; }, 0,
                         1000000000, "generations between progress lines (0: none)"),
-        bool_option<S>("polish", [](S& c) -> auto& { return c.fit.polish; },
+        bool_option<S>("polish", [](S& c) -> auto& { return c.polish; },
                        "Levenberg-Marquardt polish of the DE best (--no-polish: skip it)"),
         bool_option<S>("drop_invalid", [](S& c) -> auto& { return c.drop_invalid; },
                        "drop rows with NaN or inf in a column the fit reads (and count them)"),
@@ -67,10 +103,44 @@ const OptionTable<FitConfig>& fit_config_option_table() {
                         1000000000, "generations between checkpoints, rounded up to whole epochs"),
     };
     add_nested(v, model::cost_option_table(), "cost.", [](S& c) -> auto& { return c.cost; });
-    add_nested(v, de_option_table(), "de.", [](S& c) -> auto& { return c.fit.de; });
+    add_nested(v, de::de_option_table(), "de.", [](S& c) -> auto& { return c.de; });
+    add_nested(v, island::island_option_table(), "islands.", [](S& c) -> auto& { return c.islands; });
+    v.push_back({"islands.per_island", "per-island",
+                 "islands: heterogeneous DE options, island i takes entry i % n "
+                 "(e.g. strategy=jso;strategy=lshade,F=0.7)",
+                 "rows of de KEY=VALUE pairs", OptionKind::rows,
+                 [](S& c, const std::string& text) {
+                   parse_per_island(text, de::DeOptions{});  // checks keys and values now
+                   c.per_island = text;
+                 },
+                 [](const S& c) { return c.per_island; }});
     return v;
   }();
   return t;
 }
 
-}  // namespace perfit::de
+
+void apply_run_config_yaml(const std::string& text, const std::string& origin, RunConfig& cfg) {
+  const std::string where = "config '" + origin + "'";
+  for (const auto& [key, value] : io::read_options_yaml(text, where)) {
+    apply_option(run_config_option_table(), cfg, key, value, where);
+  }
+}
+
+void load_run_config(const std::string& path, RunConfig& cfg) {
+  std::ifstream in(path);
+  if (!in) throw IoError("cannot read config '" + path + "' (missing or no permission)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  apply_run_config_yaml(ss.str(), path, cfg);
+}
+
+std::string run_config_to_yaml(const RunConfig& cfg) {
+  return io::options_to_yaml(option_values(run_config_option_table(), cfg));
+}
+
+std::string run_config_to_json(const RunConfig& cfg) {
+  return io::options_to_json(option_values(run_config_option_table(), cfg));
+}
+
+}  // namespace perfit::fit

@@ -1,11 +1,10 @@
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/io/options_yaml.hpp"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "perfit/core/error.hpp"
@@ -13,8 +12,6 @@
 namespace perfit::io {
 
 namespace {
-
-using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 std::string scalar_text(const YAML::Node& n) { return n.IsNull() ? std::string() : n.Scalar(); }
 
@@ -42,7 +39,7 @@ std::string rows_text(const YAML::Node& seq, const std::string& key) {
 }
 
 // The YAML map as (dotted key, text) in file order.
-void flatten(const YAML::Node& map, const std::string& prefix, Pairs& out) {
+void flatten(const YAML::Node& map, const std::string& prefix, KeyTexts& out) {
   for (const auto& kv : map) {
     const std::string key = prefix + kv.first.Scalar();
     const YAML::Node& v = kv.second;
@@ -98,37 +95,25 @@ nlohmann::ordered_json json_scalar(const std::string& t, OptionKind kind) {
 
 }  // namespace
 
-void apply_run_config_yaml(const std::string& text, const std::string& origin,
-                           island::RunConfig& cfg) {
-  const std::string where = "config '" + origin + "'";
+KeyTexts read_options_yaml(const std::string& text, const std::string& where) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(where + ": YAML error at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  if (root.IsNull()) return;
+  KeyTexts pairs;
+  if (root.IsNull()) return pairs;
   if (!root.IsMap()) throw ConfigError(where + " is not a YAML map of options");
-  Pairs pairs;
   flatten(root, "", pairs);
-  for (const auto& [key, value] : pairs) {
-    apply_option(island::run_config_option_table(), cfg, key, value, where);
-  }
+  return pairs;
 }
 
-void load_run_config(const std::string& path, island::RunConfig& cfg) {
-  std::ifstream in(path);
-  if (!in) throw IoError("cannot read config '" + path + "' (missing or no permission)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  apply_run_config_yaml(ss.str(), path, cfg);
-}
-
-std::string run_config_to_yaml(const island::RunConfig& cfg) {
+std::string options_to_yaml(const std::vector<OptionValue>& values) {
   YAML::Emitter e;
   e << YAML::BeginMap;
   std::string open;  // the section whose map is open ("" at the top)
-  for (const auto& v : option_values(island::run_config_option_table(), cfg)) {
+  for (const auto& v : values) {
     const auto dot = v.key.rfind('.');
     const std::string section = dot == std::string::npos ? "" : v.key.substr(0, dot);
     const std::string name = v.key.substr(dot == std::string::npos ? 0 : dot + 1);
@@ -151,9 +136,9 @@ std::string run_config_to_yaml(const island::RunConfig& cfg) {
   return e.c_str();
 }
 
-std::string run_config_to_json(const island::RunConfig& cfg) {
+std::string options_to_json(const std::vector<OptionValue>& values) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& v : option_values(island::run_config_option_table(), cfg)) {
+  for (const auto& v : values) {
     nlohmann::ordered_json* at = &j;
     const auto parts = split(v.key, '.');
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) at = &(*at)[parts[i]];

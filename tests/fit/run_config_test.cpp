@@ -1,4 +1,4 @@
-#include "perfit/io/fit_config_yaml.hpp"
+#include "perfit/fit/run_config.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 
 #include "perfit/core/error.hpp"
 
-namespace perfit::io {
+namespace perfit::fit {
 
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
@@ -23,61 +23,61 @@ std::string read(const std::string& path) {
 }
 }  // namespace
 
-TEST(FitConfigYaml, ShippedExampleParsesToTheDefaults) {
-  island::RunConfig c, defaults;
+TEST(RunConfig, ShippedExampleParsesToTheDefaults) {
+  fit::RunConfig c, defaults;
   apply_run_config_yaml(read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml"), "configs/fit.yaml", c);
   // Every option but the paths has its default there: the formatted values agree.
-  for (const auto& o : island::run_config_option_table()) {
+  for (const auto& o : fit::run_config_option_table()) {
     if (o.key == "data" || o.key == "set" || o.key == "out") continue;
     EXPECT_EQ(o.format(c), o.format(defaults)) << o.key;
   }
-  EXPECT_EQ(c.fit.data, "demo.h5");
+  EXPECT_EQ(c.data, "demo.h5");
 }
 
-TEST(FitConfigYaml, ShippedExampleListsEveryKeyOfTheOptionTable) {
+TEST(RunConfig, ShippedExampleListsEveryKeyOfTheOptionTable) {
   const std::string text = read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml");
-  for (const auto& o : island::run_config_option_table()) {
+  for (const auto& o : fit::run_config_option_table()) {
     const std::string name = o.key.substr(o.key.rfind('.') == std::string::npos ? 0 : o.key.rfind('.') + 1);
     EXPECT_NE(text.find(name + ":"), std::string::npos) << o.key << " is not in configs/fit.yaml";
   }
 }
 
-TEST(FitConfigYaml, EveryOptionHasItsOwnFlag) {
+TEST(RunConfig, EveryOptionHasItsOwnFlag) {
   std::set<std::string> flags;
-  for (const auto& o : island::run_config_option_table()) {
+  for (const auto& o : fit::run_config_option_table()) {
     EXPECT_FALSE(o.flag.empty()) << o.key;
     EXPECT_TRUE(flags.insert(o.flag).second) << "flag --" << o.flag << " is used twice";
   }
 }
 
-TEST(FitConfigYaml, TheConfigAsRunLoadsBackToTheSameValues) {
-  island::RunConfig c;
+TEST(RunConfig, TheConfigAsRunLoadsBackToTheSameValues) {
+  fit::RunConfig c;
   apply_run_config_yaml(
       "data: a.h5\nset: /x/y\nseed: 18446744073709551615\n"
       "de: {strategy: jso, CR: 0.3, target_cost: 0.12345678901234567}\ncost: {lambda: 0.5}\n"
       "islands: {topology: custom, adjacency: [[1, 2], [0], [0, 1]], mode: async,\n"
       "          per_island: [{strategy: jso}, {CR: 0.2, F: 0.7}]}\n",
       "inline", c);
-  island::RunConfig back;
+  fit::RunConfig back;
   apply_run_config_yaml(run_config_to_yaml(c), "as-run", back);
-  for (const auto& o : island::run_config_option_table()) {
+  for (const auto& o : fit::run_config_option_table()) {
     EXPECT_EQ(o.format(back), o.format(c)) << o.key;
   }
-  EXPECT_EQ(back.fit.fit.de.seed, 18446744073709551615ULL);
-  EXPECT_EQ(back.fit.fit.de.target_cost, 0.12345678901234567);  // full precision
+  EXPECT_EQ(back.de.seed, 18446744073709551615ULL);
+  EXPECT_EQ(back.de.target_cost, 0.12345678901234567);  // full precision
   EXPECT_EQ(back.islands.topology.adjacency, (std::vector<std::vector<int>>{{1, 2}, {0}, {0, 1}}));
-  back.fit.out = "r.h5";
+  back.out = "r.h5";
   back.resolve();
   ASSERT_EQ(back.islands.per_island.size(), 2u);
   EXPECT_EQ(back.islands.per_island[1].F, 0.7);
 }
 
-TEST(FitConfigYaml, PerIslandOverridesStartFromTheFinalBase) {
-  island::RunConfig c;
+TEST(RunConfig, PerIslandOverridesStartFromTheFinalBase) {
+  fit::RunConfig c;
   // per_island comes before de: in the file but starts from the final de options.
   apply_run_config_yaml("islands: {topology: torus, mode: async, per_island: [{strategy: jso}, {CR: 0.2}]}\n"
                         "de: {strategy: shade, CR: 0.5}\n", "inline", c);
-  c.fit.data = c.fit.set = c.fit.out = "x";
+  c.data = c.set = c.out = "x";
   c.resolve();
   const auto& isl = c.islands;
   EXPECT_EQ(isl.topology.kind, island::TopologyKind::torus);
@@ -93,8 +93,8 @@ TEST(FitConfigYaml, PerIslandOverridesStartFromTheFinalBase) {
               ThrowsMessage<ConfigError>(HasSubstr("per_island entry 1 key 'CR': found '2'")));
 }
 
-TEST(FitConfigYaml, UnknownOrBadKeysAreNamed) {
-  island::RunConfig c;
+TEST(RunConfig, UnknownOrBadKeysAreNamed) {
+  fit::RunConfig c;
   EXPECT_THAT([&] { apply_run_config_yaml("de: {stratgy: jso}\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(AllOf(HasSubstr("'f.yaml'"), HasSubstr("unknown key 'de.stratgy'"),
                                                HasSubstr("allowed here: strategy, population"))));
@@ -108,12 +108,12 @@ TEST(FitConfigYaml, UnknownOrBadKeysAreNamed) {
               ThrowsMessage<ConfigError>(HasSubstr("residual 'mse' is not one of")));
   EXPECT_THAT([&] { apply_run_config_yaml("threads: 0\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(HasSubstr("key 'threads': found '0', expected a whole number in [1, 1024]")));
-  de::FitConfig empty;
+  fit::RunConfig empty;
   EXPECT_THAT([&] { empty.validate(); }, ThrowsMessage<ConfigError>(HasSubstr("--data")));
 }
 
-TEST(FitConfigYaml, JsonNestsBySectionWithTypedValues) {
-  island::RunConfig c;
+TEST(RunConfig, JsonNestsBySectionWithTypedValues) {
+  fit::RunConfig c;
   const std::string j = run_config_to_json(c);
   EXPECT_THAT(j, HasSubstr("\"de\":{\"strategy\":\"lshade\""));
   EXPECT_THAT(j, HasSubstr("\"max_generations\":2000"));
@@ -121,4 +121,4 @@ TEST(FitConfigYaml, JsonNestsBySectionWithTypedValues) {
   EXPECT_THAT(j, HasSubstr("\"polish\":true"));
 }
 
-}  // namespace perfit::io
+}  // namespace perfit::fit
