@@ -290,6 +290,11 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
     out.checkpointed = true;
     return out;
   }
+  if (spdlog::should_log(spdlog::level::debug)) {  // --log-level debug: the engine's whole report
+    std::vector<std::string> names;
+    for (const auto& p : s.spec.params) names.push_back(p.name);
+    spdlog::debug("{}", fr.full_report(names));
+  }
   if (r.parallel()) {
     spdlog::log(level, "islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
                 fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);

@@ -68,6 +68,24 @@ TEST(FitEngine, SameSeedSameFit) {
   EXPECT_EQ(a.history, b.history);
 }
 
+TEST(FitEngine, ReportsSayWhyItStoppedAndWhatItFound) {
+  const data::MeasurementTable t = synth_set(2, 3000, 0.02, 1);
+  FitOptions o;
+  o.de.max_generations = 40;
+  o.de.tol = 0;
+  const FitReport r = fit_serial(t, o);
+  EXPECT_EQ(r.brief_report().rfind("stopped: max_generations, cost ", 0), 0u) << r.brief_report();
+  EXPECT_NE(r.brief_report().find("after 40 generations"), std::string::npos) << r.brief_report();
+  const std::vector<std::string> names = {"c0", "c1", "g", "c2", "c3", "c4"};
+  const std::string full = r.full_report(names);
+  for (const std::string want : {"stop reason                max_generations", "cost before polish",
+                                 "40 generations", "metrics", "interrupted                no"}) {
+    EXPECT_NE(full.find(want), std::string::npos) << "'" << want << "' missing in\n" << full;
+  }
+  for (const auto& n : names) EXPECT_NE(full.find("\n  " + n + " "), std::string::npos) << n << "\n" << full;
+  EXPECT_NE(r.full_report().find("param 5"), std::string::npos);  // without names: by position
+}
+
 TEST(FitEngine, PolishIsKeptOnlyWhenItLowersTheCost) {
   const data::MeasurementTable t = synth_set(1, 3000, 0.0, 1);
   const model::Model m(io::load_model("generic"), t.column_names());

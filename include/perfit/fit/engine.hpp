@@ -82,6 +82,11 @@ struct FitReport {
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
   LambdaChoice lambda;  // with cost.lambda_auto; the fit used lambda.lambda
   BootstrapResult bootstrap;
+
+  // Like Ceres' Summary: one line (why it stopped, cost, generations, seconds), and every
+  // field on its own line with the params under `names` (param k when names is short).
+  std::string brief_report() const;
+  std::string full_report(const std::vector<std::string>& names = {}) const;
 };
 
 // The params the DE searches: all, or the nonlinear ones under variable projection (0: every
