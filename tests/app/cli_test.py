@@ -100,7 +100,7 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
         f.write("data: f.h5\nset: /pytorch/resnet50\nout: fc.h5\nde: {max_generations: 10, strategy: jso}\n")
     expect(["fit", "--config", "c.yaml", "--seed", "4"], 0, "stopped: max_generations")
     expect(["fit", "--config", "missing.yaml"], 6, "cannot read config 'missing.yaml'")
-    # Real data: the shipped MLPerf table, filtered as in the README, imported, fitted, predicted.
+    # Real data: the shipped MLPerf table, filtered as in docs/stores.md, imported, fitted, predicted.
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     from ranks import write_mlperf_series  # noqa: E402
     write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")

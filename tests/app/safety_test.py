@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Nothing lost, nothing meaningless: every rule of README "Exit codes and errors", tried as a
+"""Nothing lost, nothing meaningless: every rule of docs/errors.md, tried as a
 user would. Each refused command must leave every file that existed before byte-identical.
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work).

@@ -133,7 +133,7 @@ def test_bootstrap_90_intervals_cover_the_truth_in_80_97_of_40_repeti():
     expect(["fit", *S, "--bootstrap", "10", "--ci", "1.5", "--out", "x.h5"], 2, "--ci: found '1.5'")
 
 
-# ---- real data: the MLPerf table, resnet on V100s with MXNet (as in the README) ----
+# ---- real data: the MLPerf table, resnet on V100s with MXNet (as in docs/validation.md) ----
 def test_real_data_the_mlperf_table_resnet_on_v100s_with_mxnet_as_in():
     global M, doc, r, v
     write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
