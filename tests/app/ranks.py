@@ -91,6 +91,24 @@ def command(perfit, mpiexec, n, *args):
     return base if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", *base]
 
 
+def descendants(pid):
+    """Every process below pid (children, their children...), from /proc."""
+    children = {}
+    for d in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(d) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(d.split("/")[2]))
+    found, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            found.append(c)
+            todo.append(c)
+    return found
+
+
 def with_progress(args):
     """args with a progress line per generation, the event Watched.wait_generation waits for
     (result-neutral: a resume accepts it)."""
@@ -143,7 +161,13 @@ class Watched:
 
     def _give_up(self, what, timeout):
         ended = self.p.poll()
-        self.p.kill()
+        # mpiexec's ranks too (Open MPI puts them in process groups of their own): a rank left
+        # behind would keep running and hold CTest's pipes open until the test's TIMEOUT.
+        for pid in [self.p.pid, *descendants(self.p.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.p.wait()
         raise Missed(f"{what}: " + (f"the process ended first (exit {ended})" if ended is not None
                                     else f"not seen within {timeout} s") +
