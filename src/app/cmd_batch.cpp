@@ -309,25 +309,31 @@ int run_batch(BatchArgs& a) {
   return code;
 }
 
+const OptionTable<BatchArgs>& batch_options() {
+  using A = BatchArgs;
+  static const OptionTable<A> t = {
+      required(text_option<A>("manifest", &A::manifest, "a YAML file",
+                              "YAML manifest (configs/batch.yaml shows the format)")),
+      required(out_option<A>(&A::out, "results directory (created if missing)")),
+      bool_option<A>("resume", &A::resume, "continue the batch in --out: skip finished fits, resume checkpointed ones"),
+      force_option<A>(&A::force, "start over in a directory that holds a batch, or continue one whose manifest changed"),
+      json_option<A>(&A::json, "summary.json on stdout instead of the table"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<BatchArgs>();
   a->env = &env;
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "batch",
       "Fit every model of a manifest to every set it names, in one MPI job (docs/batch.md).\n"
       "mpiexec -n R perfit batch --manifest M.yaml --out DIR: groups of ranks_per_fit ranks take\n"
       "fits longest first; DIR gets one result file per fit and summary.csv/summary.json after\n"
       "every fit. Exit: 0 all ok, 75 interrupted (rerun with --resume), 100+N when N fits failed\n"
-      "(199: 99 or more), 2-6 a batch-level error as for every command.", a, run_batch);
-  cmd->add_option("--manifest", a->manifest, "YAML manifest (configs/batch.yaml shows the format)")->required();
-  add_out_option(cmd, a->out, "results directory (created if missing)")->required();
-  cmd->add_flag("--resume", a->resume,
-                "continue the batch in --out: skip finished fits, resume checkpointed ones");
-  add_force_flag(cmd, a->force,
-                "start over in a directory that holds a batch, or continue one whose manifest changed");
-  add_json_flag(cmd, a->json, "summary.json on stdout instead of the table");
+      "(199: 99 or more), 2-6 a batch-level error as for every command.", a, batch_options(), run_batch);
 }
 
 }  // namespace perfit::app

@@ -106,19 +106,26 @@ int run_explain(const ExplainArgs& a) {
   return 0;
 }
 
+const OptionTable<ExplainArgs>& explain_options() {
+  using A = ExplainArgs;
+  static const OptionTable<A> t = {
+      required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      required(text_option<A>("sweep", &A::sweep, "NAME=LO..HI", "factor and range, e.g. p=1..1024")),
+      text_option<A>("at", &A::at, "NAME=VALUE,...", "the model's other factors, e.g. b=256,d=1.28e6,epochs=1"),
+      real_option<A>("efficiency", &A::efficiency, 0.0, 1.0, "parallel-efficiency threshold"),
+      json_option<A>(&A::json, "JSON"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_explain_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<ExplainArgs>();
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "explain", "What a fitted model says along one factor: each term's share of the time, where\n"
                  "the dominant term changes, the point of minimum time and how far parallel\n"
-                 "efficiency stays above a threshold. The sweep doubles from LO to HI.", a, run_explain);
-  cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
-  cmd->add_option("--sweep", a->sweep, "factor and range, e.g. p=1..1024")->required();
-  cmd->add_option("--at", a->at, "the model's other factors, e.g. b=256,d=1.28e6,epochs=1");
-  cmd->add_option("--efficiency", a->efficiency, "parallel-efficiency threshold")->capture_default_str();
-  add_json_flag(cmd, a->json, "JSON");
+                 "efficiency stays above a threshold. The sweep doubles from LO to HI.",
+      std::make_shared<ExplainArgs>(), explain_options(), run_explain);
 }
 
 }  // namespace perfit::app

@@ -65,6 +65,18 @@ int run_fit(FitArgs& a) {
   return out.code;
 }
 
+// The command's own options; the run's are fit::run_config_option_table().
+const OptionTable<FitArgs>& fit_options() {
+  using A = FitArgs;
+  static const OptionTable<A> t = {
+      text_option<A>("config", &A::config, "a YAML file", "YAML config (see configs/fit.yaml)"),
+      force_option<A>(&A::force, "replace an existing result file at --out"),
+      bool_option<A>("resume", &A::resume, "continue from the checkpoint in --checkpoint-dir (none there: start fresh)"),
+      json_option<A>(&A::json),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
@@ -75,13 +87,8 @@ void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
       "Fit a model's constants to a measurement set by differential evolution (+ LM polish).\n"
       "Every option is a flag and a key of the YAML --config (configs/fit.yaml lists them with\n"
       "their defaults); flags override the config. Progress goes to stderr, the table (or\n"
-      "--json) to stdout. Under mpiexec -n R it runs R islands (docs/islands.md).", a, run_fit);
-  cmd->add_option("--config", a->config, "YAML config (see configs/fit.yaml)");
+      "--json) to stdout. Under mpiexec -n R it runs R islands (docs/islands.md).", a, fit_options(), run_fit);
   a->flags.add(cmd, fit::run_config_option_table(), fit::RunConfig{});
-  add_force_flag(cmd, a->force, "replace an existing result file at --out");
-  cmd->add_flag("--resume", a->resume,
-                "continue from the checkpoint in --checkpoint-dir (none there: start fresh)");
-  add_json_flag(cmd, a->json, "one JSON object on stdout instead of the table");
 }
 
 }  // namespace perfit::app

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <limits>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
@@ -24,63 +25,76 @@ int run_import_extrap(const io::ImportOptions& o) {
   return 0;
 }
 
+// ',' ';' or a tab, which a shell makes hard to type: "tab" or "\t" stand for it.
+Option<io::ImportOptions> delimiter_option() {
+  using S = io::ImportOptions;
+  return {"delimiter", "delimiter", "field separator", "one of ',' ';' tab", OptionKind::text,
+          [](S& o, const std::string& t) {
+            if (t == "," || t == ";") {
+              o.delimiter = t[0];
+            } else if (t == "tab" || t == "\t" || t == "\\t") {
+              o.delimiter = '\t';
+            } else {
+              throw ConfigError("found '" + t + "', expected one of ',' ';' tab");
+            }
+          },
+          [](const S& o) { return o.delimiter == '\t' ? std::string("tab") : std::string(1, o.delimiter); }};
+}
+
+const OptionTable<io::ImportOptions>& import_options() {
+  using S = io::ImportOptions;
+  static const OptionTable<S> t = {
+      required(positional(text_option<S>("csv", &S::csv, "a file", "CSV (or Extra-P text) file to import"))),
+      choice_option<S>("format", &S::format, {"csv", "extrap"},
+                       "csv, or extrap (Extra-P's PARAMETER/POINTS/REGION/METRIC/DATA text)"),
+      required(out_option<S>(&S::store, "HDF5 store to create or add to")),
+      required(text_option<S>("set", &S::set, "a set path", "set path /<framework>/<model>[/<system>] (extrap: /PREFIX)")),
+      text_option<S>("target", &S::target, "a column name",
+                     "column holding the measured time (with --throughput: the time column to create); "
+                     "required for CSV, extrap sets use 'value'"),
+      text_option<S>("throughput", &S::throughput, "a column name",
+                     "column holding throughput (samples/s) instead of time: the set gets --target = "
+                     "--work / throughput"),
+      real_option<S>("work", &S::work, 0.0, std::numeric_limits<double>::infinity(),
+                     "samples one measurement processes (with --throughput), e.g. 1281167 for an ImageNet epoch"),
+      text_option<S>("unit", &S::unit, "a unit", "unit of the target column"),
+      text_option<S>("source", &S::source, "text", "provenance note (default: the CSV file name)"),
+      list_option<S>("categorical", &S::categorical, "column names", "columns to keep as text (comma-separated)",
+                     true),
+      delimiter_option(),
+      bool_option<S>("append", &S::append, "add the rows to an existing set"),
+      bool_option<S>("replace", &S::replace, "overwrite an existing set"),
+      bool_option<S>("drop_invalid", &S::drop_invalid,
+                     "drop rows whose target is NaN, inf, zero or negative (and count them)"),
+  };
+  return t;
+}
+
+int run_import(io::ImportOptions& o) {
+  io::check_output({o.store, "--out", io::FileKind::store, {o.csv}, false, true});
+  if (o.format == "extrap") return run_import_extrap(o);
+  const io::ImportSummary s = io::import_csv(o);
+  std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
+              s.rows_read - s.rows_dropped, o.csv.c_str(), o.store.c_str(), o.set.c_str(),
+              s.created_store ? " (new store)" : "",
+              s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""), s.rows_in_set);
+  if (s.rows_dropped > 0) {
+    std::printf("dropped %zu of %zu rows with an invalid target '%s' (--drop-invalid)\n",
+                s.rows_dropped, s.rows_read, o.target.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_import_command(CLI::App& app, Action& action) {
-  auto o = std::make_shared<io::ImportOptions>();
-  auto delimiter = std::make_shared<std::string>(",");
-  auto* cmd = app.add_subcommand(
+  add_command(app, action,
       "import",
       "Import a CSV file (header row = column names) as one measurement set of an HDF5 store.\n"
       "Column types are inferred from each column's first value. With --format extrap, an\n"
       "Extra-P text file: one set per region x metric under --set /PREFIX. The store is\n"
-      "rewritten through a temporary file, so on any error it stays exactly as it was.");
-  cmd->add_option("csv", o->csv, "CSV (or Extra-P text) file to import")->required();
-  cmd->add_option("--format", o->format, "csv, or extrap (Extra-P's PARAMETER/POINTS/REGION/METRIC/DATA text)")
-      ->capture_default_str();
-  add_out_option(cmd, o->store, "HDF5 store to create or add to")->required();
-  cmd->add_option("--set", o->set, "set path /<framework>/<model>[/<system>] (extrap: /PREFIX)")->required();
-  cmd->add_option("--target", o->target,
-                  "column holding the measured time (with --throughput: the time column to create); "
-                  "required for CSV, extrap sets use 'value'");
-  cmd->add_option("--throughput", o->throughput,
-                  "column holding throughput (samples/s) instead of time: the set gets --target = "
-                  "--work / throughput");
-  cmd->add_option("--work", o->work, "samples one measurement processes (with --throughput), e.g. "
-                  "1281167 for an ImageNet epoch");
-  cmd->add_option("--unit", o->unit, "unit of the target column")->capture_default_str();
-  cmd->add_option("--source", o->source, "provenance note (default: the CSV file name)");
-  cmd->add_option("--categorical", o->categorical, "columns to keep as text")->delimiter(',');
-  cmd->add_option("--delimiter", *delimiter, "field separator: ',' ';' or tab")->capture_default_str();
-  cmd->add_flag("--append", o->append, "add the rows to an existing set");
-  cmd->add_flag("--replace", o->replace, "overwrite an existing set");
-  cmd->add_flag("--drop-invalid", o->drop_invalid,
-                "drop rows whose target is NaN, inf, zero or negative (and count them)");
-  cmd->callback([o, delimiter, &action] {
-    action = [o, delimiter] {
-      const std::string& d = *delimiter;
-      if (d == "," || d == ";") {
-        o->delimiter = d[0];
-      } else if (d == "tab" || d == "\t" || d == "\\t") {
-        o->delimiter = '\t';
-      } else {
-        throw ConfigError("--delimiter: found '" + d + "', expected one of ',' ';' tab");
-      }
-      io::check_output({o->store, "--out", io::FileKind::store, {o->csv}, false, true});
-      if (o->format == "extrap") return run_import_extrap(*o);
-      if (o->format != "csv") throw ConfigError("--format: found '" + o->format + "', expected csv or extrap");
-      const io::ImportSummary s = io::import_csv(*o);
-      std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
-                  s.rows_read - s.rows_dropped, o->csv.c_str(), o->store.c_str(), o->set.c_str(),
-                  s.created_store ? " (new store)" : "",
-                  s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""), s.rows_in_set);
-      if (s.rows_dropped > 0) {
-        std::printf("dropped %zu of %zu rows with an invalid target '%s' (--drop-invalid)\n",
-                    s.rows_dropped, s.rows_read, o->target.c_str());
-      }
-      return 0;
-    };
-  });
+      "rewritten through a temporary file, so on any error it stays exactly as it was.",
+      std::make_shared<io::ImportOptions>(), import_options(), run_import);
 }
 
 }  // namespace perfit::app

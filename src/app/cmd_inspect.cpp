@@ -96,16 +96,22 @@ int run_inspect(const InspectArgs& a) {
   return 0;
 }
 
+const OptionTable<InspectArgs>& inspect_options() {
+  using A = InspectArgs;
+  static const OptionTable<A> t = {
+      required(positional(text_option<A>("store", &A::store, "an HDF5 store", "HDF5 store"))),
+      list_option<A>("set", &A::sets, "set paths", "only this set (repeatable)"),
+      json_option<A>(&A::json, "one JSON object {\"sets\":[...]} instead of text"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_inspect_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<InspectArgs>();
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "inspect", "List the sets of an HDF5 store: rows, columns (type, range or distinct "
-                 "values) and attributes.", a, run_inspect);
-  cmd->add_option("store", a->store, "HDF5 store")->required();
-  cmd->add_option("--set", a->sets, "only this set (repeatable)");
-  add_json_flag(cmd, a->json, "one JSON object {\"sets\":[...]} instead of text");
+                 "values) and attributes.", std::make_shared<InspectArgs>(), inspect_options(), run_inspect);
 }
 
 }  // namespace perfit::app

@@ -76,19 +76,27 @@ int run_models(const ModelsArgs& a) {
   return 0;
 }
 
+const OptionTable<ModelsArgs>& models_options() {
+  using A = ModelsArgs;
+  static const OptionTable<A> t = {
+      positional(list_option<A>("model", &A::names, "names or YAML files",
+                                "model names or YAML files (default: all built-in)")),
+      text_option<A>("data", &A::data, "an HDF5 store", "with --set: check the models against this store's set"),
+      text_option<A>("set", &A::set, "a set path", "set whose columns the models must read"),
+      json_option<A>(&A::json, "a JSON array"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_models_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<ModelsArgs>();
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "models", "List the built-in performance models (configs/models/), or show given models\n"
                 "(built-in names or YAML files), with their terms, constants, param bounds and the\n"
                 "factors they read. Each file is checked: syntax, bounds, unused params or terms,\n"
-                "terms that refer to themselves; with --data/--set also unknown names.", a, run_models);
-  cmd->add_option("model", a->names, "model names or YAML files (default: all built-in)");
-  cmd->add_option("--data", a->data, "with --set: check the models against this store's set");
-  cmd->add_option("--set", a->set, "set whose columns the models must read");
-  add_json_flag(cmd, a->json, "a JSON array");
+                "terms that refer to themselves; with --data/--set also unknown names.",
+      std::make_shared<ModelsArgs>(), models_options(), run_models);
 }
 
 }  // namespace perfit::app

@@ -71,20 +71,26 @@ int run_pingpong(const PingArgs& a) {
   return 0;
 }
 
+const OptionTable<PingArgs>& pingpong_options() {
+  using A = PingArgs;
+  static const OptionTable<A> t = {
+      whole_option<A>("reps", &A::reps, 10, 10000000, "round trips of 8 B per timing block"),
+      whole_option<A>("bytes", &A::big, 1024, std::size_t{1} << 30, "message size for the bandwidth"),
+      json_option<A>(&A::json, "one JSON object"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_pingpong_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<PingArgs>();
   a->env = &env;
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "pingpong",
       "MPI latency and bandwidth between ranks 0 and 1 (mpiexec -n 2 perfit pingpong): what\n"
-      "scripts/scaling.py projects the island model with, and a check of an interconnect.", a, run_pingpong);
-  cmd->add_option("--reps", a->reps, "round trips of 8 B per timing block")->capture_default_str()
-      ->check(CLI::Range(10, 10000000));
-  cmd->add_option("--bytes", a->big, "message size for the bandwidth")->capture_default_str()
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
-  add_json_flag(cmd, a->json, "one JSON object");
+      "scripts/scaling.py projects the island model with, and a check of an interconnect.", a, pingpong_options(),
+      run_pingpong);
 }
 
 }  // namespace perfit::app

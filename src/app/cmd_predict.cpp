@@ -147,19 +147,26 @@ int run_predict(const PredictArgs& a) {
   return 0;
 }
 
+const OptionTable<PredictArgs>& predict_options() {
+  using A = PredictArgs;
+  static const OptionTable<A> t = {
+      required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      text_option<A>("at", &A::at, "NAME=VALUE,...", "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1"),
+      text_option<A>("grid", &A::grid, "a CSV file", "CSV of configurations (header = factor names)"),
+      out_option<A>(&A::out, "CSV to write for --grid"),
+      json_option<A>(&A::json, "JSON (with --at)"),
+      force_option<A>(&A::force, "replace an existing predictions CSV at --out"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<PredictArgs>();
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "predict", "Predict the time at new configurations from a fit's result file, with the\n"
-                 "contribution of each named term of the model.", a, run_predict);
-  cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
-  cmd->add_option("--at", a->at, "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1");
-  cmd->add_option("--grid", a->grid, "CSV of configurations (header = factor names)");
-  add_out_option(cmd, a->out, "CSV to write for --grid");
-  add_json_flag(cmd, a->json, "JSON (with --at)");
-  add_force_flag(cmd, a->force, "replace an existing predictions CSV at --out");
+                 "contribution of each named term of the model.", std::make_shared<PredictArgs>(), predict_options(),
+      run_predict);
 }
 
 }  // namespace perfit::app

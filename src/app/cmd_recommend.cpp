@@ -138,10 +138,6 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
 }
 
 int run_recommend(const RecommendArgs& a) {
-  if (a.objective != "time" && a.objective != "gpu-hours") {
-    throw ConfigError("--objective must be time or gpu-hours, got '" + a.objective + "'");
-  }
-  if (a.top == 0) throw ConfigError("--top must be >= 1");
   const std::vector<Constraint> cons = parse_constraints(a.constraint);
   const io::ResultFile r = io::read_result_file(a.result);
   const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
@@ -192,22 +188,31 @@ int run_recommend(const RecommendArgs& a) {
   return 0;
 }
 
+const OptionTable<RecommendArgs>& recommend_options() {
+  using A = RecommendArgs;
+  static const OptionTable<A> t = {
+      required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      required(text_option<A>("space", &A::space, "NAME=LO..HI,...", "factors and ranges, e.g. p=1..512,b=32..1024")),
+      text_option<A>("at", &A::at, "NAME=VALUE,...", "the model's other factors, e.g. d=1.28e6,epochs=90"),
+      choice_option<A>("objective", &A::objective, {"time", "gpu-hours"},
+                       "what to minimise: the predicted time, or time x workers / 3600"),
+      text_option<A>("workers", &A::workers, "a factor name", "the factor that counts GPUs for gpu-hours"),
+      text_option<A>("constraint", &A::constraint, "NAME<=VALUE,...",
+                     "e.g. p<=256,time<=3600 (a factor or the predicted time)"),
+      whole_option<A>("top", &A::top, 1, kMaxPoints, "how many to list"),
+      json_option<A>(&A::json, "JSON"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_recommend_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<RecommendArgs>();
-  auto* cmd = add_command(app, action,
+  add_command(app, action,
       "recommend", "The best configurations of a space by a fitted model's predicted time (or\n"
                    "GPU-hours): every combination of the --space factors, each doubling from LO\n"
-                   "to HI, with the other factors fixed by --at.", a, run_recommend);
-  cmd->add_option("--result", a->result, "result file written by perfit fit")->required();
-  cmd->add_option("--space", a->space, "factors and ranges, e.g. p=1..512,b=32..1024")->required();
-  cmd->add_option("--at", a->at, "the model's other factors, e.g. d=1.28e6,epochs=90");
-  cmd->add_option("--objective", a->objective, "time or gpu-hours (time x workers / 3600)")->capture_default_str();
-  cmd->add_option("--workers", a->workers, "the factor that counts GPUs for gpu-hours")->capture_default_str();
-  cmd->add_option("--constraint", a->constraint, "e.g. p<=256,time<=3600 (a factor or the predicted time)");
-  cmd->add_option("--top", a->top, "how many to list")->capture_default_str();
-  add_json_flag(cmd, a->json, "JSON");
+                   "to HI, with the other factors fixed by --at.",
+      std::make_shared<RecommendArgs>(), recommend_options(), run_recommend);
 }
 
 }  // namespace perfit::app

@@ -26,19 +26,31 @@ namespace {
 
 enum class Criterion { extrapolation, kfold, aic, bic };
 
+const char* to_string(Criterion c) {
+  switch (c) {
+    case Criterion::extrapolation: return "extrapolation";
+    case Criterion::kfold: return "kfold";
+    case Criterion::aic: return "aic";
+    case Criterion::bic: return "bic";
+  }
+  return "?";
+}
+
 struct SelectArgs : AnalysisOptions {
-  std::string models, criterion = "extrapolation";
+  std::string models;
+  Criterion criterion = Criterion::extrapolation;
   std::size_t folds = 5, holdout = 1;
   model::SearchOptions search{};
   bool force = false;
 };
 
+const std::vector<Criterion> kCriteria{Criterion::extrapolation, Criterion::kfold, Criterion::aic, Criterion::bic};
+
 Criterion parse_criterion(const std::string& s) {
-  if (s == "extrapolation") return Criterion::extrapolation;
-  if (s == "kfold") return Criterion::kfold;
-  if (s == "aic") return Criterion::aic;
-  if (s == "bic") return Criterion::bic;
-  throw ConfigError("--criterion: found '" + s + "', expected one of extrapolation, kfold, aic, bic");
+  for (const Criterion c : kCriteria) {
+    if (s == to_string(c)) return c;
+  }
+  throw ConfigError("found '" + s + "', expected one of extrapolation, kfold, aic, bic");
 }
 
 struct Candidate {
@@ -240,13 +252,12 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
 int run_select(const SelectArgs& a) {
   const fit::RunConfig cfg = a.read(false);
   const fit::RunConfig& c = cfg;
-  Criterion crit = Criterion::extrapolation;
+  const Criterion crit = a.criterion;
   std::vector<Candidate> cands;
   AnalysisSet set;
   std::vector<data::Fold> folds;
   data::SplitSpec split;
   a.agreed([&] {
-    crit = parse_criterion(a.criterion);
     if (!c.out.empty() && a.env->rank() == 0) {
       std::vector<std::string> inputs{c.data};
       if (!a.config.empty()) inputs.push_back(a.config);
@@ -279,16 +290,37 @@ int run_select(const SelectArgs& a) {
   if (!c.out.empty()) code = write_winner(a, cfg, ranked.front(), set);
   if (a.parallel() && a.env->rank() != 0) return code;
   if (a.json) {
-    nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", a.criterion}, {"how", how},
+    nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", to_string(crit)}, {"how", how},
                                 {"data", c.data}, {"set", c.set}, {"rows", set.rows->rows()}};
     j["ranking"] = ranking_json(ranked, crit);
     if (!c.out.empty()) j["result"] = c.out;
     std::cout << j.dump(2) << "\n";
   } else {
-    print_table(ranked, a.criterion, how);
+    print_table(ranked, to_string(crit), how);
     if (!c.out.empty()) std::printf("wrote %s (the winner, '%s', fitted on every row)\n", c.out.c_str(), ranked.front().model->spec().name.c_str());
   }
   return code;
+}
+
+// The command's own options; the fits' are analysis_option_table().
+const OptionTable<SelectArgs>& select_options() {
+  using A = SelectArgs;
+  static const OptionTable<A> t = {
+      text_option<A>("config", &A::config, "a YAML file", "YAML config (the keys of configs/fit.yaml)"),
+      text_option<A>("models", &A::models, "names or YAML files, comma-separated",
+                     "built-in names or YAML files (default: every built-in that fits the set)"),
+      enum_option<A>("criterion", &A::criterion, kCriteria, parse_criterion,
+                     [](Criterion c) { return to_string(c); }, "how candidates are ranked"),
+      whole_option<A>("holdout", &A::holdout, 1, 1000,
+                      "extrapolation: how many of the largest values of the scale column are held out"),
+      whole_option<A>("folds", &A::folds, 2, 1000, "kfold: number of folds"),
+      bool_option<A>("negative_exponents", [](A& a) -> auto& { return a.search.negative_exponents; },
+                     "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall "
+                     "with x: strong scaling)"),
+      force_option<A>(&A::force, "replace an existing result file at --out"),
+      json_option<A>(&A::json),
+  };
+  return t;
 }
 
 }  // namespace
@@ -302,18 +334,9 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
       "the largest value of the scale column, score = MAPE there), kfold (MAPE over K folds of\n"
       "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
-      "--out writes the winner's fit on every row as a normal result file (docs/validation.md).", a, run_select);
-  cmd->add_option("--config", a->config, "YAML config (the keys of configs/fit.yaml)");
-  cmd->add_option("--models", a->models, "comma-separated built-in names or YAML files (default: every built-in that fits the set)");
-  cmd->add_option("--criterion", a->criterion, "extrapolation, kfold, aic or bic")->capture_default_str();
-  cmd->add_option("--holdout", a->holdout, "extrapolation: how many of the largest values of the scale column are held out")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--folds", a->folds, "kfold: number of folds")->capture_default_str()->check(CLI::Range(2, 1000));
-  cmd->add_flag("--negative-exponents", a->search.negative_exponents,
-                "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall with x: strong scaling)");
+      "--out writes the winner's fit on every row as a normal result file (docs/validation.md).",
+      a, select_options(), run_select);
   a->flags.add(cmd, analysis_option_table(true), fit::RunConfig{});
-  add_force_flag(cmd, a->force, "replace an existing result file at --out");
-  add_json_flag(cmd, a->json, "one JSON object on stdout instead of the table");
 }
 
 }  // namespace perfit::app

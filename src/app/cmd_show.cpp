@@ -26,18 +26,24 @@ int run_show(ShowArgs& a) {
   return 0;
 }
 
+const OptionTable<ShowArgs>& show_options() {
+  using A = ShowArgs;
+  static const OptionTable<A> t = {
+      required(positional(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit"))),
+      json_option<A>(&A::json),
+      bool_option<A>("full", &A::full, "after the table, every field of the result with what it means"),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_show_command(CLI::App& app, Action& action) {
-  auto a = std::make_shared<ShowArgs>();
-  auto* cmd = add_command(app, action, "show",
-                          "Print a saved fit result again: the table `perfit fit` printed, with --full\n"
-                          "every field the result holds, or with --json the same object `perfit fit\n"
-                          "--json` printed.",
-                          a, run_show);
-  cmd->add_option("result", a->result, "result file written by perfit fit")->required();
-  add_json_flag(cmd, a->json);
-  cmd->add_flag("--full", a->full, "after the table, every field of the result with what it means");
+  add_command(app, action, "show",
+              "Print a saved fit result again: the table `perfit fit` printed, with --full\n"
+              "every field the result holds, or with --json the same object `perfit fit\n"
+              "--json` printed.",
+              std::make_shared<ShowArgs>(), show_options(), run_show);
 }
 
 }  // namespace perfit::app

@@ -36,35 +36,40 @@ const OptionTable<data::SynthOptions>& synth_option_table() {
   return t;
 }
 
+// The command's options; the generator's are synth_option_table().
+const OptionTable<SynthArgs>& synth_args_options() {
+  using A = SynthArgs;
+  static const OptionTable<A> t = {
+      required(out_option<A>(&A::out, "HDF5 store to write")),
+      list_option<A>("set", &A::sets, "set paths", "write only these sets (repeatable), e.g. /pytorch/resnet50"),
+      force_option<A>(&A::force,
+                      "replace an existing store of synthetic sets (a store with imported sets is never replaced)"),
+  };
+  return t;
+}
+
+int run_synth(SynthArgs& a) {
+  a.flags.apply(a.options);
+  io::check_output({a.out, "--out", io::FileKind::synthetic_store, {}, a.force});
+  const data::SynthOptions& o = a.options;
+  const auto t0 = std::chrono::steady_clock::now();
+  const io::SynthStoreSummary s = io::write_synthetic_store(a.out, o, a.sets);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("wrote %zu sets, %zu rows to '%s' in %.2f s (%.3g rows/s; seed %llu, noise %g)\n", s.sets.size(), s.rows,
+              a.out.c_str(), secs, s.rows / std::max(secs, 1e-9), static_cast<unsigned long long>(o.seed), o.noise);
+  return 0;
+}
+
 }  // namespace
 
 void add_synth_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<SynthArgs>();
-  auto* cmd = app.add_subcommand(
-      "synth",
+  auto* cmd = add_command(
+      app, action, "synth",
       "Write synthetic measurement sets (3 frameworks x 3 DL models) generated from the\n"
-      "`generic` model with known constants (stored as truth_* attributes) and log-normal noise.");
-  add_out_option(cmd, a->out, "HDF5 store to write")->required();
+      "`generic` model with known constants (stored as truth_* attributes) and log-normal noise.",
+      a, synth_args_options(), run_synth);
   a->flags.add(cmd, synth_option_table(), a->options);
-  cmd->add_option("--set", a->sets, "write only these sets (repeatable), e.g. /pytorch/resnet50");
-  add_force_flag(cmd, a->force,
-                "replace an existing store of synthetic sets (a store with imported sets is never "
-                "replaced)");
-  cmd->callback([a, &action] {
-    action = [a] {
-      a->flags.apply(a->options);
-      io::check_output({a->out, "--out", io::FileKind::synthetic_store, {}, a->force});
-      const data::SynthOptions& o = a->options;
-      const auto t0 = std::chrono::steady_clock::now();
-      const io::SynthStoreSummary s = io::write_synthetic_store(a->out, o, a->sets);
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("wrote %zu sets, %zu rows to '%s' in %.2f s (%.3g rows/s; seed %llu, noise %g)\n",
-                  s.sets.size(), s.rows, a->out.c_str(), secs, s.rows / std::max(secs, 1e-9),
-                  static_cast<unsigned long long>(o.seed), o.noise);
-      return 0;
-    };
-  });
 }
 
 }  // namespace perfit::app

@@ -88,6 +88,18 @@ int run_validate(const ValidateArgs& a) {
   return 0;
 }
 
+// The command's own options; the fits' are analysis_option_table().
+const OptionTable<ValidateArgs>& validate_options() {
+  using A = ValidateArgs;
+  static const OptionTable<A> t = {
+      text_option<A>("config", &A::config, "a YAML file", "YAML config (the keys of configs/fit.yaml)"),
+      text_option<A>("split", &A::split, "kfold:K, group:COLUMN, scale:COLUMN[:K] or forward:COLUMN",
+                     "which rows each fold holds out"),
+      json_option<A>(&A::json),
+  };
+  return t;
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
@@ -101,11 +113,9 @@ void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& en
       "folds), group:COLUMN (leave one value out, e.g. per framework), scale:COLUMN[:K]\n"
       "(train below the K largest values, predict those: extrapolation), forward:COLUMN (each\n"
       "value from the third up predicted from the smaller ones). Under mpiexec the folds are\n"
-      "spread over the ranks. Fit options as for `perfit fit` (docs/validation.md).", a, run_validate);
-  cmd->add_option("--config", a->config, "YAML config (the keys of configs/fit.yaml)");
-  cmd->add_option("--split", a->split, "kfold:K, group:COLUMN, scale:COLUMN[:K] or forward:COLUMN")->capture_default_str();
+      "spread over the ranks. Fit options as for `perfit fit` (docs/validation.md).", a, validate_options(),
+      run_validate);
   a->flags.add(cmd, analysis_option_table(false), fit::RunConfig{});
-  add_json_flag(cmd, a->json, "one JSON object on stdout instead of the table");
 }
 
 }  // namespace perfit::app

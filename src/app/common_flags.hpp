@@ -1,5 +1,6 @@
-// The flags that many subcommands share (--json, --force, --out), spelt and documented once,
-// and the registration of a subcommand whose work main() runs after parsing.
+// The options that many subcommands share (--json, --force, --out), spelt and documented once,
+// and the registration of a subcommand from its option table, whose work main() runs after
+// parsing.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,33 +9,46 @@
 #include <string>
 
 #include "commands.hpp"
+#include "option_flags.hpp"
+#include "perfit/core/option_table.hpp"
 
 namespace perfit::app {
 
 // --json: `what` is printed on stdout instead of the human-readable table.
-inline CLI::Option* add_json_flag(CLI::App* cmd, bool& json,
-                                  const std::string& what = "one JSON object on stdout instead of the table") {
-  return cmd->add_flag("--json", json, "print " + what);
+template <class S, class Get>
+Option<S> json_option(Get get, const std::string& what = "one JSON object on stdout instead of the table") {
+  return bool_option<S>("json", get, "print " + what);
 }
 
 // --force: replace an existing output of the same kind. An input, or a file of another kind,
 // is never replaced (io/output_guard.hpp), with or without it.
-inline CLI::Option* add_force_flag(CLI::App* cmd, bool& force, const std::string& what) {
-  return cmd->add_flag("--force", force, what);
+template <class S, class Get>
+Option<S> force_option(Get get, const std::string& what) {
+  return bool_option<S>("force", get, what);
 }
 
 // --out: the file or directory the command writes.
-inline CLI::Option* add_out_option(CLI::App* cmd, std::string& out, const std::string& what) {
-  return cmd->add_option("--out", out, what);
+template <class S, class Get>
+Option<S> out_option(Get get, const std::string& what) {
+  return text_option<S>("out", get, "a path", what);
 }
 
-// A subcommand whose work is run(*args): chosen on the command line, it leaves that work in
-// `action` for main() to run once parsing is over.
+// A subcommand whose options are `table` (set on *args, whose initial values are the defaults
+// shown in --help) and whose work is run(*args): chosen on the command line, it leaves that
+// work in `action` for main() to run once parsing is over, so that a bad value is reported
+// like every other error.
 template <class Args, class Run>
 CLI::App* add_command(CLI::App& app, Action& action, const std::string& name, const std::string& help,
-                      std::shared_ptr<Args> args, Run run) {
+                      std::shared_ptr<Args> args, const OptionTable<Args>& table, Run run) {
   CLI::App* cmd = app.add_subcommand(name, help);
-  cmd->callback([args, run, &action] { action = [args, run] { return run(*args); }; });
+  auto flags = std::make_shared<OptionFlags<Args>>();
+  flags->add(cmd, table, *args);
+  cmd->callback([args, flags, run, &action] {
+    action = [args, flags, run] {
+      flags->apply(*args);
+      return run(*args);
+    };
+  });
   return cmd;
 }
 

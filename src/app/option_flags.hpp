@@ -1,12 +1,14 @@
-// CLI11 flags derived from an option table: one --flag per option (booleans get --x and
-// --no-x), help text from the option's doc, accepted values and default. apply() sets the
-// options that were given, checked by the same parser as the config file's keys.
+// CLI11 flags derived from an option table: one --flag (or positional argument) per option,
+// booleans get --x and --no-x, help text from the option's doc, accepted values and default.
+// apply() sets the options that were given, checked by the same parser as the config file's
+// keys, so a command's options are declared once, in its table.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/option_table.hpp"
@@ -20,59 +22,52 @@ class OptionFlags {
   void add(CLI::App* cmd, const OptionTable<S>& table, const S& defaults) {
     for (const auto& o : table) {
       if (o.flag.empty()) continue;
-      Given& g = given_.emplace_back(Given{&o, {}, false});
-      const std::string def = o.format(defaults);
-      const std::string help = o.doc + " (" + o.expected + ")" +
-                               (def.empty() ? std::string() : " [" + def + "]");
-      const std::string group = section_title(o.key);
+      Given& g = given_.emplace_back(Given{&o, {}});
+      // A switch says only when it is on by default; other options what they accept.
+      const std::string def = o.required ? std::string() : o.format(defaults);
+      const bool on_off = o.kind == OptionKind::boolean;
+      const std::string help = o.doc + (on_off ? std::string() : " (" + o.expected + ")") +
+                               (def.empty() || def == "false" ? std::string() : " [" + def + "]");
+      CLI::Option* flag = nullptr;
       if (o.kind == OptionKind::boolean) {
-        cmd->add_flag_function("--" + o.flag + ",!--no-" + o.flag,
-                               [&g](std::int64_t n) {
-                                 g.text = n > 0 ? "true" : "false";
-                                 g.set = true;
-                               },
-                               help)
-            ->group(group);
+        flag = cmd->add_flag_function("--" + o.flag + ",!--no-" + o.flag,
+                                      [&g](std::int64_t n) { g.texts = {n > 0 ? "true" : "false"}; }, help);
+      } else if (o.repeatable) {
+        flag = cmd->add_option_function<std::vector<std::string>>(
+            name_of(o), [&g](const std::vector<std::string>& v) { g.texts.insert(g.texts.end(), v.begin(), v.end()); },
+            help);
       } else {
-        cmd->add_option_function<std::string>("--" + o.flag,
-                                              [&g](const std::string& v) {
-                                                g.text = v;
-                                                g.set = true;
-                                              },
-                                              help)
-            ->group(group)
-            ->type_name(o.kind == OptionKind::number ? "NUMBER" : o.kind == OptionKind::rows ? "ROWS" : "TEXT")
-            ->allow_extra_args(false)
-            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later flag overrides
+        flag = cmd->add_option_function<std::string>(name_of(o), [&g](const std::string& v) { g.texts = {v}; }, help)
+                   ->allow_extra_args(false)
+                   ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later flag overrides
       }
+      if (o.kind != OptionKind::boolean) {
+        flag->type_name(o.kind == OptionKind::number ? "NUMBER" : o.kind == OptionKind::rows ? "ROWS" : "TEXT");
+      }
+      if (o.required) flag->required();
+      if (!o.positional) flag->group(section_title(o.key));
     }
   }
 
   // Throws: ConfigError "--flag: found 'x', expected ...".
   void apply(S& s) const {
     for (const auto& g : given_) {
-      if (!g.set) continue;
-      try {
-        g.option->parse(s, g.text);
-      } catch (const ConfigError& e) {
-        throw ConfigError("--" + g.option->flag + ": " + e.what());
+      for (const auto& text : g.texts) {
+        try {
+          g.option->parse(s, text);
+        } catch (const ConfigError& e) {
+          throw ConfigError((g.option->positional ? g.option->flag : "--" + g.option->flag) + ": " + e.what());
+        }
       }
     }
-  }
-
-  bool given(const std::string& key) const {
-    for (const auto& g : given_) {
-      if (g.option->key == key) return g.set;
-    }
-    return false;
   }
 
  private:
   struct Given {
     const Option<S>* option;
-    std::string text;
-    bool set;
+    std::vector<std::string> texts;  // as given, in order; empty: not given
   };
+  static std::string name_of(const Option<S>& o) { return o.positional ? o.flag : "--" + o.flag; }
   static std::string section_title(const std::string& key) {
     const auto dot = key.find('.');
     if (dot == std::string::npos) return "Options";

@@ -182,3 +182,46 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
             failures.append(f"{st}: separable cost {auto['cost']} (linear {auto['linear']}) vs full search {off['cost']}")
     if os.path.exists(os.path.join(work, "x.h5")):
         failures.append("a failed fit left x.h5 behind")
+
+
+# ---- every subcommand's options come from its table: values checked, positionals, lists ----
+def test_subcommand_options_are_checked_by_their_table():
+    # A value out of range, or not among the choices, names the flag and what it accepts.
+    expect(["select", "--data", "x.h5", "--set", "/a/b", "--holdout", "0"], 2,
+           "--holdout: found '0', expected a whole number in [1, 1000]")
+    expect(["select", "--data", "x.h5", "--set", "/a/b", "--criterion", "r2"], 2,
+           "--criterion: found 'r2', expected one of extrapolation, kfold, aic, bic")
+    expect(["recommend", "--result", "x.h5", "--space", "p=1..2", "--objective", "cost"], 2,
+           "--objective: found 'cost', expected one of time, gpu-hours")
+    expect(["recommend", "--result", "x.h5", "--space", "p=1..2", "--top", "0"], 2,
+           "--top: found '0', expected a whole number in [1, ")
+    expect(["explain", "--result", "x.h5", "--sweep", "p=1..2", "--efficiency", "2"], 2,
+           "--efficiency: found '2', expected a number in [0, 1]")
+    expect(["pingpong", "--reps", "5"], 2, "--reps: found '5', expected a whole number in [10, 10000000]")
+    expect(["import", "m.csv", "--out", "o.h5", "--set", "/a/b", "--format", "json"], 2,
+           "--format: found 'json', expected one of csv, extrap")
+    expect(["import", "m.csv", "--out", "o.h5", "--set", "/a/b", "--delimiter", "|"], 2,
+           "--delimiter: found '|', expected one of ',' ';' tab")
+    expect(["show"], 2, "result is required")
+    expect(["predict", "--at", "p=1"], 2, "--result is required")
+    for f in ["o.h5", "o.h5.tmp"]:
+        if os.path.exists(os.path.join(work, f)):
+            failures.append(f"a refused command wrote {f}")
+    # Help shows what each option accepts and its default, from the same table.
+    expect(["select", "--help"], 0, "--criterion TEXT", "(one of extrapolation, kfold, aic, bic) [extrapolation]",
+           "--folds NUMBER", "[5]")
+    # A repeatable option keeps every value; a comma list where the table says so.
+    with open(os.path.join(work, "cat.csv"), "w") as f:
+        f.write("fw;net;p;t\ntf;r50;1;2.0\ntf;r50;2;1.1\n")
+    expect(["import", "cat.csv", "--out", "cat.h5", "--set", "/a/b", "--target", "t", "--delimiter", ";",
+            "--categorical", "net,p"], 0, "imported 2 rows")
+    import json
+    r = expect(["inspect", "cat.h5", "--json"], 0, '"fw"')
+    types = {c["name"]: c["type"] for c in json.loads(r.stdout)["sets"][0]["columns"]}
+    if types.get("p") != "string" or types.get("net") != "string":
+        failures.append(f"--categorical net,p: columns typed {types}")
+    expect(["import", "cat.csv", "--out", "cat.h5", "--set", "/a/c", "--target", "t", "--delimiter", ";"], 0,
+           "imported 2 rows")
+    r = expect(["inspect", "cat.h5", "--set", "/a/b", "--set", "/a/c", "--json"], 0, '"/a/b"', '"/a/c"')
+    if len(json.loads(r.stdout)["sets"]) != 2:
+        failures.append(f"inspect --set twice: {r.stdout[:300]}")

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace perfit {
 
@@ -28,6 +30,30 @@ TEST(OptionTable, FormattedValuesParseBackExactly) {
   EXPECT_EQ(flag_of("de.max_generations"), "max-generations");
   EXPECT_EQ(keys_in_section({"a", "de.x", "de.y", "islands.z"}, "de.q"), "x, y");
   EXPECT_EQ(keys_in_section({"a", "de.x", "de.y", "islands.z"}, "b"), "a, de, islands");
+}
+
+struct Args {
+  std::string mode = "a";
+  std::vector<std::string> items;
+  std::size_t n = 3;
+};
+
+TEST(OptionTable, MemberPointerBuildersCheckChoicesAndCollectLists) {
+  const auto mode = choice_option<Args>("mode", &Args::mode, {"a", "b"}, "doc");
+  const auto words = list_option<Args>("word", &Args::items, "words", "doc");
+  const auto cols = list_option<Args>("columns", &Args::items, "names", "doc", true);
+  const auto n = required(whole_option<Args>("n", &Args::n, 1, 9, "doc"));
+  Args a;
+  mode.parse(a, "b");
+  EXPECT_EQ(a.mode, "b");
+  EXPECT_THAT([&] { mode.parse(a, "c"); }, ThrowsMessage<ConfigError>(HasSubstr("found 'c', expected one of a, b")));
+  words.parse(a, "x,y");
+  cols.parse(a, "u,,v");
+  EXPECT_EQ(a.items, (std::vector<std::string>{"x,y", "u", "v"}));
+  EXPECT_EQ(cols.format(a), "x,y,u,v");
+  EXPECT_TRUE(words.repeatable && !words.required && n.required && !n.positional);
+  EXPECT_TRUE(positional(n).positional);
+  EXPECT_EQ(n.format(a), "3");
 }
 
 }  // namespace perfit

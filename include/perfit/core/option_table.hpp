@@ -4,11 +4,15 @@
 // all derived from the table, so they cannot drift apart.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "perfit/core/error.hpp"
 
 namespace perfit {
 
@@ -26,6 +30,12 @@ struct Option {
   // Throws: ConfigError "found 'X', expected ..." (the caller names the key or flag).
   std::function<void(S&, const std::string&)> parse;
   std::function<std::string(const S&)> format;
+  // Command-line only (a config file has no positions and no required keys): a positional
+  // argument instead of --flag, one that must be given, one that may be given many times
+  // (each value goes through `parse`, which appends).
+  bool positional = false;
+  bool required = false;
+  bool repeatable = false;
 };
 
 template <class S>
@@ -43,13 +53,13 @@ std::string range_text(double lo, double hi);
 // The flag name derived from a key: the last section, '_' -> '-'.
 std::string flag_of(const std::string& key);
 
-// ---- builders: Get is a callable S& -> T& (a member or a nested member) ----
+// ---- builders: Get is a member pointer (&S::x) or a callable S& -> T& (a nested member) ----
 template <class S, class Get>
 Option<S> real_option(std::string key, Get get, double lo, double hi, std::string doc) {
   const std::string expected = "a number in " + range_text(lo, hi);
   return {key, flag_of(key), std::move(doc), expected, OptionKind::number,
-          [=](S& s, const std::string& t) { get(s) = parse_real(t, lo, hi, expected); },
-          [=](const S& s) { return format_real(get(const_cast<S&>(s))); }};
+          [=](S& s, const std::string& t) { std::invoke(get, s) = parse_real(t, lo, hi, expected); },
+          [=](const S& s) { return format_real(std::invoke(get, const_cast<S&>(s))); }};
 }
 
 template <class S, class Get>
@@ -59,10 +69,10 @@ Option<S> whole_option(std::string key, Get get, std::uint64_t lo, std::uint64_t
       "a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   return {key, flag_of(key), std::move(doc), expected, OptionKind::number,
           [=](S& s, const std::string& t) {
-            using T = std::remove_reference_t<decltype(get(s))>;
-            get(s) = static_cast<T>(parse_whole(t, lo, hi, expected));
+            using T = std::remove_reference_t<decltype(std::invoke(get, s))>;
+            std::invoke(get, s) = static_cast<T>(parse_whole(t, lo, hi, expected));
           },
-          [=](const S& s) { return std::to_string(get(const_cast<S&>(s))); }};
+          [=](const S& s) { return std::to_string(std::invoke(get, const_cast<S&>(s))); }};
 }
 
 // A whole number or -1 for "none" (e.g. an island index).
@@ -71,26 +81,26 @@ Option<S> index_option(std::string key, Get get, std::int64_t hi, std::string do
   const std::string expected = "-1 (none) or a whole number in [0, " + std::to_string(hi) + "]";
   return {key, flag_of(key), std::move(doc), expected, OptionKind::number,
           [=](S& s, const std::string& t) {
-            using T = std::remove_reference_t<decltype(get(s))>;
-            get(s) = t == "-1" ? T(-1)
+            using T = std::remove_reference_t<decltype(std::invoke(get, s))>;
+            std::invoke(get, s) = t == "-1" ? T(-1)
                                : static_cast<T>(parse_whole(t, 0, static_cast<std::uint64_t>(hi),
                                                             expected));
           },
-          [=](const S& s) { return std::to_string(get(const_cast<S&>(s))); }};
+          [=](const S& s) { return std::to_string(std::invoke(get, const_cast<S&>(s))); }};
 }
 
 template <class S, class Get>
 Option<S> bool_option(std::string key, Get get, std::string doc) {
   return {key, flag_of(key), std::move(doc), "true or false", OptionKind::boolean,
-          [=](S& s, const std::string& t) { get(s) = parse_bool(t); },
-          [=](const S& s) { return std::string(get(const_cast<S&>(s)) ? "true" : "false"); }};
+          [=](S& s, const std::string& t) { std::invoke(get, s) = parse_bool(t); },
+          [=](const S& s) { return std::string(std::invoke(get, const_cast<S&>(s)) ? "true" : "false"); }};
 }
 
 template <class S, class Get>
 Option<S> text_option(std::string key, Get get, std::string what, std::string doc) {
   return {key, flag_of(key), std::move(doc), std::move(what), OptionKind::text,
-          [=](S& s, const std::string& t) { get(s) = t; },
-          [=](const S& s) { return std::string(get(const_cast<S&>(s))); }};
+          [=](S& s, const std::string& t) { std::invoke(get, s) = t; },
+          [=](const S& s) { return std::string(std::invoke(get, const_cast<S&>(s))); }};
 }
 
 // Parse and ToString are the enum's own parse_x / to_string (one name list, kept there).
@@ -102,8 +112,61 @@ Option<S> enum_option(std::string key, Get get, std::vector<E> values, Parse par
     expected += (i ? ", " : "") + std::string(to_text(values[i]));
   }
   return {key, flag_of(key), std::move(doc), expected, OptionKind::text,
-          [=](S& s, const std::string& t) { get(s) = parse(t); },
-          [=](const S& s) { return std::string(to_text(get(const_cast<S&>(s)))); }};
+          [=](S& s, const std::string& t) { std::invoke(get, s) = parse(t); },
+          [=](const S& s) { return std::string(to_text(std::invoke(get, const_cast<S&>(s)))); }};
+}
+
+// Text that must be one of `values` (a choice kept as text by its command).
+template <class S, class Get>
+Option<S> choice_option(std::string key, Get get, std::vector<std::string> values, std::string doc) {
+  std::string expected = "one of ";
+  for (std::size_t i = 0; i < values.size(); ++i) expected += (i ? ", " : "") + values[i];
+  return {key, flag_of(key), std::move(doc), expected, OptionKind::text,
+          [=](S& s, const std::string& t) {
+            if (std::find(values.begin(), values.end(), t) == values.end()) {
+              throw ConfigError("found '" + t + "', expected " + expected);
+            }
+            std::invoke(get, s) = t;
+          },
+          [=](const S& s) { return std::string(std::invoke(get, const_cast<S&>(s))); }};
+}
+
+// A list of text values: each occurrence of the flag adds one, or with `comma_separated`
+// one per comma-separated field (then a value cannot hold a comma).
+template <class S, class Get>
+Option<S> list_option(std::string key, Get get, std::string what, std::string doc,
+                      bool comma_separated = false) {
+  Option<S> o{key, flag_of(key), std::move(doc), std::move(what), OptionKind::text,
+              [=](S& s, const std::string& t) {
+                if (!comma_separated) {
+                  std::invoke(get, s).push_back(t);
+                  return;
+                }
+                for (std::size_t from = 0; from <= t.size();) {
+                  const std::size_t comma = std::min(t.find(',', from), t.size());
+                  if (comma > from) std::invoke(get, s).push_back(t.substr(from, comma - from));
+                  from = comma + 1;
+                }
+              },
+              [=](const S& s) {
+                std::string out;
+                for (const auto& v : std::invoke(get, const_cast<S&>(s))) out += (out.empty() ? "" : ",") + v;
+                return out;
+              }};
+  o.repeatable = true;
+  return o;
+}
+
+// Command-line modifiers of an option built above.
+template <class S>
+Option<S> required(Option<S> o) {
+  o.required = true;
+  return o;
+}
+template <class S>
+Option<S> positional(Option<S> o) {
+  o.positional = true;
+  return o;
 }
 
 // The options of a nested struct as options of S, keys under `prefix` ("de.").
@@ -111,9 +174,13 @@ template <class S, class Inner, class Get>
 void add_nested(OptionTable<S>& out, const OptionTable<Inner>& inner, const std::string& prefix,
                 Get get) {
   for (const Option<Inner>& o : inner) {
-    out.push_back({prefix + o.key, o.flag, o.doc, o.expected, o.kind,
-                   [p = o.parse, get](S& s, const std::string& t) { p(get(s), t); },
-                   [f = o.format, get](const S& s) { return f(get(const_cast<S&>(s))); }});
+    Option<S> n{prefix + o.key, o.flag, o.doc, o.expected, o.kind,
+                [p = o.parse, get](S& s, const std::string& t) { p(get(s), t); },
+                [f = o.format, get](const S& s) { return f(get(const_cast<S&>(s))); }};
+    n.positional = o.positional;
+    n.required = o.required;
+    n.repeatable = o.repeatable;
+    out.push_back(std::move(n));
   }
 }
 
@@ -151,8 +218,6 @@ void apply_option(const OptionTable<S>& table, S& s, const std::string& key,
                   const std::string& text, const std::string& where);
 
 }  // namespace perfit
-
-#include "perfit/core/error.hpp"
 
 template <class S>
 void perfit::apply_option(const OptionTable<S>& table, S& s, const std::string& key,
