@@ -15,6 +15,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,9 +51,25 @@ def read_result(path):
             a = h.attrs
             if text(a.get("perfit_result", "")) == "":
                 fail(f"'{path}' is not a perfit result file (no perfit_result attribute)")
-            return {k: text(a[k]) for k in ["data_file", "set", "target", "unit", "model_yaml", "model"]}
+            info = {k: text(a[k]) for k in ["data_file", "set", "target", "unit", "model_yaml", "model"]}
+            info["bound"] = bound_columns(text(a.get("config_yaml", "")))
+            return info
     except OSError as e:
         fail(f"cannot read '{path}': {e}", 6)
+
+
+def bound_columns(config_yaml):
+    """{factor: column} from the fit's --factors (saved in config_yaml), e.g. {"p": "gpus"}."""
+    m = re.search(r"^factors:[ \t]*(.*)$", config_yaml, re.M)
+    out = {}
+    for item in (m.group(1).strip().strip("'\"") if m else "").split(","):
+        name, _, column = item.partition("=")
+        try:
+            float(column)
+        except ValueError:
+            if name and column:
+                out[name.strip()] = column.strip()
+    return out
 
 
 def read_rows(store, set_path, factors, target):
@@ -161,8 +178,11 @@ def main():
         meas = cols[info["target"]]
         pred = predict(a.perfit, a.result, cols, factors, tmp)
         varying = [f for f in factors if np.ptp(cols[f]) > 0]
-        sweep = a.sweep or ("p" if "p" in varying else (varying[0] if varying else None))
-        if a.sweep and a.sweep not in factors:
+        # A factor may be named as the fit bound it (--sweep p for the column gpus).
+        p = info["bound"].get("p", "p")
+        sweep = info["bound"].get(a.sweep, a.sweep) if a.sweep else (
+            p if p in varying else (varying[0] if varying else None))
+        if a.sweep and sweep not in factors:
             fail(f"--sweep {a.sweep}: not a factor of model '{info['model']}' ({', '.join(factors)})")
         os.makedirs(a.out, exist_ok=True)
         paths = [os.path.join(a.out, n) for n in ["measured_vs_predicted.png", "residuals.png", "terms.png"]]

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "set_binding.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/data/row_validity.hpp"
 #include "perfit/fit/run_config.hpp"
@@ -54,11 +55,12 @@ std::vector<std::string> set_columns(const fit::RunConfig& cfg) {
 }
 
 std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
-                                               const std::vector<std::string>& columns, bool strict) {
-  model::ModelSpec spec = io::load_model(name_or_path);
-  const auto all = model::parse_factor_bindings(cfg.factors);
-  spec = model::bind_factors(spec, strict ? all : model::bindings_for(spec, all));
-  return std::make_shared<const model::Model>(spec, columns);
+                                               const std::vector<std::string>& columns, bool note) {
+  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors,
+                                     io::StoreReader(cfg.data).info(cfg.set).columns,
+                                     "'" + cfg.data + "' set '" + cfg.set + "'");
+  if (note) note_unused(bound);
+  return std::make_shared<const model::Model>(bound.spec, columns);
 }
 
 AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns) {

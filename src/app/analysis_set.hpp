@@ -45,11 +45,11 @@ struct AnalysisSet {
 // as cfg.drop_invalid says. Throws: DataError / IoError naming the file, set and column.
 AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns);
 
-// A model with cfg.factors bound, over the set's columns. strict: every binding must name a
-// factor of the model (one model); otherwise those it does not read are left out (select).
+// A model with cfg.factors bound, over the set's columns (app/set_binding.hpp); bindings it does
+// not read are left out, and with `note` said so once (one model; select checks its candidates).
 // Throws: ConfigError / DataError naming the model and the missing column.
 std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
-                                               const std::vector<std::string>& set_columns, bool strict);
+                                               const std::vector<std::string>& set_columns, bool note);
 
 // The set's column names without reading rows. Throws: IoError/DataError.
 std::vector<std::string> set_columns(const fit::RunConfig& cfg);

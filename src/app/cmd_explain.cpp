@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "factor_args.hpp"
+#include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
@@ -23,18 +24,22 @@ struct ExplainArgs {
   bool json = false;
 };
 
-// The sweep's rows: the swept factor, and every other factor fixed by --at.
+// The sweep's rows: the swept factor, and every other factor fixed by --at, in the model's
+// column names (a factor may be named as bound by the fit: p for gpus).
 data::MeasurementTable sweep_rows(const FactorRange& sweep, const std::vector<double>& x, const std::string& at,
-                                  const std::vector<std::string>& needed, const std::string& model) {
+                                  const ResultNames& names, model::ModelSpec& spec) {
   data::MeasurementTable t;
   t.add_column(data::Column(sweep.name, x));
   if (!at.empty()) {
     for (const auto& [name, v] : parse_values(at, "--at")) {
-      if (name == sweep.name) throw ConfigError("--at sets '" + name + "', which --sweep varies");
+      if (names.column(name) == names.column(sweep.name)) {
+        throw ConfigError("--at sets '" + name + "', which --sweep varies");
+      }
       t.add_column(data::Column(name, std::vector<double>(x.size(), v)));
     }
   }
-  check_factors(needed, t.column_names(), model, "--sweep and --at");
+  t = names.bind(t, spec, "--sweep and --at");
+  check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--sweep and --at");
   return t;
 }
 
@@ -83,14 +88,15 @@ nlohmann::ordered_json report_json(const model::SweepReport& r, const std::strin
 int run_explain(const ExplainArgs& a) {
   const std::vector<FactorRange> sweep = parse_ranges(a.sweep, "--sweep");
   if (sweep.size() != 1) throw ConfigError("--sweep takes one factor, e.g. --sweep p=1..1024");
-  const std::string& factor = sweep[0].name;
   if (!(a.efficiency > 0.0 && a.efficiency <= 1.0)) {
     throw ConfigError("--efficiency must be in (0, 1], got " + format_g(a.efficiency));
   }
   const io::ResultFile r = io::read_result_file(a.result);
-  const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
+  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
+  const ResultNames names(r, a.result);
+  const std::string factor = names.column(sweep[0].name);
   const std::vector<double> x = model::doubling_sweep(sweep[0].lo, sweep[0].hi);
-  const data::MeasurementTable t = sweep_rows(sweep[0], x, a.at, model::Model::factors(spec), spec.name);
+  const data::MeasurementTable t = sweep_rows(sweep[0], x, a.at, names, spec);
   const model::Model m(spec, t.column_names());
   const model::Evaluator ev(m, t);
   Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "factor_args.hpp"
+#include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -88,21 +89,22 @@ int run_predict(const PredictArgs& a) {
     io::check_output({a.out, "--out", io::FileKind::predictions, {a.result, a.grid}, a.force});
   }
   const io::ResultFile r = io::read_result_file(a.result);
-  const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
-  const std::vector<std::string> needed = model::Model::factors(spec);
+  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   io::CsvTable grid;
   if (!a.grid.empty()) {
     io::CsvOptions co;
     co.keep_text = true;
     grid = io::read_csv(a.grid, co);
   }
-  data::MeasurementTable table = a.at.empty() ? grid.table : parse_at(a.at);
+  const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
+  data::MeasurementTable table = ResultNames(r, a.result).bind(a.at.empty() ? grid.table : parse_at(a.at), spec, where);
+  const std::vector<std::string> needed = model::Model::factors(spec);  // after the names are bound
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
   std::vector<std::string> given = table.column_names();
   if (a.at.empty()) {
     std::erase_if(given, [&](const std::string& c) { return std::find(needed.begin(), needed.end(), c) == needed.end(); });
   }
-  check_factors(needed, given, spec.name, a.at.empty() ? "'" + a.grid + "'" : "--at");
+  check_factors(needed, given, spec.name, where);
   table.attributes().clear();  // no target: a prediction-only evaluator
   const model::Model m(spec, table.column_names());
   const model::Evaluator ev(m, table);

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "factor_args.hpp"
+#include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
@@ -138,15 +139,21 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
 }
 
 int run_recommend(const RecommendArgs& a) {
-  const std::vector<Constraint> cons = parse_constraints(a.constraint);
+  std::vector<Constraint> cons = parse_constraints(a.constraint);
   const io::ResultFile r = io::read_result_file(a.result);
-  const model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
-  const data::MeasurementTable t = space_rows(parse_ranges(a.space, "--space"), a.at);
+  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
+  // Factors by the fit's names or the columns they were bound to (p or gpus).
+  const ResultNames names(r, a.result);
+  const data::MeasurementTable t = names.bind(space_rows(parse_ranges(a.space, "--space"), a.at), spec, "--space and --at");
   check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");
   const bool gpu = a.objective == "gpu-hours";
-  if (gpu && !t.find(a.workers)) {
+  const std::string workers = names.column(a.workers);
+  if (gpu && !t.find(workers)) {
     throw ConfigError("--objective gpu-hours multiplies the time by --workers '" + a.workers +
                       "', which is not a factor of the space or --at");
+  }
+  for (auto& c : cons) {
+    if (c.name != "time") c.name = names.column(c.name);
   }
   for (const auto& c : cons) {
     if (c.name != "time" && !t.find(c.name)) {
@@ -166,7 +173,7 @@ int run_recommend(const RecommendArgs& a) {
     bool ok = true;
     for (const auto& c : cons) ok = ok && c.holds(c.name == "time" ? time : t.column(c.name).f64()[i]);
     if (!ok) continue;
-    score[i] = gpu ? time * t.column(a.workers).f64()[i] / 3600.0 : time;
+    score[i] = gpu ? time * t.column(workers).f64()[i] / 3600.0 : time;
     keep.push_back(i);
   }
   if (keep.empty()) throw DataError("no configuration of the space meets the constraints");

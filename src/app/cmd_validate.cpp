@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/model/factor_binding.hpp"
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/validation.hpp"
 
@@ -40,6 +41,7 @@ int run_validate(const ValidateArgs& a) {
   std::vector<data::Fold> folds;
   a.agreed([&] {
     split = data::parse_split(a.split);
+    split.column = model::column_of(model::parse_factor_bindings(c.factors), split.column);  // scale:p
     model = bind_model(c.model, c, set_columns(c), true);
     std::vector<std::string> columns = model->columns_used();
     for (const auto& extra : {split.column, c.scale}) {

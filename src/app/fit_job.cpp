@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "fit_checkpoint.hpp"
+#include "set_binding.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/utc_time.hpp"
@@ -55,11 +56,17 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     if (!a.model && std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
     io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
   }
-  s.spec = a.model ? *a.model : io::load_model(c.model, c.factors);
   s.store.emplace(c.data);
   s.info = s.store->info(c.set);
   std::vector<std::string> names;
   for (const auto& col : s.info.columns) names.push_back(col.name);
+  if (a.model) {
+    s.spec = *a.model;
+  } else {
+    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info.columns, "'" + c.data + "' set '" + c.set + "'");
+    if (rank == 0) note_unused(bound);
+    s.spec = bound.spec;
+  }
   s.model = std::make_shared<const model::Model>(s.spec, names);
   s.load = s.model->columns_used();
   s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";

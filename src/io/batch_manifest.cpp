@@ -60,6 +60,34 @@ std::string options_text(const YAML::Node& n, const std::string& where) {
   return e.c_str();
 }
 
+// A level's options with its `factors` key (the manifest's or an entry's, as for
+// `perfit fit --factors`: "p=gpus,d=1" or a map {p: gpus, d: 1}) folded in, so that one
+// binding serves every model of that level.
+std::string level_options(const YAML::Node& level, const std::string& where) {
+  const YAML::Node f = level["factors"];
+  if (!f) return options_text(level["options"], where + " key 'options'");
+  std::string text;
+  if (f.IsScalar()) {
+    text = f.Scalar();
+  } else if (f.IsMap()) {
+    for (const auto& kv : f) {
+      if (!kv.second.IsScalar()) {
+        throw ConfigError(where + " key 'factors': factor '" + kv.first.Scalar() + "' found no value, expected a "
+                          "column name or a number");
+      }
+      text += (text.empty() ? "" : ",") + kv.first.Scalar() + "=" + kv.second.Scalar();
+    }
+  } else {
+    throw ConfigError(where + " key 'factors': found a list, expected NAME=COLUMN,... or a map {NAME: COLUMN}");
+  }
+  YAML::Node options = level["options"] ? YAML::Clone(level["options"]) : YAML::Node(YAML::NodeType::Map);
+  if (options.IsMap() && options["factors"]) {
+    throw ConfigError(where + ": 'factors' is given twice, at this level and under 'options'; keep one");
+  }
+  if (options.IsMap()) options["factors"] = text;
+  return options_text(options, where + " key 'options'");
+}
+
 std::string relative_to(const fs::path& dir, const std::string& p) {
   if (p.empty() || fs::path(p).is_absolute()) return p;
   return (dir / p).lexically_normal().string();
@@ -117,7 +145,7 @@ namespace {
 
 Manifest read_manifest(const YAML::Node& root, const std::string& path, const std::string& where) {
   if (!root.IsMap()) throw ConfigError(where + ": found no YAML map, expected keys data, ranks_per_fit, fits");
-  refuse_unknown(root, {"data", "ranks_per_fit", "checkpoint_every", "options", "fits"}, where);
+  refuse_unknown(root, {"data", "ranks_per_fit", "checkpoint_every", "factors", "options", "fits"}, where);
   const fs::path dir = fs::path(path).parent_path();
   Manifest m;
   m.path = path;
@@ -126,7 +154,7 @@ Manifest read_manifest(const YAML::Node& root, const std::string& path, const st
   if (root["checkpoint_every"]) {
     m.checkpoint_every = positive_int(root["checkpoint_every"], where + " key 'checkpoint_every'", 1);
   }
-  m.options_yaml = options_text(root["options"], where + " key 'options'");
+  m.options_yaml = level_options(root, where);
   const YAML::Node fits = root["fits"];
   if (!fits || !fits.IsSequence() || fits.size() == 0) {
     throw ConfigError(where + ": key 'fits' must be a non-empty list of entries with sets and models");
@@ -136,7 +164,7 @@ Manifest read_manifest(const YAML::Node& root, const std::string& path, const st
     ManifestEntry e;
     e.where = where + " fits[" + std::to_string(i) + "]";
     if (!f.IsMap()) throw ConfigError(e.where + ": found no map, expected keys sets, models, options");
-    refuse_unknown(f, {"data", "sets", "models", "options"}, e.where);
+    refuse_unknown(f, {"data", "sets", "models", "factors", "options"}, e.where);
     e.data = f["data"] ? relative_to(dir, path_text(f["data"], e.where + " key 'data'")) : data;
     if (e.data.empty()) {
       throw ConfigError(e.where + ": no 'data' store, give data: STORE.h5 here or at the top");
@@ -147,7 +175,7 @@ Manifest read_manifest(const YAML::Node& root, const std::string& path, const st
     for (auto& model : string_list(f["models"], e.where + " key 'models'")) {
       e.models.push_back(is_model_path(model) ? relative_to(dir, model) : model);
     }
-    e.options_yaml = options_text(f["options"], e.where + " key 'options'");
+    e.options_yaml = level_options(f, e.where);
     m.fits.push_back(std::move(e));
   }
   return m;

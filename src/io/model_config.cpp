@@ -172,7 +172,8 @@ model::ModelSpec load_model(const std::string& name_or_path) {
 }
 
 model::ModelSpec load_model(const std::string& name_or_path, const std::string& factors) {
-  return model::bind_factors(load_model(name_or_path), model::parse_factor_bindings(factors));
+  const model::ModelSpec spec = load_model(name_or_path);
+  return model::bind_factors(spec, model::bindings_for(spec, model::parse_factor_bindings(factors)));
 }
 
 }  // namespace perfit::io

@@ -49,6 +49,13 @@ std::vector<FactorBinding> bindings_for(const ModelSpec& spec, const std::vector
   return out;
 }
 
+std::string column_of(const std::vector<FactorBinding>& bindings, const std::string& name) {
+  for (const auto& b : bindings) {
+    if (b.factor == name && !b.column.empty()) return b.column;
+  }
+  return name;
+}
+
 std::string to_text(const std::vector<FactorBinding>& bindings) {
   std::string out;
   for (const auto& b : bindings) {

@@ -1,6 +1,7 @@
 // Small text helpers for messages that list choices ("columns: p, b, d").
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -34,6 +35,31 @@ inline std::vector<std::string> split_list(const std::string& text, char sep = '
     }
   }
   return out;
+}
+
+// The choice closest to `word` by edit distance, if close enough to be a typo of it (at most a
+// third of its letters differ); "" otherwise. For "did you mean" in messages.
+inline std::string closest_match(const std::string& word, const std::vector<std::string>& choices) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(1, word.size() / 3) + 1;
+  for (const auto& c : choices) {
+    std::vector<std::size_t> row(c.size() + 1);
+    for (std::size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= word.size(); ++i) {
+      std::size_t diag = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= c.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (word[i - 1] == c[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    if (row[c.size()] < best_d) {
+      best_d = row[c.size()];
+      best = c;
+    }
+  }
+  return best;
 }
 
 }  // namespace perfit

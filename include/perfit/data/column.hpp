@@ -22,6 +22,12 @@ class Column {
   static Column empty(std::string name, ColumnType type);
 
   const std::string& name() const { return name_; }
+  // The same values under another name (a factor named by its column).
+  Column with_name(std::string name) const {
+    Column c = *this;
+    c.name_ = std::move(name);
+    return c;
+  }
   ColumnType type() const { return static_cast<ColumnType>(data_.index()); }
   bool is_numeric() const { return type() != ColumnType::string; }
   std::size_t size() const;

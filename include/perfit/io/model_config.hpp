@@ -24,8 +24,9 @@ std::vector<model::ModelSpec> builtin_models();
 // Throws: ConfigError listing the built-in names when it is neither.
 model::ModelSpec load_model(const std::string& name_or_path);
 
-// The model a fit runs: load_model, then its factors bound as `factors` says
-// (model/factor_binding.hpp; "" binds none). Throws: ConfigError as both.
+// The model a fit runs: load_model, then the factors it reads bound as `factors` says
+// (model/factor_binding.hpp; "" binds none; bindings of factors it does not read are left out,
+// so one binding serves several models). Throws: ConfigError as both.
 model::ModelSpec load_model(const std::string& name_or_path, const std::string& factors);
 
 }  // namespace perfit::io

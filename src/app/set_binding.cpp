@@ -1,0 +1,59 @@
+#include "set_binding.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& columns) {
+  const std::string near = closest_match(word, columns);
+  return near.empty() ? std::string() : "did you mean '" + near + "'? ";
+}
+
+}  // namespace
+
+BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors,
+                      const std::vector<io::ColumnInfo>& columns, const std::string& set) {
+  std::vector<std::string> names, numeric;
+  for (const auto& c : columns) {
+    names.push_back(c.name);
+    if (c.type != data::ColumnType::string) numeric.push_back(c.name);
+  }
+  const auto all = model::parse_factor_bindings(factors);
+  BoundSpec out{model::bind_factors(spec, model::bindings_for(spec, all)), {}};
+  const std::vector<std::string> reads = model::Model::factors(spec);
+  for (const auto& b : all) {
+    if (!has(reads, b.factor)) out.unused.push_back(b);
+  }
+  for (const auto& b : all) {
+    if (b.column.empty() || !has(reads, b.factor) || has(numeric, b.column)) continue;
+    throw ConfigError("--factors " + b.factor + "=" + b.column + ": " + set +
+                      (has(names, b.column) ? " column '" + b.column + "' holds text, a factor must be numeric; "
+                                            : " has no column '" + b.column + "'; " + did_you_mean(b.column, numeric)) +
+                      "numeric columns: " + join(numeric));
+  }
+  for (const auto& f : model::Model::factors(out.spec)) {
+    if (has(names, f)) continue;  // a text column read as a factor: the evaluator names it
+    throw ConfigError("model '" + spec.name + "' reads factor '" + f + "', which is not a column of " + set +
+                      "; " + did_you_mean(f, numeric) + "bind it with --factors " + f + "=<column> or " + f +
+                      "=<number> (numeric columns: " + join(numeric) + ")");
+  }
+  return out;
+}
+
+void note_unused(const BoundSpec& b) {
+  if (b.unused.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& u : b.unused) names.push_back(u.factor);
+  spdlog::info("--factors binds {}, which model '{}' does not read: left out for it", join(names), b.spec.name);
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""One --factors binding everywhere (docs/analysis.md "Your own column names"): a CSV with its own
+column names (gpus, batch_per_gpu), bound once, then named either way in every command.
+
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --source).
+"""
+import json
+import os
+import subprocess
+import sys
+
+import ranks
+
+perfit, work, mpiexec = ranks.arguments()
+failures = []
+cli = ranks.Cli(perfit, work, mpiexec, failures)
+expect, as_json = cli.expect, cli.as_json
+S = ["--data", "runs.h5", "--set", "/pytorch/resnet50"]
+GENERIC = "p=gpus,b=batch_per_gpu,d=1281167,epochs=1"
+
+
+def setup_module():
+    csv = os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv")
+    expect(["import", csv, "--out", "runs.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s"], 0)
+    expect(["fit", *S, "--model", "generic", "--factors", GENERIC, "--out", "g.h5", "--force",
+            "--max-generations", "150"], 0, "wrote g.h5")
+
+
+# ---- fit and validate: one binding for every model, unread factors noted ----
+def test_fit_and_validate_take_one_binding_for_every_model():
+    expect(["fit", *S, "--model", "amdahl", "--factors", "p=gpus,b=batch_per_gpu", "--out", "am.h5", "--force"], 0,
+           "--factors binds b, which model 'amdahl' does not read", "wrote am.h5")
+    r = expect(["validate", *S, "--model", "generic", "--factors", GENERIC, "--split", "scale:p", "--json"], 0)
+    doc = as_json(r, "validate --split scale:p")
+    if doc and doc.get("split") != "scale:gpus":
+        failures.append(f"validate --split scale:p did not hold out gpus: {doc.get('split')}")
+
+
+# ---- a missing or misspelt binding says how to fix it ----
+def test_a_wrong_binding_says_how_to_fix_it():
+    expect(["fit", *S, "--model", "amdahl", "--out", "x.h5"], 2,
+           "model 'amdahl' reads factor 'p', which is not a column of 'runs.h5' set '/pytorch/resnet50'",
+           "bind it with --factors p=<column>", "numeric columns: gpus, batch_per_gpu")
+    expect(["fit", *S, "--model", "amdahl", "--factors", "p=gpu", "--out", "x.h5"], 2,
+           "--factors p=gpu: 'runs.h5' set '/pytorch/resnet50' has no column 'gpu'; did you mean 'gpus'?")
+    if os.path.exists(os.path.join(work, "x.h5")):
+        failures.append("a refused fit wrote x.h5")
+
+
+# ---- predict, explain, recommend: a factor by its name or its column ----
+def test_predict_explain_recommend_by_factor_or_column():
+    r1 = expect(["predict", "--result", "g.h5", "--at", "p=128,b=128", "--json"], 0)
+    r2 = expect(["predict", "--result", "g.h5", "--at", "gpus=128,batch_per_gpu=128", "--json"], 0)
+    a, b = as_json(r1, "predict p,b"), as_json(r2, "predict gpus,batch_per_gpu")
+    if a.get("prediction") is None or a.get("prediction") != b.get("prediction"):
+        failures.append(f"predict by factor and by column differ: {a.get('prediction')} {b.get('prediction')}")
+    # A factor the fit fixed (epochs=1) takes a new value: 90 epochs cost more than one.
+    r3 = expect(["predict", "--result", "g.h5", "--at", "p=128,b=128,epochs=90", "--json"], 0)
+    c = as_json(r3, "predict epochs=90")
+    if not c.get("prediction", 0) > 10 * a.get("prediction", 1):
+        failures.append(f"epochs=90 did not scale the per-epoch terms: {c.get('prediction')} vs {a.get('prediction')}")
+    expect(["predict", "--result", "g.h5", "--at", "p=128,gpus=64,b=128"], 2,
+           "'gpus' is given twice (the fit bound p to gpus)")
+    with open(os.path.join(work, "grid.csv"), "w") as f:
+        f.write("p,b,epochs\n128,128,1\n256,128,5\n")
+    expect(["predict", "--result", "g.h5", "--grid", "grid.csv", "--out", "pred.csv", "--force"], 0, "wrote 2")
+    with open(os.path.join(work, "pred.csv")) as f:
+        rows = [line.split(",") for line in f.read().split()[1:]]
+    r = expect(["predict", "--result", "g.h5", "--at", "p=256,b=128,epochs=5", "--json"], 0)
+    want = as_json(r, "predict epochs=5").get("prediction", 0)
+    if len(rows) != 2 or abs(float(rows[1][3]) - want) > 1e-8 * want:
+        failures.append(f"predict --grid with epochs per row: {rows}, --at gives {want}")
+    r = expect(["explain", "--result", "g.h5", "--sweep", "p=1..256", "--at", "b=128", "--json"], 0)
+    if as_json(r, "explain --sweep p").get("factor") != "gpus":
+        failures.append(f"explain --sweep p did not sweep gpus: {r.stdout[:200]}")
+    expect(["explain", "--result", "g.h5", "--sweep", "epochs=1..8", "--at", "p=8,b=128"], 0, "epochs")
+    r = expect(["recommend", "--result", "g.h5", "--space", "p=1..64,b=32..256", "--objective", "gpu-hours",
+                "--constraint", "p>=4", "--top", "2", "--json"], 0)
+    best = as_json(r, "recommend by factor names").get("ranking", [])
+    if not best or any(x.get("gpus", 0) < 4 for x in best):
+        failures.append(f"recommend --constraint p>=4 on gpus: {r.stdout[:400]}")
+
+
+# ---- a manifest binds once at its top, for every entry and model ----
+def test_batch_manifest_binds_at_its_top():
+    with open(os.path.join(work, "m.yaml"), "w") as f:
+        f.write("data: runs.h5\nfactors: {p: gpus, b: batch_per_gpu, d: 1281167, epochs: 1}\n"
+                "options: {de: {max_generations: 40}}\n"
+                "fits:\n  - sets: [/pytorch/resnet50]\n    models: [generic, amdahl]\n")
+    r = expect(["batch", "--manifest", "m.yaml", "--out", "batch", "--force", "--json"], 0)
+    doc = as_json(r, "batch --json")
+    if sorted(x.get("status") for x in doc.get("rows", [])) != ["ok", "ok"]:
+        failures.append(f"batch with top-level factors: {r.stdout[:600]}")
+    with open(os.path.join(work, "m2.yaml"), "w") as f:
+        f.write("data: runs.h5\nfactors: p=gpus\noptions: {factors: p=nodes}\n"
+                "fits:\n  - sets: [/pytorch/resnet50]\n    models: [amdahl]\n")
+    expect(["batch", "--manifest", "m2.yaml", "--out", "batch2"], 2, "'factors' is given twice")
+
+
+# ---- the plot script sweeps a factor by its name ----
+def test_plot_script_sweeps_by_factor_name():
+    script = os.path.join(ranks.SOURCE, "scripts", "plot_fit.py")
+    r = subprocess.run([sys.executable, script, "g.h5", "--out", "plots", "--sweep", "p", "--perfit", perfit],
+                       cwd=work, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0 or not os.path.exists(os.path.join(work, "plots", "terms.png")):
+        failures.append(f"plot_fit.py --sweep p: exit {r.returncode}\n{r.stderr[-2000:]}")
