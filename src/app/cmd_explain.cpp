@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "factor_args.hpp"
+#include "measured_range.hpp"
 #include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -43,16 +44,17 @@ data::MeasurementTable sweep_rows(const FactorRange& sweep, const std::vector<do
   return t;
 }
 
-void print_report(const model::SweepReport& r, const std::string& unit) {
+// `flags`: per point, where it lies outside the measured range ("" inside).
+void print_report(const model::SweepReport& r, const std::string& unit, const std::vector<std::string>& flags) {
   std::printf("%10s %14s %8s", r.factor.c_str(), ("time " + unit).c_str(), "effic.");
   for (const auto& t : r.terms) std::printf(" %12s", t.substr(0, 12).c_str());
-  std::printf("\n");
+  std::printf("  extrapolated\n");
   for (std::size_t i = 0; i < r.x.size(); ++i) {
     std::printf("%10.6g %14.6g %7.1f%%", r.x[i], r.time[i], 100.0 * r.efficiency[i]);
     for (Eigen::Index k = 0; k < r.share.cols(); ++k) {
       std::printf(" %11.1f%%", 100.0 * r.share(static_cast<Eigen::Index>(i), k));
     }
-    std::printf("\n");
+    std::printf("  %s\n", flags[i].c_str());
   }
   for (const auto& c : r.crossovers) {
     std::printf("crossover: %s overtakes %s at %s ~ %.4g\n", c.to.c_str(), c.from.c_str(), r.factor.c_str(), c.at);
@@ -66,8 +68,9 @@ void print_report(const model::SweepReport& r, const std::string& unit) {
               r.last_efficient_x);
 }
 
-nlohmann::ordered_json report_json(const model::SweepReport& r, const std::string& result, const std::string& unit) {
-  nlohmann::ordered_json j = {{"result", result}, {"factor", r.factor}, {"unit", unit}};
+nlohmann::ordered_json report_json(const model::SweepReport& r, const std::string& result, const std::string& unit,
+                                   const std::vector<std::vector<Outside>>& outside, bool range_known) {
+  nlohmann::ordered_json j = {{"result", result}, {"factor", r.factor}, {"unit", unit}, {"range_known", range_known}};
   j["points"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < r.x.size(); ++i) {
     nlohmann::ordered_json p = {{r.factor, r.x[i]}, {"time", r.time[i]}, {"efficiency", r.efficiency[i]}};
@@ -75,6 +78,7 @@ nlohmann::ordered_json report_json(const model::SweepReport& r, const std::strin
     for (std::size_t k = 0; k < r.terms.size(); ++k) {
       p["share"][r.terms[k]] = r.share(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
     }
+    p["extrapolated"] = outside_json(outside[i]);
     j["points"].push_back(p);
   }
   j["crossovers"] = nlohmann::ordered_json::array();
@@ -102,12 +106,20 @@ int run_explain(const ExplainArgs& a) {
   Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
   for (std::size_t k = 0; k < r.params.size(); ++k) params(static_cast<Eigen::Index>(k)) = r.params[k].value;
   const model::SweepReport rep = model::analyse_sweep(ev, params, factor, x, a.efficiency);
+  const RangeGuard guard(r);
+  std::vector<std::vector<Outside>> outside(t.rows());
+  std::vector<std::string> flags;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    outside[i] = guard.check(t, i);
+    flags.push_back(guard.known() ? RangeGuard::cell(outside[i]) : "range unknown");
+  }
+  guard.warn(outside, "explain");
   if (a.json) {
-    std::cout << report_json(rep, a.result, r.unit).dump(2) << "\n";
+    std::cout << report_json(rep, a.result, r.unit, outside, guard.known()).dump(2) << "\n";
   } else {
     std::printf("model '%s' (%s) along %s = %s, %s\n", spec.name.c_str(), a.result.c_str(), factor.c_str(),
                 a.sweep.substr(a.sweep.find('=') + 1).c_str(), a.at.empty() ? "no other factor" : a.at.c_str());
-    print_report(rep, r.unit);
+    print_report(rep, r.unit, flags);
   }
   return 0;
 }

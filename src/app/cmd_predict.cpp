@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "factor_args.hpp"
+#include "measured_range.hpp"
 #include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -47,7 +48,7 @@ std::string csv_field(const std::string& s) {
 // The grid's own fields are written back as given (260.1 stays 260.1), then the predictions.
 void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
                 const std::vector<std::string>& term_names, const std::string& target,
-                const std::optional<fit::PredictionInterval>& iv) {
+                const std::optional<fit::PredictionInterval>& iv, const std::vector<std::string>& extrapolated) {
   io::AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     std::ofstream f(temp);
@@ -56,6 +57,7 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
     for (const auto& c : grid.table.column_names()) header += csv_field(c) + ",";
     header += "predicted_" + target;
     if (iv) header += ",lo_" + target + ",hi_" + target;
+    header += ",extrapolated";
     for (const auto& n : term_names) header += ",term_" + n;
     f << header << "\n";
     char buf[32];
@@ -69,6 +71,7 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
           f << "," << buf;
         }
       }
+      f << "," << csv_field(extrapolated[i]);
       for (Eigen::Index k = 0; k < terms.cols(); ++k) {
         std::snprintf(buf, sizeof buf, "%.10g", terms(static_cast<Eigen::Index>(i), k));
         f << "," << buf;
@@ -115,9 +118,15 @@ int run_predict(const PredictArgs& a) {
   const auto& names = m.term_names();
   std::optional<fit::PredictionInterval> iv;
   if (r.has_bootstrap()) iv = fit::prediction_interval(ev, r.bootstrap, r.ci);
+  const RangeGuard guard(r);
+  std::vector<std::vector<Outside>> outside(table.rows());
+  for (std::size_t i = 0; i < table.rows(); ++i) outside[i] = guard.check(table, i);
+  guard.warn(outside, "predict");
   if (!a.grid.empty()) {
-    write_grid(a.out, grid, pred, terms, names, r.target, iv);
-    std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s and term_*)\n",
+    std::vector<std::string> cells;
+    for (const auto& o : outside) cells.push_back(guard.known() ? RangeGuard::cell(o) : "range unknown");
+    write_grid(a.out, grid, pred, terms, names, r.target, iv, cells);
+    std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s, extrapolated and term_*)\n",
                 table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
     return 0;
   }
@@ -130,6 +139,8 @@ int run_predict(const PredictArgs& a) {
     j["prediction"] = pred(0);
     if (iv) j["interval"] = {{"lo", iv->lo(0)}, {"hi", iv->hi(0)}, {"ci", r.ci}, {"refits", r.bootstrap.front().size()}};
     j["unit"] = r.unit;
+    j["range_known"] = guard.known();
+    j["extrapolated"] = outside_json(outside[0]);
     j["terms"] = nlohmann::ordered_json::object();
     for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
     std::cout << j.dump(2) << "\n";
@@ -141,6 +152,8 @@ int run_predict(const PredictArgs& a) {
     std::printf("  %.3g%% interval %.6g .. %.6g %s (from %zu bootstrap refits: the constants' uncertainty, "
                 "not one run's noise)\n", 100.0 * r.ci, iv->lo(0), iv->hi(0), r.unit.c_str(), r.bootstrap.front().size());
   }
+  for (const auto& o : outside[0]) std::printf("  extrapolated: %s\n", o.text().c_str());
+  if (!guard.known()) std::printf("  extrapolated: range unknown\n");
   std::printf("  %-20s %14s %8s\n", "term", r.unit.c_str(), "share");
   for (std::size_t k = 0; k < names.size(); ++k) {
     const double v = terms(0, static_cast<Eigen::Index>(k));

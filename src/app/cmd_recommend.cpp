@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "factor_args.hpp"
+#include "measured_range.hpp"
 #include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -27,7 +28,7 @@ namespace {
 struct RecommendArgs {
   std::string result, space, at, constraint, objective = "time", workers = "p";
   std::size_t top = 10;
-  bool json = false;
+  bool json = false, allow_extrapolation = false;
 };
 
 inline constexpr std::size_t kMaxPoints = 10'000'000;
@@ -96,10 +97,52 @@ data::MeasurementTable space_rows(const std::vector<FactorRange>& space, const s
   return t;
 }
 
+// The space to search: each --space factor within its measured range unless extrapolation is
+// allowed (the fit knows nothing beyond it). Says on stderr what it narrowed.
+// Throws: ConfigError for a range that lies wholly outside the measured one.
+std::vector<FactorRange> searched_space(std::vector<FactorRange> space, const ResultNames& names,
+                                        const RangeGuard& guard, bool allow) {
+  for (auto& f : space) {
+    const std::string column = names.column(f.name);
+    const auto m = std::find_if(guard.ranges().begin(), guard.ranges().end(),
+                                [&](const io::MeasuredRange& x) { return x.name == column; });
+    if (allow || m == guard.ranges().end() || (f.lo >= m->lo && f.hi <= m->hi)) continue;
+    const double lo = std::max(f.lo, m->lo), hi = std::min(f.hi, m->hi);
+    const std::string measured = format_g(m->lo) + ".." + format_g(m->hi);
+    if (lo > hi) {
+      throw ConfigError("--space " + f.name + "=" + format_g(f.lo) + ".." + format_g(f.hi) + " lies outside the measured " +
+                        column + " " + measured + "; pass --allow-extrapolation to search it anyway");
+    }
+    std::fprintf(stderr, "perfit recommend: searching %s in %s..%s, inside the measured %s (--space asked %s..%s; "
+                 "--allow-extrapolation searches beyond)\n", f.name.c_str(), format_g(lo).c_str(), format_g(hi).c_str(),
+                 measured.c_str(), format_g(f.lo).c_str(), format_g(f.hi).c_str());
+    f.lo = lo;
+    f.hi = hi;
+  }
+  return space;
+}
+
+// The factors of the space whose best value is an end of what was searched: a better
+// configuration may lie beyond it.
+std::vector<std::string> on_edge(const std::vector<FactorRange>& space, const ResultNames& names,
+                                 const data::MeasurementTable& t, std::size_t best) {
+  std::vector<std::string> out;
+  for (const auto& f : space) {
+    const std::vector<double> sweep = model::doubling_sweep(f.lo, f.hi);
+    if (sweep.size() < 2) continue;
+    const double v = t.column(names.column(f.name)).f64()[best];
+    if (v == sweep.front() || v == sweep.back()) {
+      out.push_back(names.column(f.name) + "=" + format_g(v) + (v == sweep.back() ? " (largest searched)" : " (smallest searched)"));
+    }
+  }
+  return out;
+}
+
 void print_ranking(const RecommendArgs& a, const std::string& model, const std::string& unit,
                    const data::MeasurementTable& t, const Eigen::VectorXd& pred,
                    const std::vector<double>& score, const std::vector<std::size_t>& keep,
-                   const std::optional<fit::PredictionInterval>& iv, double ci) {
+                   const std::optional<fit::PredictionInterval>& iv, double ci, const RangeGuard& guard,
+                   const std::vector<std::string>& edge) {
   const bool gpu = a.objective == "gpu-hours";
   const auto names = t.column_names();
   if (a.json) {
@@ -115,9 +158,12 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
         row["time_interval"] = {iv->lo(k), iv->hi(k)};
       }
       if (gpu) row["gpu_hours"] = score[i];
+      row["extrapolated"] = outside_json(guard.check(t, i));
       j["ranking"].push_back(row);
     }
     if (iv) j["ci"] = ci;
+    j["range_known"] = guard.known();
+    j["best_on_edge"] = edge;
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -127,14 +173,18 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
   for (const auto& n : names) std::printf(" %12s", n.c_str());
   std::printf(" %14s", ("time " + unit).c_str());
   if (iv) std::printf(" %27s", (format_g(100.0 * ci, 3) + "% interval").c_str());
-  std::printf("%s\n", gpu ? "      gpu-hours" : "");
+  std::printf("%s  extrapolated\n", gpu ? "      gpu-hours" : "");
   for (std::size_t k = 0; k < keep.size(); ++k) {
     std::printf("%4zu", k + 1);
     for (const auto& n : names) std::printf(" %12.6g", t.column(n).f64()[keep[k]]);
     std::printf(" %14.6g", pred(static_cast<Eigen::Index>(keep[k])));
     if (iv) std::printf(" %13.6g..%-12.6g", iv->lo(static_cast<Eigen::Index>(k)), iv->hi(static_cast<Eigen::Index>(k)));
     if (gpu) std::printf(" %14.6g", score[keep[k]]);
-    std::printf("\n");
+    std::printf("  %s\n", guard.known() ? RangeGuard::cell(guard.check(t, keep[k])).c_str() : "range unknown");
+  }
+  if (!edge.empty()) {
+    std::printf("note: the best lies on the edge of the searched space (%s): a better configuration may lie "
+                "beyond it\n", join(edge).c_str());
   }
 }
 
@@ -144,7 +194,9 @@ int run_recommend(const RecommendArgs& a) {
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   // Factors by the fit's names or the columns they were bound to (p or gpus).
   const ResultNames names(r, a.result);
-  const data::MeasurementTable t = names.bind(space_rows(parse_ranges(a.space, "--space"), a.at), spec, "--space and --at");
+  const RangeGuard guard(r);
+  const std::vector<FactorRange> space = searched_space(parse_ranges(a.space, "--space"), names, guard, a.allow_extrapolation);
+  const data::MeasurementTable t = names.bind(space_rows(space, a.at), spec, "--space and --at");
   check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");
   const bool gpu = a.objective == "gpu-hours";
   const std::string workers = names.column(a.workers);
@@ -191,7 +243,10 @@ int run_recommend(const RecommendArgs& a) {
     }
     iv = fit::prediction_interval(model::Evaluator(m, listed), r.bootstrap, r.ci);
   }
-  print_ranking(a, spec.name, r.unit, t, pred, score, keep, iv, r.ci);
+  std::vector<std::vector<Outside>> outside;
+  for (const std::size_t i : keep) outside.push_back(guard.check(t, i));
+  guard.warn(outside, "recommend");
+  print_ranking(a, spec.name, r.unit, t, pred, score, keep, iv, r.ci, guard, on_edge(space, names, t, keep.front()));
   return 0;
 }
 
@@ -207,6 +262,8 @@ const OptionTable<RecommendArgs>& recommend_options() {
       text_option<A>("constraint", &A::constraint, "NAME<=VALUE,...",
                      "e.g. p<=256,time<=3600 (a factor or the predicted time)"),
       whole_option<A>("top", &A::top, 1, kMaxPoints, "how many to list"),
+      bool_option<A>("allow_extrapolation", &A::allow_extrapolation,
+                     "search --space beyond the measured range of its factors (flagged in the output)"),
       json_option<A>(&A::json, "JSON"),
   };
   return t;

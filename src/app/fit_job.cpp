@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "fit_checkpoint.hpp"
+#include "measured_range.hpp"
 #include "set_binding.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
@@ -319,9 +320,11 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   const double peak_rss = peak_rss_mib(r.parallel() ? r.comm : MPI_COMM_NULL);
   // Interrupted without a checkpoint dir: the best so far is written, marked as such.
   out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
+  std::vector<io::MeasuredRange> ranges = measured_ranges(*s.model, table, cfg.factors, r.parallel() ? r.comm : MPI_COMM_NULL);
   if (r.rank != 0) return out;  // rank 0 writes the result
   out.result = make_result(s, fr, s.checksum, table, r.size, dropped);
   out.result->peak_rss_mib = peak_rss;
+  out.result->ranges = std::move(ranges);
   io::write_result_file(cfg.out, *out.result);
   for (const auto& w : out.result->warnings) spdlog::log(job.verbose ? spdlog::level::warn : level, "{}", w);
   return out;

@@ -60,6 +60,13 @@ void print_result_table(const io::ResultFile& r) {
     }
     std::printf("\n");
   }
+  if (!r.ranges.empty()) {
+    std::printf("measured range:");
+    for (const auto& m : r.ranges) {
+      std::printf(" %s %s..%s", m.name.c_str(), format_g(m.lo).c_str(), format_g(m.hi).c_str());
+    }
+    std::printf(" (predictions outside are flagged)\n");
+  }
   for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
@@ -103,6 +110,8 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
                  {"migration_seconds", r.migration_seconds}, {"vote_seconds", r.vote_seconds},
                  {"reduce_seconds", r.reduce_seconds}};
   j["warnings"] = r.warnings;
+  j["ranges"] = nlohmann::ordered_json::object();  // empty: written before ranges were kept
+  for (const auto& m : r.ranges) j["ranges"][m.name] = {m.lo, m.hi};
   j["result"] = path;
   fit::RunConfig cfg;
   try {

@@ -63,6 +63,26 @@ const std::vector<ResultField>& result_fields() {
   return t;
 }
 
+namespace {
+
+// /ranges: one row per factor (name, min, max).
+data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges) {
+  std::vector<std::string> names;
+  std::vector<double> lo, hi;
+  for (const auto& m : ranges) {
+    names.push_back(m.name);
+    lo.push_back(m.lo);
+    hi.push_back(m.hi);
+  }
+  data::MeasurementTable t;
+  t.add_column(data::Column("name", names));
+  t.add_column(data::Column("min", lo));
+  t.add_column(data::Column("max", hi));
+  return t;
+}
+
+}  // namespace
+
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
@@ -116,6 +136,8 @@ void write_result_file(const std::string& path, const ResultFile& r) {
       w.write_group("/bootstrap", reps);
     }
     w.write_group("/params", params);
+
+    if (!r.ranges.empty()) w.write_group("/ranges", ranges_table(r.ranges));
 
     data::MeasurementTable history;
     history.add_column(Column("best_cost", r.history));
@@ -224,6 +246,12 @@ ResultFile read_result_file(const std::string& path) {
     r.params.push_back(q);
   }
   r.history = rd.read_group("/history").column("best_cost").f64();
+  if (rd.has_group("/ranges")) {
+    const data::MeasurementTable g = rd.read_group("/ranges");
+    for (std::size_t i = 0; i < g.rows(); ++i) {
+      r.ranges.push_back({g.column("name").str()[i], g.column("min").f64()[i], g.column("max").f64()[i]});
+    }
+  }
   if (p.find("ci_lo")) {
     const data::MeasurementTable reps = rd.read_group("/bootstrap");
     for (const auto& q : r.params) r.bootstrap.push_back(reps.column(q.name).f64());

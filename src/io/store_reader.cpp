@@ -107,6 +107,11 @@ std::vector<std::string> StoreReader::sets() const {
   return s;
 }
 
+bool StoreReader::has_group(const std::string& name) const {
+  return name.size() > 1 && name.front() == '/' && name.find('/', 1) == std::string::npos &&
+         H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
 bool StoreReader::has_set(const std::string& set) const {
   // Link by link from the root instead of walking the file: a store may hold hundreds of sets.
   if (set.size() < 2 || set.front() != '/' || set.back() == '/' || set.find("//") != std::string::npos) {

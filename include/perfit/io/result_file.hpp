@@ -24,6 +24,13 @@ struct ResultParam {
   double ci_lo = 0.0, ci_hi = 0.0;  // --bootstrap: the percentile interval (else unset)
 };
 
+// The values of one factor the fit saw: a column's smallest and largest, or the one value a
+// --factors binding fixed (epochs=1 -> 1..1). Predictions outside are extrapolations.
+struct MeasuredRange {
+  std::string name;  // as the model reads it: the column (gpus), or the fixed factor (epochs)
+  double lo = 0.0, hi = 0.0;
+};
+
 struct ResultFile {
   std::string model_name, model_yaml, config_yaml;
   std::string data_file, set, data_checksum, target, unit;
@@ -56,6 +63,7 @@ struct ResultFile {
   std::vector<std::vector<double>> bootstrap;
   bool has_bootstrap() const { return !bootstrap.empty() && !bootstrap.front().empty(); }
   std::vector<std::string> warnings;  // what the user must know to trust the fit
+  std::vector<MeasuredRange> ranges;  // every factor's; empty in files of older perfits ("unknown")
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;
 };

@@ -40,6 +40,8 @@ class StoreReader {
 
   // Paths of all sets, sorted. Throws: DataError if the file holds no perfit set.
   std::vector<std::string> sets() const;
+  // A group directly under the root ("/ranges"), set or not: optional parts of result files.
+  bool has_group(const std::string& name) const;
   bool has_set(const std::string& set) const;
 
   // Throws: DataError if the set is missing (listing the sets there are) or malformed.

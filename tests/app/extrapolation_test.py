@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The extrapolation guard (docs/analysis.md "Outside the measured range"): a result keeps each
+factor's measured range; predict, explain and recommend flag every point outside it, never
+refuse it, and recommend searches inside it unless told otherwise.
+
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --source).
+"""
+import os
+
+import h5py
+
+import ranks
+
+perfit, work, mpiexec = ranks.arguments()
+failures = []
+cli = ranks.Cli(perfit, work, mpiexec, failures)
+expect, as_json = cli.expect, cli.as_json
+S = ["--data", "runs.h5", "--set", "/pytorch/resnet50"]
+
+
+def setup_module():
+    csv = os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv")
+    expect(["import", csv, "--out", "runs.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s"], 0)
+    expect(["fit", *S, "--model", "generic", "--factors", "p=gpus,b=batch_per_gpu,d=1281167,epochs=1",
+            "--out", "g.h5", "--max-generations", "150"], 0, "measured range: batch_per_gpu 32..256 gpus 1..64")
+
+
+# ---- the result keeps every factor's range ----
+def test_the_result_keeps_every_factor_range():
+    doc = as_json(expect(["show", "g.h5", "--json"], 0), "show --json")
+    want = {"gpus": [1, 64], "batch_per_gpu": [32, 256], "d": [1281167, 1281167], "epochs": [1, 1]}
+    if doc.get("ranges") != want:
+        failures.append(f"ranges in the result: {doc.get('ranges')}, expected {want}")
+    with h5py.File(os.path.join(work, "g.h5"), "r") as h:  # the documented layout
+        if sorted(x.decode() if isinstance(x, bytes) else x for x in h["ranges/name"][:]) != sorted(want):
+            failures.append("h5py: /ranges/name does not list the factors")
+
+
+# ---- predict flags what lies outside, with the factor, side and ratio ----
+def test_predict_flags_points_outside():
+    r = expect(["predict", "--result", "g.h5", "--at", "p=256,b=16"], 0,
+               "extrapolated: gpus=256 4x above the measured 1..64",
+               "extrapolated: batch_per_gpu=16 2x below the measured 32..256")
+    if r.stderr.count("warning") != 1 or "1 of 1 point(s) extrapolate" not in r.stderr:
+        failures.append(f"predict: not one warning line: {r.stderr}")
+    r = expect(["predict", "--result", "g.h5", "--at", "p=32,b=64"], 0)
+    if "extrapolat" in r.stdout + r.stderr:
+        failures.append(f"a point inside the range was flagged: {r.stdout}{r.stderr}")
+    doc = as_json(expect(["predict", "--result", "g.h5", "--at", "p=128,b=64,epochs=90", "--json"], 0), "predict")
+    got = {(x["factor"], x["side"], x["ratio"]) for x in doc.get("extrapolated", [])}
+    if not doc.get("range_known") or got != {("gpus", "above", 2.0), ("epochs", "above", 90.0)}:
+        failures.append(f"predict --json extrapolated: {doc}")
+    with open(os.path.join(work, "grid.csv"), "w") as f:
+        f.write("p,b\n8,64\n512,16\n")
+    expect(["predict", "--result", "g.h5", "--grid", "grid.csv", "--out", "pred.csv"], 0, "1 of 2 point(s)")
+    with open(os.path.join(work, "pred.csv")) as f:
+        lines = f.read().splitlines()
+    col = lines[0].split(",").index("extrapolated")
+    if [x.split(",")[col] for x in lines[1:]] != ["", "batch_per_gpu<2x;gpus>8x"]:
+        failures.append(f"predict --grid extrapolated column: {lines}")
+
+
+# ---- explain marks each point of the sweep ----
+def test_explain_marks_each_point():
+    doc = as_json(expect(["explain", "--result", "g.h5", "--sweep", "p=16..256", "--at", "b=64", "--json"], 0,
+                         "2 of 5 point(s) extrapolate"), "explain")
+    flagged = [p["gpus"] for p in doc.get("points", []) if p["extrapolated"]]
+    if flagged != [128, 256]:
+        failures.append(f"explain flagged {flagged}, expected [128, 256]")
+
+
+# ---- recommend searches inside the measured range unless allowed ----
+def test_recommend_searches_inside_unless_allowed():
+    r = expect(["recommend", "--result", "g.h5", "--space", "p=1..512,b=32..1024", "--top", "3", "--json"], 0,
+               "searching p in 1..64, inside the measured 1..64", "searching b in 32..256")
+    doc = as_json(r, "recommend")
+    rows = doc.get("ranking", [])
+    if not rows or any(x["gpus"] > 64 or x["batch_per_gpu"] > 256 or x["extrapolated"] for x in rows):
+        failures.append(f"recommend searched outside the measured range: {rows}")
+    if not doc.get("best_on_edge"):
+        failures.append(f"recommend: best at p=64 not said to be on the edge: {doc.get('best_on_edge')}")
+    r = expect(["recommend", "--result", "g.h5", "--space", "p=1..512", "--at", "b=64", "--top", "1",
+                "--allow-extrapolation"], 0, "gpus>8x", "note: the best lies on the edge of the searched space")
+    expect(["recommend", "--result", "g.h5", "--space", "p=128..512", "--at", "b=64"], 2,
+           "--space p=128..512 lies outside the measured gpus 1..64; pass --allow-extrapolation")
+    # A factor fixed with --at outside its range is flagged, not refused.
+    expect(["recommend", "--result", "g.h5", "--space", "p=1..64", "--at", "b=64,epochs=90", "--top", "1"], 0,
+           "epochs>90x", "epochs=90 90x above the measured 1")
+
+
+# ---- a result written before ranges were kept says so ----
+def test_an_old_result_says_range_unknown():
+    # As an older perfit wrote it: no /ranges and no seal (user block) in front of the HDF5 file.
+    with h5py.File(os.path.join(work, "g.h5"), "r") as src, h5py.File(os.path.join(work, "old.h5"), "w") as dst:
+        for k, v in src.attrs.items():
+            dst.attrs[k] = v
+        for name in src:
+            if name != "ranges":
+                src.copy(src[name], dst, name=name)
+    expect(["predict", "--result", "old.h5", "--at", "p=256,b=64"], 0, "extrapolated: range unknown",
+           "measured range unknown")
