@@ -152,6 +152,7 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
     r.params.push_back({p.name, fr.params(static_cast<Eigen::Index>(k)), p.lo, p.hi, p.log_scale,
                         static_cast<bool>(fr.at_bound[k]),
                         ident.identifiable.empty() || ident.identifiable[k], fr.linear[k]});
+    if (k < fr.past_bound.size()) r.params.back().past_bound = fr.past_bound[k];
   }
   r.warnings = ident.warnings;
   r.cost = fr.cost;
@@ -326,7 +327,8 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.result->peak_rss_mib = peak_rss;
   out.result->ranges = std::move(ranges);
   io::write_result_file(cfg.out, *out.result);
-  for (const auto& w : out.result->warnings) spdlog::log(job.verbose ? spdlog::level::warn : level, "{}", w);
+  // Printed once, by the table (or in --json's "warnings"); here only for --log-level debug.
+  for (const auto& w : out.result->warnings) spdlog::debug("{}", w);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "result_report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <variant>
 
@@ -8,6 +10,28 @@
 #include "perfit/fit/run_config.hpp"
 
 namespace perfit::app {
+
+namespace {
+
+// Advice on a constant at a bound, only where widening can change the fit: the fit measured
+// the cost with it moved past the bound (io::ResultParam::past_bound). Freeing one constant
+// lowers the cost by about 1/rows even where it explains nothing (the F-test's yardstick), so
+// only a fall beyond 2/rows (and 0.1%) counts as the data pressing on the bound.
+std::string bound_note(const io::ResultParam& p, std::size_t rows) {
+  if (std::isnan(p.past_bound)) return "  at a bound: widen it and refit, unless the bound is physical";
+  if (std::isinf(p.past_bound)) {
+    return "  at a bound the model cannot cross (past it, it predicts a non-positive time on some row)";
+  }
+  const double noise = std::max(1e-3, 2.0 / static_cast<double>(std::max<std::size_t>(rows, 1)));
+  if (p.past_bound < -noise) {
+    return "  at a bound the data press on (the cost falls " + format_g(-100.0 * p.past_bound, 2) +
+           "% past it): widen it and refit, unless the bound is physical";
+  }
+  return "  at a bound the data do not press on (past it the cost changes " + format_g(100.0 * p.past_bound, 2) +
+         "%, within the noise): widening will not change the fit";
+}
+
+}  // namespace
 
 void print_result_table(const io::ResultFile& r) {
   std::printf("fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
@@ -20,15 +44,17 @@ void print_result_table(const io::ResultFile& r) {
   if (ci) std::printf(" %25s", (format_g(100.0 * r.ci, 3) + "% interval").c_str());
   std::printf("\n");
   for (const auto& p : r.params) {
-    const char* note = "";
+    std::string note;
     if (!p.identifiable) {
       note = "  not determined by this data (see warnings)";
     } else if (p.at_bound) {
-      note = "  at a bound: widen it and refit, unless the bound is physical";
+      note = bound_note(p, r.rows);
     }
     std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s", p.name.c_str(), p.value, p.lo, p.hi, p.log_scale ? "log" : "linear");
-    if (ci) std::printf(" %12.6g..%-12.6g", p.ci_lo, p.ci_hi);
-    std::printf("%s\n", note);
+    // An undetermined constant has no interval: its refits only wander where the data do not look.
+    if (ci && !p.identifiable) std::printf(" %25s", "undetermined");
+    if (ci && p.identifiable) std::printf(" %12.6g..%-12.6g", p.ci_lo, p.ci_hi);
+    std::printf("%s\n", note.c_str());
   }
   const auto& x = r.metrics;
   std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
@@ -99,7 +125,9 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
                   {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};
   if (r.has_bootstrap()) {
     nlohmann::ordered_json iv = nlohmann::ordered_json::object();
-    for (const auto& p : r.params) iv[p.name] = {p.ci_lo, p.ci_hi};
+    for (const auto& p : r.params) {
+      iv[p.name] = p.identifiable ? nlohmann::ordered_json{p.ci_lo, p.ci_hi} : nlohmann::ordered_json(nullptr);
+    }
     j["bootstrap"] = {{"requested", r.bootstrap_requested}, {"finished", r.bootstrap.front().size()},
                       {"resampled", r.bootstrap_resampled}, {"ci", r.ci}, {"intervals", iv}};
   }

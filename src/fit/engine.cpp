@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "perfit/core/error.hpp"
 #include <spdlog/spdlog.h>
@@ -185,6 +186,45 @@ void describe_params(FitReport& r, const model::Model& m, const model::Separatio
   }
 }
 
+// Each param at a bound moved past it (log-scaled: by 1.2x, 2x and 10x; linear: by 2%, 10% and
+// 25% of its range), the others kept: the lowest cost there, relative to the fit's. A far step
+// alone can overshoot a nearby optimum, a near one alone cannot tell a pull from noise.
+// Collective over the ranks that share the rows.
+void probe_bounds(FitReport& r, const model::Evaluator& ev, double offset, double weight, const model::Reducer& sum) {
+  const model::Model& m = ev.model();
+  r.past_bound.assign(m.n_params(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<std::size_t> probed;
+  for (std::size_t k = 0; k < m.n_params(); ++k) {
+    if (r.at_bound[k]) probed.push_back(k);
+  }
+  if (probed.empty() || !std::isfinite(r.cost) || r.cost <= 0.0) return;
+  constexpr int kSteps = 3;
+  const double factor[kSteps] = {1.2, 2.0, 10.0}, share[kSteps] = {0.02, 0.1, 0.25};
+  Eigen::MatrixXd pop(static_cast<Eigen::Index>(m.n_params()), static_cast<Eigen::Index>(kSteps * probed.size()));
+  for (std::size_t j = 0; j < probed.size(); ++j) {
+    const auto k = static_cast<Eigen::Index>(probed[j]);
+    const auto& spec = m.spec().params[probed[j]];
+    const bool low = r.unit(k) < 0.5;
+    for (int s = 0; s < kSteps; ++s) {
+      const double v = spec.log_scale ? (low ? spec.lo / factor[s] : spec.hi * factor[s])
+                                      : (low ? spec.lo - share[s] * (spec.hi - spec.lo)
+                                             : spec.hi + share[s] * (spec.hi - spec.lo));
+      const auto col = static_cast<Eigen::Index>(kSteps * j + static_cast<std::size_t>(s));
+      pop.col(col) = r.params;
+      pop(k, col) = v;
+    }
+  }
+  Eigen::VectorXd sums(pop.cols());
+  ev.residual_sums(pop, sums);
+  sums.array() += offset;
+  if (sum) sum(sums.data(), static_cast<std::size_t>(sums.size()));
+  ev.costs_from_sums(pop, sums, weight);
+  for (std::size_t j = 0; j < probed.size(); ++j) {
+    const double c = sums.segment(static_cast<Eigen::Index>(kSteps * j), kSteps).minCoeff();
+    r.past_bound[probed[j]] = std::isfinite(c) ? (c - r.cost) / r.cost : std::numeric_limits<double>::infinity();
+  }
+}
+
 }  // namespace
 
 FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
@@ -236,6 +276,7 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   FitReport r = search_report(s, L, objective);
   if (options.polish) polish(r, ev, objective, sum, weight, L);
   describe_params(r, m, sep, objective.projected());
+  probe_bounds(r, ev, offset, weight, sum);
   whole_set_checks(r, full, L, sum);
   if (p.bootstrap > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);

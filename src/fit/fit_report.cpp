@@ -50,7 +50,10 @@ std::string FitReport::full_report(const std::vector<std::string>& names) const 
     const auto i = static_cast<std::size_t>(k);
     std::string notes;
     if (i < linear.size() && linear[i]) notes += " linear (least squares)";
-    if (i < at_bound.size() && at_bound[i]) notes += " at a bound";
+    if (i < at_bound.size() && at_bound[i]) {
+      notes += " at a bound";
+      if (i < past_bound.size()) notes += " (cost past it " + format_g(100.0 * past_bound[i], 2) + "%)";
+    }
     if (i < identifiability.identifiable.size() && !identifiability.identifiable[i]) notes += " not determined";
     if (bootstrap.requested > 0 && k < bootstrap.lo.size()) {
       notes += " interval " + format_g(bootstrap.lo(k)) + ".." + format_g(bootstrap.hi(k));

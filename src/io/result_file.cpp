@@ -102,10 +102,11 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     w.write_root_attribute("warnings", join_lines(r.warnings));
 
     std::vector<std::string> names;
-    std::vector<double> value, lo, hi;
+    std::vector<double> value, lo, hi, past_bound;
     std::vector<std::int64_t> log_scale, at_bound, identifiable, linear;
     for (const auto& p : r.params) {
       names.push_back(p.name);
+      past_bound.push_back(p.past_bound);
       value.push_back(p.value);
       lo.push_back(p.lo);
       hi.push_back(p.hi);
@@ -123,6 +124,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     params.add_column(Column("at_bound", at_bound));
     params.add_column(Column("identifiable", identifiable));
     params.add_column(Column("linear", linear));
+    params.add_column(Column("past_bound", past_bound));
     if (r.has_bootstrap()) {
       std::vector<double> ci_lo, ci_hi;
       for (const auto& p : r.params) {
@@ -239,6 +241,7 @@ ResultFile read_result_file(const std::string& path) {
     q.at_bound = p.column("at_bound").i64()[i] != 0;
     q.identifiable = !p.find("identifiable") || p.column("identifiable").i64()[i] != 0;
     q.linear = p.find("linear") && p.column("linear").i64()[i] != 0;
+    if (p.find("past_bound")) q.past_bound = p.column("past_bound").f64()[i];
     if (p.find("ci_lo")) {
       q.ci_lo = p.column("ci_lo").f64()[i];
       q.ci_hi = p.column("ci_hi").f64()[i];

@@ -64,6 +64,10 @@ struct FitReport {
   Eigen::VectorXd params;  // in the params' own units
   Eigen::VectorXd unit;    // in the unit cube
   std::vector<bool> at_bound;
+  // Per param at a bound: the relative change of the cost with it moved past that bound (the
+  // others kept); < 0 when the data pull it further, so widening can change the fit. NaN for
+  // params inside their bounds.
+  std::vector<double> past_bound;
   std::vector<bool> linear;  // per param: solved by least squares for each candidate
   double cost = 0.0, cost_before_polish = 0.0;
   bool polish_improved = false;

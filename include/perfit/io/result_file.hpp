@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <variant>
 #include <vector>
@@ -22,6 +23,9 @@ struct ResultParam {
   bool identifiable = true;  // false: the data cannot pin it down (see warnings)
   bool linear = false;       // solved by least squares for each candidate (separable: auto)
   double ci_lo = 0.0, ci_hi = 0.0;  // --bootstrap: the percentile interval (else unset)
+  // At a bound: the relative cost change with it moved past the bound (< 0: the data pull it
+  // further, widening can change the fit). NaN inside its bounds or in older files.
+  double past_bound = std::numeric_limits<double>::quiet_NaN();
 };
 
 // The values of one factor the fit saw: a column's smallest and largest, or the one value a
