@@ -85,7 +85,7 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
            "wrote 2 predictions")
     with open(os.path.join(work, "pred.csv")) as f:
         lines = f.read().splitlines()
-    if not lines[0].startswith("p,b,d,epochs,predicted_time_s,term_startup") or len(lines) != 3:
+    if not lines[0].startswith("p,b,d,epochs,predicted_time_s,extrapolated,term_startup") or len(lines) != 3:
         failures.append(f"pred.csv: {lines}")
     expect(["predict", "--result", "f.h5", "--at", "p=1"], 3, "not a perfit result")
     expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50"], 2, "no output: pass --out")
