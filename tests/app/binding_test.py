@@ -4,7 +4,6 @@ column names (gpus, batch_per_gpu), bound once, then named either way in every c
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work, --source).
 """
-import json
 import os
 import subprocess
 import sys
@@ -16,14 +15,11 @@ failures = []
 cli = ranks.Cli(perfit, work, mpiexec, failures)
 expect, as_json = cli.expect, cli.as_json
 S = ["--data", "runs.h5", "--set", "/pytorch/resnet50"]
-GENERIC = "p=gpus,b=batch_per_gpu,d=1281167,epochs=1"
+GENERIC = ranks.RESNET_FACTORS
 
 
 def setup_module():
-    csv = os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv")
-    expect(["import", csv, "--out", "runs.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s"], 0)
-    expect(["fit", *S, "--model", "generic", "--factors", GENERIC, "--out", "g.h5", "--force",
-            "--max-generations", "150"], 0, "wrote g.h5")
+    ranks.fit_resnet_example(expect)
 
 
 # ---- fit and validate: one binding for every model, unread factors noted ----

@@ -15,14 +15,10 @@ perfit, work, mpiexec = ranks.arguments()
 failures = []
 cli = ranks.Cli(perfit, work, mpiexec, failures)
 expect, as_json = cli.expect, cli.as_json
-S = ["--data", "runs.h5", "--set", "/pytorch/resnet50"]
 
 
 def setup_module():
-    csv = os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv")
-    expect(["import", csv, "--out", "runs.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s"], 0)
-    expect(["fit", *S, "--model", "generic", "--factors", "p=gpus,b=batch_per_gpu,d=1281167,epochs=1",
-            "--out", "g.h5", "--max-generations", "150"], 0, "measured range: batch_per_gpu 32..256 gpus 1..64")
+    ranks.fit_resnet_example(expect, "measured range: batch_per_gpu 32..256 gpus 1..64")
 
 
 # ---- the result keeps every factor's range ----

@@ -38,6 +38,18 @@ MLPERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "d
                       "mlperf_training_v0.7_scores.csv")
 
 
+RESNET_FACTORS = "p=gpus,b=batch_per_gpu,d=1281167,epochs=1"
+
+
+def fit_resnet_example(expect, *needles):
+    """README's tour in WORK: data/examples/resnet50_epochs.csv imported as runs.h5
+    /pytorch/resnet50 and `generic` fitted with its own column names bound, to g.h5."""
+    csv_path = os.path.join(SOURCE, "data", "examples", "resnet50_epochs.csv")
+    expect(["import", csv_path, "--out", "runs.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s"], 0)
+    expect(["fit", "--data", "runs.h5", "--set", "/pytorch/resnet50", "--model", "generic", "--factors",
+            RESNET_FACTORS, "--out", "g.h5", "--max-generations", "150"], 0, "wrote g.h5", *needles)
+
+
 def write_mlperf_series(path, benchmark, accelerator, framework, where=lambda row: True):
     """The shipped MLPerf table's rows of one series (and `where` them), header first, as CSV."""
     with open(MLPERF) as f:
