@@ -82,6 +82,51 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
   });
 }
 
+// What predict found at one configuration (--at).
+struct OnePrediction {
+  const Eigen::VectorXd& pred;
+  const Eigen::MatrixXd& terms;
+  const std::vector<std::string>& names;
+  const std::optional<fit::PredictionInterval>& iv;
+  const std::vector<Outside>& outside;
+  bool range_known;
+};
+
+// --at's answer: JSON, or the time, its interval, extrapolation flags and each term's share.
+void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string& model,
+                const data::MeasurementTable& table, const OnePrediction& p) {
+  const auto& [pred, terms, names, iv, outside, range_known] = p;
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["model"] = model;
+    j["result"] = a.result;
+    j["at"] = nlohmann::ordered_json::object();
+    for (const auto& c : table.columns()) j["at"][c.name()] = c.f64()[0];
+    j["prediction"] = pred(0);
+    if (iv) j["interval"] = {{"lo", iv->lo(0)}, {"hi", iv->hi(0)}, {"ci", r.ci}, {"refits", r.bootstrap.front().size()}};
+    j["unit"] = r.unit;
+    j["range_known"] = range_known;
+    j["extrapolated"] = outside_json(outside);
+    j["terms"] = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("model '%s' (%s): predicted %s at %s = %.6g %s\n", model.c_str(),
+              a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
+  if (iv) {
+    std::printf("  %.3g%% interval %.6g .. %.6g %s (from %zu bootstrap refits: the constants' uncertainty, "
+                "not one run's noise)\n", 100.0 * r.ci, iv->lo(0), iv->hi(0), r.unit.c_str(), r.bootstrap.front().size());
+  }
+  for (const auto& o : outside) std::printf("  extrapolated: %s\n", o.text().c_str());
+  if (!range_known) std::printf("  extrapolated: range unknown\n");
+  std::printf("  %-20s %14s %8s\n", "term", r.unit.c_str(), "share");
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const double v = terms(0, static_cast<Eigen::Index>(k));
+    std::printf("  %-20s %14.6g %7.1f%%\n", names[k].c_str(), v, 100.0 * v / pred(0));
+  }
+}
+
 int run_predict(const PredictArgs& a) {
   if (a.at.empty() == a.grid.empty()) {
     throw ConfigError("give exactly one of --at NAME=VALUE,... or --grid GRID.csv");
@@ -130,35 +175,7 @@ int run_predict(const PredictArgs& a) {
                 table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
     return 0;
   }
-  if (a.json) {
-    nlohmann::ordered_json j;
-    j["model"] = spec.name;
-    j["result"] = a.result;
-    j["at"] = nlohmann::ordered_json::object();
-    for (const auto& c : table.columns()) j["at"][c.name()] = c.f64()[0];
-    j["prediction"] = pred(0);
-    if (iv) j["interval"] = {{"lo", iv->lo(0)}, {"hi", iv->hi(0)}, {"ci", r.ci}, {"refits", r.bootstrap.front().size()}};
-    j["unit"] = r.unit;
-    j["range_known"] = guard.known();
-    j["extrapolated"] = outside_json(outside[0]);
-    j["terms"] = nlohmann::ordered_json::object();
-    for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-  std::printf("model '%s' (%s): predicted %s at %s = %.6g %s\n", spec.name.c_str(),
-              a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
-  if (iv) {
-    std::printf("  %.3g%% interval %.6g .. %.6g %s (from %zu bootstrap refits: the constants' uncertainty, "
-                "not one run's noise)\n", 100.0 * r.ci, iv->lo(0), iv->hi(0), r.unit.c_str(), r.bootstrap.front().size());
-  }
-  for (const auto& o : outside[0]) std::printf("  extrapolated: %s\n", o.text().c_str());
-  if (!guard.known()) std::printf("  extrapolated: range unknown\n");
-  std::printf("  %-20s %14s %8s\n", "term", r.unit.c_str(), "share");
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    const double v = terms(0, static_cast<Eigen::Index>(k));
-    std::printf("  %-20s %14.6g %7.1f%%\n", names[k].c_str(), v, 100.0 * v / pred(0));
-  }
+  report_one(a, r, spec.name, table, {pred, terms, names, iv, outside[0], guard.known()});
   return 0;
 }
 
