@@ -18,6 +18,7 @@
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/model/factor_binding.hpp"
+#include "perfit/model/identifiability.hpp"
 #include "select_search.hpp"
 
 namespace perfit::app {
@@ -249,6 +250,37 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
   }
 }
 
+// A built-in offered by default must be determinable from the set: at a candidate's own fit
+// (its last fold's constants), over every row, each constant must move the predictions in a
+// way no other can (model/identifiability.hpp). iteration's t_io*b, f1*b and k1*b, say, never
+// can from total times. Those are left out with the reason, unless none would remain; a model
+// named in --models always competes.
+void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows) {
+  std::vector<std::string> why(cands.size());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const Candidate& m = cands[i];
+    const auto fit = std::find_if(m.fits.rbegin(), m.fits.rend(), [](const fit::FoldFit& f) { return !f.failed; });
+    if (m.searched() || fit == m.fits.rend()) continue;
+    const model::Identifiability id = model::check_identifiability(model::Evaluator(*m.model, rows), fit->params);
+    const auto n = std::count(id.identifiable.begin(), id.identifiable.end(), false);
+    if (n > 0) {
+      why[i] = std::to_string(n) + " of its " + std::to_string(m.model->n_params()) + " constants cannot be "
+               "determined from this set (" + (id.warnings.empty() ? std::string() : id.warnings.front()) + ")";
+    }
+  }
+  if (std::all_of(why.begin(), why.end(), [](const std::string& w) { return !w.empty(); })) return;
+  std::vector<Candidate> kept;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (why[i].empty()) {
+      kept.push_back(std::move(cands[i]));
+    } else {
+      spdlog::info("select: not offering built-in '{}': {}; name it in --models to rank it anyway",
+                   cands[i].model->spec().name, why[i]);
+    }
+  }
+  cands = std::move(kept);
+}
+
 int run_select(const SelectArgs& a) {
   const fit::RunConfig cfg = a.read(false);
   const fit::RunConfig& c = cfg;
@@ -277,6 +309,7 @@ int run_select(const SelectArgs& a) {
     if (crit == Criterion::extrapolation || crit == Criterion::kfold) folds = data::make_folds(split, *set.rows, needed, c.de.seed);
   });
   score_candidates(cands, folds, set, c, crit, a.search, a.comm());
+  if (a.models.empty()) drop_undeterminable(cands, *set.rows);
   std::vector<Candidate> ranked = cands;
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) {
     return x.determined != y.determined ? x.determined : x.score < y.score;
