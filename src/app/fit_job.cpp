@@ -69,7 +69,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     s.spec = bound.spec;
   }
   s.model = std::make_shared<const model::Model>(s.spec, names);
-  s.load = s.model->columns_used();
+  s.load = model::Model::factors(s.spec);  // columns_used, and the factors a constant model declares (their ranges)
   s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
   if (s.target.empty()) {
     throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "

@@ -86,8 +86,13 @@ void ModelSpec::validate() const {
                           "declared factor (factors: " + join(factors) + ")");
       }
     }
+    // A model that reads no factor at all is constant in the ones it declares (Extra-P's
+    // constant hypothesis); otherwise an unused declared factor is a typo.
+    const bool reads_any = std::any_of(factors.begin(), factors.end(), [&](const std::string& f) {
+      return std::find(used.begin(), used.end(), f) != used.end();
+    });
     for (const auto& f : factors) {
-      if (std::find(used.begin(), used.end(), f) == used.end()) {
+      if (reads_any && std::find(used.begin(), used.end(), f) == used.end()) {
         throw ConfigError(where + ": factor '" + f + "' is declared but never used");
       }
     }
@@ -197,6 +202,7 @@ std::vector<std::string> Model::factors(const ModelSpec& spec) {
     }
   };
   walk(parse_expression(spec.expression));
+  if (out.empty()) return spec.factors;  // a constant model: the factors it is constant in
   return out;
 }
 

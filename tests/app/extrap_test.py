@@ -225,3 +225,19 @@ def test_extra_p_s_hypothesis_search_select_models_pmnf_search_agains():
     serial, par = run(*args), run(*args, n=2)
     if par.returncode != 0 or serial.stdout != par.stdout:
         failures.append(f"select with pmnf-search under mpiexec -n 2 differs from serial (exit {par.returncode})\n{par.stderr[-2000:]}")
+
+
+# ---- a constant hypothesis wins: select --out writes it, at 1, 2 and 4 ranks ----
+def test_a_constant_hypothesis_is_written_and_predicts():
+    with open(os.path.join(work, "flat.txt"), "w") as f:
+        f.write("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION main\nMETRIC time\n")
+        for row in ["5.0 5.01 4.99", "5.02 4.98 5.0", "5.0 5.0 5.01", "4.99 5.0 5.0", "5.01 5.0 4.99"]:
+            f.write(f"DATA {row}\n")
+    expect(["import", "flat.txt", "--format", "extrap", "--out", "flat.h5", "--set", "/f"], 0)
+    for n in (1, 2, 4):
+        expect(["select", "--data", "flat.h5", "--set", "/f/main/time", "--models", "pmnf-search",
+                "--out", f"flat{n}.h5"], 0, "(on every row: c0)", f"wrote flat{n}.h5", n=n)
+        r = expect(["predict", "--result", f"flat{n}.h5", "--at", "p=64", "--json"], 0)
+        doc = as_json(r, f"predict from the constant model ({n} ranks)")
+        if abs(doc.get("prediction", 0) - 5.0) > 0.05 or [x["factor"] for x in doc.get("extrapolated", [])] != ["p"]:
+            failures.append(f"constant model at {n} ranks: {doc}")

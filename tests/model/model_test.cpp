@@ -71,6 +71,18 @@ TEST(Model, UnitCubeMappingIsLogAware) {
   EXPECT_NEAR(model.to_unit(1, model.from_unit(1, 0.3)), 0.3, 1e-12);
 }
 
+TEST(ModelSpec, AConstantModelIsConstantInTheFactorsItDeclares) {
+  ModelSpec s;
+  s.name = "flat";
+  s.expression = "c0";
+  s.params = {{"c0", 0, 10, false}};
+  s.factors = {"p", "n"};
+  EXPECT_NO_THROW(s.validate());  // Extra-P's constant hypothesis over p and n
+  EXPECT_EQ(Model::factors(s), (std::vector<std::string>{"p", "n"}));
+  s.expression = "c0*p";  // reads p: n declared and unused is a typo again
+  EXPECT_THAT([&] { s.validate(); }, ThrowsMessage<ConfigError>(HasSubstr("factor 'n' is declared but never used")));
+}
+
 TEST(ModelSpec, AParamOrTermNothingUsesAndTermCyclesAreRejected) {
   ModelSpec s;
   s.name = "m";

@@ -51,7 +51,8 @@ class Model {
   Model(ModelSpec spec, const std::vector<std::string>& columns);
 
   // The factors (column names) a spec reads: identifiers that are not params, constants or
-  // terms, through all terms. Throws: ConfigError as validate().
+  // terms, through all terms; for a constant model, the factors it declares (it is constant in
+  // them, and predictions still name them). Throws: ConfigError as validate().
   static std::vector<std::string> factors(const ModelSpec& spec);
 
   const ModelSpec& spec() const { return spec_; }
