@@ -106,7 +106,7 @@ int run_explain(const ExplainArgs& a) {
   Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
   for (std::size_t k = 0; k < r.params.size(); ++k) params(static_cast<Eigen::Index>(k)) = r.params[k].value;
   const model::SweepReport rep = model::analyse_sweep(ev, params, factor, x, a.efficiency);
-  const RangeGuard guard(r);
+  const RangeGuard guard(r, model::Model::factors(spec));
   std::vector<std::vector<Outside>> outside(t.rows());
   std::vector<std::string> flags;
   for (std::size_t i = 0; i < t.rows(); ++i) {

@@ -163,7 +163,7 @@ int run_predict(const PredictArgs& a) {
   const auto& names = m.term_names();
   std::optional<fit::PredictionInterval> iv;
   if (r.has_bootstrap()) iv = fit::prediction_interval(ev, r.bootstrap, r.ci);
-  const RangeGuard guard(r);
+  const RangeGuard guard(r, model::Model::factors(spec));
   std::vector<std::vector<Outside>> outside(table.rows());
   for (std::size_t i = 0; i < table.rows(); ++i) outside[i] = guard.check(table, i);
   guard.warn(outside, "predict");

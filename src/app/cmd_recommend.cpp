@@ -194,7 +194,7 @@ int run_recommend(const RecommendArgs& a) {
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   // Factors by the fit's names or the columns they were bound to (p or gpus).
   const ResultNames names(r, a.result);
-  const RangeGuard guard(r);
+  const RangeGuard guard(r, model::Model::factors(spec));
   const std::vector<FactorRange> space = searched_space(parse_ranges(a.space, "--space"), names, guard, a.allow_extrapolation);
   const data::MeasurementTable t = names.bind(space_rows(space, a.at), spec, "--space and --at");
   check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");

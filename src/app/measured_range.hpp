@@ -36,8 +36,11 @@ nlohmann::ordered_json outside_json(const std::vector<Outside>& o);
 
 class RangeGuard {
  public:
-  explicit RangeGuard(const io::ResultFile& r) : ranges_(r.ranges) {}
-  bool known() const { return !ranges_.empty(); }
+  // `factors`: what the result's model reads (model::Model::factors); a model that reads none
+  // has nothing to extrapolate in, so its empty range is known.
+  RangeGuard(const io::ResultFile& r, const std::vector<std::string>& factors)
+      : ranges_(r.ranges), known_(!r.ranges.empty() || factors.empty()) {}
+  bool known() const { return known_; }
   // The factors of row i of t (named as the model reads them) outside their range.
   std::vector<Outside> check(const data::MeasurementTable& t, std::size_t row) const;
   // "gpus>4x" / "epochs>90x,batch_per_gpu<2x": the CSV cell ("" inside).
@@ -49,6 +52,7 @@ class RangeGuard {
 
  private:
   std::vector<io::MeasuredRange> ranges_;
+  bool known_;
 };
 
 }  // namespace perfit::app

@@ -95,3 +95,17 @@ def test_an_old_result_says_range_unknown():
                 src.copy(src[name], dst, name=name)
     expect(["predict", "--result", "old.h5", "--at", "p=256,b=64"], 0, "extrapolated: range unknown",
            "measured range unknown")
+
+
+# ---- a model that reads no factor has nothing to extrapolate in ----
+def test_a_model_without_factors_is_never_flagged():
+    with open(os.path.join(work, "flat.yaml"), "w") as f:
+        f.write("name: flat\nexpression: c0\nparams: {c0: [0, 2000]}\n")
+    expect(["fit", "--data", "runs.h5", "--set", "/pytorch/resnet50", "--model", "flat.yaml", "--out", "flat.h5"], 0)
+    with open(os.path.join(work, "g1.csv"), "w") as f:
+        f.write("p,b\n512,16\n")
+    r = expect(["predict", "--result", "flat.h5", "--grid", "g1.csv", "--out", "flat.csv"], 0)
+    with open(os.path.join(work, "flat.csv")) as f:
+        rows = f.read().splitlines()
+    if "range unknown" in r.stderr + rows[1] or "extrapolate" in r.stderr:
+        failures.append(f"a model without factors was flagged: {r.stderr} {rows}")
