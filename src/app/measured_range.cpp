@@ -73,7 +73,8 @@ std::vector<Outside> RangeGuard::check(const data::MeasurementTable& t, std::siz
   for (const auto& m : ranges_) {
     const data::Column* c = t.find(m.name);
     if (!c || !c->is_numeric()) continue;
-    const double v = c->to_double()[row];
+    // One value, not the column converted (that would make a grid's check O(rows^2)).
+    const double v = c->type() == data::ColumnType::int64 ? static_cast<double>(c->i64()[row]) : c->f64()[row];
     // A whisker of rounding (a grid written with 10 digits) is not an extrapolation.
     const double slack = 1e-9 * std::max(std::abs(m.lo), std::abs(m.hi));
     if (v > m.hi + slack) {
