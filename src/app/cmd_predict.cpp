@@ -1,4 +1,5 @@
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/fit/bootstrap.hpp"
+#include "perfit/fit/predictive.hpp"
 #include "perfit/model/evaluator.hpp"
 
 namespace perfit::app {
@@ -27,8 +29,39 @@ namespace {
 
 struct PredictArgs {
   std::string result, at, grid, out;
+  double interval = 0.0;  // > 0: the prediction interval at this level (fit/predictive.hpp)
   bool json = false, force = false;
 };
+
+// The interval predict reports: --interval's prediction interval, else (a result with
+// bootstrap refits) the constants' percentile interval; `contains` says which in words.
+struct Interval {
+  std::optional<fit::PredictionInterval> bounds;
+  double level = 0.0;
+  std::string contains;
+  bool asked_but_unavailable = false;
+};
+
+Interval interval_of(const PredictArgs& a, const io::ResultFile& r, const model::Evaluator& ev, const Eigen::VectorXd& pred) {
+  Interval out;
+  if (a.interval <= 0.0) {
+    if (!r.has_bootstrap()) return out;
+    out.bounds = fit::prediction_interval(ev, r.bootstrap, r.ci);
+    out.level = r.ci;
+    out.contains = "the constants' uncertainty only (" + std::to_string(r.bootstrap.front().size()) +
+                   " bootstrap refits), not one run's noise: --interval LEVEL adds it";
+    return out;
+  }
+  fit::SpreadParts parts{r.noise_log_sd, r.noise_dof, r.choice_log_sd, r.choice_dof, r.choice_how,
+                         r.has_bootstrap() ? r.bootstrap.front().size() : 0};
+  const Eigen::VectorXd spread = r.has_bootstrap() ? fit::log_spread(fit::replicate_predictions(ev, r.bootstrap)) : Eigen::VectorXd();
+  fit::PredictiveInterval pi = fit::predictive_interval(pred, spread, parts, a.interval);
+  out.level = a.interval;
+  out.contains = pi.contains;
+  out.asked_but_unavailable = !pi.available;
+  if (pi.available) out.bounds = fit::PredictionInterval{pi.lo, pi.hi};
+  return out;
+}
 
 // "p=64,b=256,d=1.28e6" -> a one-row table.
 data::MeasurementTable parse_at(const std::string& text) {
@@ -87,7 +120,7 @@ struct OnePrediction {
   const Eigen::VectorXd& pred;
   const Eigen::MatrixXd& terms;
   const std::vector<std::string>& names;
-  const std::optional<fit::PredictionInterval>& iv;
+  const Interval& iv;
   const std::vector<Outside>& outside;
   bool range_known;
 };
@@ -103,7 +136,12 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
     j["at"] = nlohmann::ordered_json::object();
     for (const auto& c : table.columns()) j["at"][c.name()] = c.f64()[0];
     j["prediction"] = pred(0);
-    if (iv) j["interval"] = {{"lo", iv->lo(0)}, {"hi", iv->hi(0)}, {"ci", r.ci}, {"refits", r.bootstrap.front().size()}};
+    if (iv.bounds) {
+      j["interval"] = {{"lo", iv.bounds->lo(0)}, {"hi", iv.bounds->hi(0)}, {"level", iv.level}, {"contains", iv.contains}};
+      if (r.has_bootstrap()) j["interval"]["refits"] = r.bootstrap.front().size();
+    } else if (iv.asked_but_unavailable) {
+      j["interval"] = {{"lo", nullptr}, {"hi", nullptr}, {"level", iv.level}, {"contains", iv.contains}};
+    }
     j["unit"] = r.unit;
     j["range_known"] = range_known;
     j["extrapolated"] = outside_json(outside);
@@ -114,9 +152,11 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
   }
   std::printf("model '%s' (%s): predicted %s at %s = %.6g %s\n", model.c_str(),
               a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
-  if (iv) {
-    std::printf("  %.3g%% interval %.6g .. %.6g %s (from %zu bootstrap refits: the constants' uncertainty, "
-                "not one run's noise)\n", 100.0 * r.ci, iv->lo(0), iv->hi(0), r.unit.c_str(), r.bootstrap.front().size());
+  if (iv.bounds) {
+    std::printf("  %.3g%% interval %.6g .. %.6g %s\n    contains: %s\n", 100.0 * iv.level, iv.bounds->lo(0),
+                iv.bounds->hi(0), r.unit.c_str(), iv.contains.c_str());
+  } else if (iv.asked_but_unavailable) {
+    std::printf("  %s\n", iv.contains.c_str());
   }
   for (const auto& o : outside) std::printf("  extrapolated: %s\n", o.text().c_str());
   if (!range_known) std::printf("  extrapolated: range unknown\n");
@@ -161,8 +201,7 @@ int run_predict(const PredictArgs& a) {
   const Eigen::VectorXd pred = ev.predict(x);
   const Eigen::MatrixXd terms = ev.term_values(x);
   const auto& names = m.term_names();
-  std::optional<fit::PredictionInterval> iv;
-  if (r.has_bootstrap()) iv = fit::prediction_interval(ev, r.bootstrap, r.ci);
+  const Interval iv = interval_of(a, r, ev, pred);
   const RangeGuard guard(r, model::Model::factors(spec));
   std::vector<std::vector<Outside>> outside(table.rows());
   for (std::size_t i = 0; i < table.rows(); ++i) outside[i] = guard.check(table, i);
@@ -170,7 +209,8 @@ int run_predict(const PredictArgs& a) {
   if (!a.grid.empty()) {
     std::vector<std::string> cells;
     for (const auto& o : outside) cells.push_back(guard.known() ? RangeGuard::cell(o) : "range unknown");
-    write_grid(a.out, grid, pred, terms, names, r.target, iv, cells);
+    if (iv.asked_but_unavailable) spdlog::warn("predict: {}", iv.contains);
+    write_grid(a.out, grid, pred, terms, names, r.target, iv.bounds, cells);
     std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s, extrapolated and term_*)\n",
                 table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
     return 0;
@@ -188,6 +228,9 @@ const OptionTable<PredictArgs>& predict_options() {
       out_option<A>(&A::out, "CSV to write for --grid"),
       json_option<A>(&A::json, "JSON (with --at)"),
       force_option<A>(&A::force, "replace an existing predictions CSV at --out"),
+      real_option<A>("interval", &A::interval, 0.0, 0.999,
+                       "a prediction interval at this level (e.g. 0.9) for what a run will measure: noise, the "
+                       "constants (with --bootstrap) and, for select's choice, the choice (0: none; docs/analysis.md)"),
   };
   return t;
 }

@@ -168,6 +168,8 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.vote_seconds = fr.vote_seconds;
   r.reduce_seconds = fr.reduce_seconds;
   r.metrics = fr.metrics;
+  r.noise_log_sd = fr.noise_log_sd;
+  r.noise_dof = fr.noise_dof;
   r.history = fr.history;
   r.lambda = fr.lambda.split.empty() ? c.cost.lambda : fr.lambda.lambda;
   r.lambda_split = fr.lambda.split;
@@ -326,6 +328,9 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.result = make_result(s, fr, s.checksum, table, r.size, dropped);
   out.result->peak_rss_mib = peak_rss;
   out.result->ranges = std::move(ranges);
+  out.result->choice_log_sd = job.choice_log_sd;
+  out.result->choice_dof = job.choice_dof;
+  out.result->choice_how = job.choice_how;
   io::write_result_file(cfg.out, *out.result);
   // Printed once, by the table (or in --json's "warnings"); here only for --log-level debug.
   for (const auto& w : out.result->warnings) spdlog::debug("{}", w);

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct FitJob {
   bool verbose = true;               // set-up, progress and warnings at info; false: debug
   // With a checkpoint dir: every checkpoint_every generations too, or only when interrupted.
   bool periodic_checkpoints = true;
+  // select: what its validation measured of the chosen procedure (io::ResultFile::choice_*).
+  double choice_log_sd = std::numeric_limits<double>::quiet_NaN();
+  std::size_t choice_dof = 0;
+  std::string choice_how;
 };
 
 struct FitJobOutcome {

@@ -40,9 +40,10 @@ void print_result_table(const io::ResultFile& r) {
     std::printf("  (%zu rows with NaN or inf were dropped before fitting: drop_invalid)\n", r.rows_dropped);
   }
   const bool ci = r.has_bootstrap();
-  std::printf("  %-12s %14s %12s %12s  %-6s", "param", "value", "lower", "upper", "scale");
-  if (ci) std::printf(" %25s", (format_g(100.0 * r.ci, 3) + "% interval").c_str());
-  std::printf("\n");
+  if (r.params.empty()) std::printf("  no params: every value of the model is a fixed constant (show --full: its YAML)\n");
+  else std::printf("  %-12s %14s %12s %12s  %-6s%s\n", "param", "value", "lower", "upper", "scale",
+                   ci ? (" " + std::string(25 - std::min<std::size_t>(25, (format_g(100.0 * r.ci, 3) + "% interval").size()), ' ') +
+                         format_g(100.0 * r.ci, 3) + "% interval").c_str() : "");
   for (const auto& p : r.params) {
     std::string note;
     if (!p.identifiable) {

@@ -75,16 +75,22 @@ std::pair<double, double> percentile_interval(std::vector<double> v, double ci) 
   return {at((1.0 - ci) / 2.0), at((1.0 + ci) / 2.0)};
 }
 
-PredictionInterval prediction_interval(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates,
-                                       double ci) {
+Eigen::MatrixXd replicate_predictions(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates) {
   const std::size_t refits = replicates.empty() ? 0 : replicates.front().size();
-  const auto rows = static_cast<Eigen::Index>(ev.rows());
-  Eigen::MatrixXd pred(rows, static_cast<Eigen::Index>(refits));
+  Eigen::MatrixXd pred(static_cast<Eigen::Index>(ev.rows()), static_cast<Eigen::Index>(refits));
   Eigen::VectorXd x(static_cast<Eigen::Index>(replicates.size()));
   for (std::size_t b = 0; b < refits; ++b) {
     for (std::size_t k = 0; k < replicates.size(); ++k) x(static_cast<Eigen::Index>(k)) = replicates[k][b];
     pred.col(static_cast<Eigen::Index>(b)) = ev.predict(x);
   }
+  return pred;
+}
+
+PredictionInterval prediction_interval(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates,
+                                       double ci) {
+  const std::size_t refits = replicates.empty() ? 0 : replicates.front().size();
+  const auto rows = static_cast<Eigen::Index>(ev.rows());
+  const Eigen::MatrixXd pred = replicate_predictions(ev, replicates);
   PredictionInterval out{Eigen::VectorXd(rows), Eigen::VectorXd(rows)};
   std::vector<double> v(refits);
   for (Eigen::Index i = 0; i < rows; ++i) {

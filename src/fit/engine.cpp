@@ -57,10 +57,11 @@ std::string describe(const model::Model& m, const std::vector<std::size_t>& para
 }
 
 // Every param linear: the bounded least-squares solution is the global optimum; no search.
-island::IslandSummary solved_without_search() {
+island::IslandSummary solved_without_search(bool no_params) {
   island::IslandSummary s;
   s.reason = de::StopReason::converged;
-  s.message = "every constant is linear: solved exactly by bounded least squares, no search";
+  s.message = no_params ? "the model has no params (only constants): evaluated, nothing to fit"
+                        : "every constant is linear: solved exactly by bounded least squares, no search";
   s.evaluations = 1;
   return s;
 }
@@ -89,7 +90,7 @@ FitReport search_report(const island::IslandSummary& s, const island::IslandLayo
   // One island: the best after every generation; islands: the global best after each epoch.
   r.history = L.n_islands == 1 ? s.island_history : s.history;
   r.unit = objective.full_unit(s.best);
-  if (objective.projected()) {  // judged like the polish: by the evaluator
+  if (objective.projected() || objective.dim() == 0) {  // judged like the polish: by the evaluator
     Eigen::VectorXd one(1);
     objective.full_costs(r.unit, one);
     r.cost = one(0);
@@ -144,6 +145,11 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
   }
   r.metrics = model::metrics_from_sums(ms);
+  const double k = static_cast<double>(full.model().n_params());
+  if (ms.n > k && std::isfinite(ms.sum_log_ratio_sq)) {
+    r.noise_dof = static_cast<std::size_t>(ms.n - k);
+    r.noise_log_sd = std::sqrt(ms.sum_log_ratio_sq / (ms.n - k));
+  }
   if (L.island == 0) r.identifiability = model::check_identifiability(full, r.params, sum);
 }
 
@@ -271,14 +277,14 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   de::DeOptions de_options = options.de;
   for (auto& x : de_options.x0) x = objective.search_unit(x);
   const island::IslandSummary s = objective.dim() == 0
-      ? solved_without_search()
+      ? solved_without_search(m.n_params() == 0)
       : island::run_islands(L, objective.dim(), de_options, islands, std::ref(objective), hooks);
   FitReport r = search_report(s, L, objective);
-  if (options.polish) polish(r, ev, objective, sum, weight, L);
+  if (options.polish && m.n_params() > 0) polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
   probe_bounds(r, ev, offset, weight, sum);
   whole_set_checks(r, full, L, sum);
-  if (p.bootstrap > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
+  if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
   }
   r.rows = p.rows->rows();

@@ -17,6 +17,7 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
   const auto k = static_cast<Eigen::Index>(m.n_params());
   Identifiability out;
   out.identifiable.assign(static_cast<std::size_t>(k), true);
+  if (k == 0) return out;  // a model of constants only: nothing to determine
 
   // Distinct configurations of the factors, by a 64-bit hash of each row's values.
   std::vector<const std::vector<double>*> cols;

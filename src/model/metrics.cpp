@@ -28,6 +28,7 @@ MetricSums metric_sums(const Eigen::VectorXd& pred, const Eigen::VectorXd& meas)
   s.sum_sq = (pred - meas).squaredNorm();
   s.sum_meas = meas.sum();
   s.sum_meas2 = meas.squaredNorm();
+  s.sum_log_ratio_sq = (pred.array() / meas.array()).log().square().sum();
   s.max_rel = meas.size() ? rel.maxCoeff() : 0.0;
   return s;
 }

@@ -45,7 +45,6 @@ void ModelSpec::validate() const {
                         " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + format_g(p.hi) + ", log])");
     }
   }
-  if (params.empty()) throw ConfigError(where + " declares no params to fit");
   for (const auto& [n, v] : constants) {
     declare(n, "constant");
     if (!std::isfinite(v)) throw ConfigError(where + " constant '" + n + "' is not finite");

@@ -188,8 +188,8 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
 # ---- every subcommand's options come from its table: values checked, positionals, lists ----
 def test_subcommand_options_are_checked_by_their_table():
     # A value out of range, or not among the choices, names the flag and what it accepts.
-    expect(["select", "--data", "x.h5", "--set", "/a/b", "--holdout", "0"], 2,
-           "--holdout: found '0', expected a whole number in [1, 1000]")
+    expect(["select", "--data", "x.h5", "--set", "/a/b", "--holdout", "1001"], 2,
+           "--holdout: found '1001', expected a whole number in [0, 1000]")
     expect(["select", "--data", "x.h5", "--set", "/a/b", "--criterion", "r2"], 2,
            "--criterion: found 'r2', expected one of extrapolation, kfold, aic, bic")
     expect(["recommend", "--result", "x.h5", "--space", "p=1..2", "--objective", "cost"], 2,

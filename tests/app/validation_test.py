@@ -56,7 +56,7 @@ def test_synthetic_the_generic_model_is_the_truth():
         doc = as_json(r, f"select seed {seed}")
         if doc.get("best") != "generic":
             failures.append(f"select seed {seed}: best {doc.get('best')}, ranking {doc.get('ranking')}")
-        elif [x["score"] for x in doc["ranking"]] != sorted(x["score"] for x in doc["ranking"] if x["score"] is not None):
+        elif doc["ranking"] != sorted(doc["ranking"], key=lambda x: (not x["determined"], x["score"])):
             failures.append(f"select seed {seed}: ranking not by score {doc['ranking']}")
     for crit in ["kfold", "aic", "bic"]:
         r = expect(["select", *S, "--models", "generic,amdahl,gustafson", "--criterion", crit, "--json"], 0)
@@ -116,8 +116,17 @@ def test_bootstrap_90_intervals_cover_the_truth_in_80_97_of_40_repeti():
     r = expect(["predict", "--result", "br1.h5", "--at", "p=64,b=256,d=1e6,epochs=1", "--json"], 0)
     doc = as_json(r, "predict with intervals")
     iv = doc.get("interval", {})
-    if not (iv.get("lo", 1) <= doc.get("prediction", 0) <= iv.get("hi", -1) and iv.get("refits") == 100 and iv.get("ci") == 0.9):
+    if not (iv.get("lo", 1) <= doc.get("prediction", 0) <= iv.get("hi", -1) and iv.get("refits") == 100
+            and iv.get("level") == 0.9 and "constants' uncertainty only" in iv.get("contains", "")):
         failures.append(f"predict interval: {doc}")
+    # --interval: what a run will measure, wider than the constants' interval, and says what it holds
+    doc = as_json(expect(["predict", "--result", "br1.h5", "--at", "p=64,b=256,d=1e6,epochs=1", "--json",
+                          "--interval", "0.9"], 0), "predict --interval")
+    pi = doc.get("interval", {})
+    if not (pi.get("lo", 1) < iv.get("lo", 0) and pi.get("hi", 0) > iv.get("hi", 1)
+            and "run-to-run noise" in pi.get("contains", "") and "the constants (100 bootstrap refits)" in pi.get("contains", "")
+            and "not the model choice" in pi.get("contains", "")):
+        failures.append(f"predict --interval: {pi} against the constants' {iv}")
     with open(os.path.join(work, "grid.csv"), "w") as f:
         f.write("p,b,d,epochs\n8,64,1e6,1\n512,1024,1e6,1\n")
     expect(["predict", "--result", "br1.h5", "--grid", "grid.csv", "--out", "pred.csv"], 0)
@@ -151,7 +160,7 @@ def test_real_data_the_mlperf_table_resnet_on_v100s_with_mxnet_as_in():
         failures.append(f"MLPerf validate: {v.get('summary')}")
     r = expect(["select", *M, "--models", "amdahl,usl", "--json"], 0)
     doc = as_json(r, "select MLPerf")
-    if doc and (doc["how"] != "MAPE of held-out rows, split scale:n_accelerators" or len(doc["ranking"]) != 2):
+    if doc and (doc["how"] != "MAPE of held-out rows, split forward:n_accelerators" or len(doc["ranking"]) != 2):
         failures.append(f"MLPerf select: {doc}")
     # holding out 16 and 512 leaves 2 scales: usl's 3 constants are underdetermined, ranked last
     r = expect(["select", *M, "--models", "usl,amdahl", "--holdout", "2", "--json"], 0)

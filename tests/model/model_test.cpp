@@ -21,6 +21,16 @@ ModelSpec spec(const std::string& expr, std::vector<ParamSpec> params = {{"c0", 
   return m;
 }
 
+// A model of constants only (a naive predictor, a published model) is evaluated, not fitted.
+TEST(ModelSpec, ConstantsOnlyIsAModel) {
+  ModelSpec s = spec("t_last * x_last / p", {});
+  s.constants = {{"t_last", 10.0}, {"x_last", 8.0}};
+  EXPECT_NO_THROW(s.validate());
+  const Model m(s, {"p"});
+  EXPECT_EQ(m.n_params(), 0u);
+  EXPECT_EQ(Model::factors(s), std::vector<std::string>{"p"});
+}
+
 TEST(ModelSpec, BadBoundsNameTheParam) {
   EXPECT_THAT([] { spec("c0", {{"c0", 5, 1, false}}).validate(); },
               ThrowsMessage<ConfigError>(HasSubstr("param 'c0' has bounds [5, 1]: lo must be below hi")));
@@ -30,8 +40,6 @@ TEST(ModelSpec, BadBoundsNameTheParam) {
               ThrowsMessage<ConfigError>(HasSubstr("use 'constants:'")));
   EXPECT_THAT([] { spec("c0", {{"c0", 0, INFINITY, false}}).validate(); },
               ThrowsMessage<ConfigError>(HasSubstr("non-finite bounds")));
-  EXPECT_THAT([] { spec("c0", {}).validate(); },
-              ThrowsMessage<ConfigError>(HasSubstr("declares no params")));
   EXPECT_THAT([] { spec("c0", {{"c0", 0, 1, false}, {"c0", 0, 1, false}}).validate(); },
               ThrowsMessage<ConfigError>(HasSubstr("name 'c0' is declared twice")));
 }

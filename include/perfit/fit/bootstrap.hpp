@@ -28,6 +28,8 @@ struct PredictionInterval {
 };
 PredictionInterval prediction_interval(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates,
                                        double ci);
+// The replicates' predictions, rows x refits.
+Eigen::MatrixXd replicate_predictions(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates);
 
 // The (1-ci)/2 and (1+ci)/2 percentiles of values (linear interpolation between order
 // statistics). Precondition: values not empty, 0 < ci < 1.

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +82,10 @@ struct FitReport {
   double migration_seconds = 0.0, vote_seconds = 0.0, reduce_seconds = 0.0;
   std::vector<double> history;  // best cost per generation (one island) or per epoch
   model::FitMetrics metrics;
+  // The spread of ln(measured / predicted) over every row, sqrt(sum / dof) with dof = rows -
+  // params: run-to-run noise and misfit together (NaN when dof is 0).
+  double noise_log_sd = std::numeric_limits<double>::quiet_NaN();
+  std::size_t noise_dof = 0;
   model::Identifiability identifiability;
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed

@@ -68,6 +68,14 @@ struct ResultFile {
   bool has_bootstrap() const { return !bootstrap.empty() && !bootstrap.front().empty(); }
   std::vector<std::string> warnings;  // what the user must know to trust the fit
   std::vector<MeasuredRange> ranges;  // every factor's; empty in files of older perfits ("unknown")
+  // What a prediction interval is made of (fit/predictive.hpp): the residuals' log spread
+  // (noise and misfit, dof rows - params), and, written by select, the chosen procedure's
+  // log errors where it predicted held-out scales (the uncertainty of the choice; dof: folds).
+  double noise_log_sd = std::numeric_limits<double>::quiet_NaN();
+  std::size_t noise_dof = 0;
+  double choice_log_sd = std::numeric_limits<double>::quiet_NaN();
+  std::size_t choice_dof = 0;
+  std::string choice_how;
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;
 };

@@ -19,8 +19,9 @@ FitMetrics compute_metrics(const Eigen::VectorXd& pred, const Eigen::VectorXd& m
 // (max_rel_err combines with max), then metrics_from_sums on the totals.
 struct MetricSums {
   double n = 0, sum_rel = 0, sum_log = 0, sum_sq = 0, sum_meas = 0, sum_meas2 = 0;
+  double sum_log_ratio_sq = 0;  // sum of ln(pred/meas)^2: the noise a prediction interval needs
   double max_rel = 0;
-  static constexpr int kSummed = 6;  // the fields before max_rel, in order
+  static constexpr int kSummed = 7;  // the fields before max_rel, in order
 };
 MetricSums metric_sums(const Eigen::VectorXd& pred, const Eigen::VectorXd& meas);
 FitMetrics metrics_from_sums(const MetricSums& s);

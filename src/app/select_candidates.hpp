@@ -1,0 +1,52 @@
+// `select`'s candidates: who competes (the built-ins the set can feed, the naive references,
+// what --models names), which are left out and why, and the prior when nothing can be
+// validated. Ranking and output stay in cmd_select.cpp.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/fit/run_config.hpp"
+#include "perfit/fit/validation.hpp"
+#include "perfit/model/hypothesis_search.hpp"
+#include "perfit/model/model.hpp"
+#include "perfit/model/naive_scaling.hpp"
+
+namespace perfit::app {
+
+struct Candidate {
+  std::string word;  // as the user (or the built-in list) named it
+  std::shared_ptr<const model::Model> model;
+  std::vector<fit::FoldFit> fits;
+  fit::Pooled pooled;
+  double score = 0.0;
+  // Every fold's training rows hold at least as many distinct configurations (of the factors
+  // the model reads) as the model has constants. An underdetermined model can pass through
+  // its training points and still look good one step out; it ranks after every determined one.
+  bool determined = true;
+  std::vector<std::string> search_columns{};  // pmnf-search: Extra-P's search over these columns
+  model::PmnfHypothesis found{};              // pmnf-search: the hypothesis on every row
+  std::optional<model::NaiveKind> naive{};    // naive-ideal / naive-loglog over search_columns[0]
+  bool searched() const { return !search_columns.empty() && !naive; }
+  bool procedure() const { return !search_columns.empty(); }  // computed per fold, not fitted
+};
+
+// --scale COLUMN, or the column bound to p, or a column named p ("" when none).
+std::string scale_of(const fit::RunConfig& c, const std::vector<std::string>& columns);
+
+// --models as named (each must bind), else every built-in whose factors the set has, plus the
+// naive references when the criterion is extrapolation. Throws: ConfigError (a binding no
+// candidate reads, a naive candidate without a scale column), DataError (no built-in fits).
+std::vector<Candidate> candidates(const std::string& models, bool extrapolation, const fit::RunConfig& c,
+                                  const std::vector<std::string>& columns);
+
+// Leaves out the built-ins whose constants the set cannot determine, with the reason.
+void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows);
+
+// With two scales: the prior to the front of the ranking.
+void prefer_prior(std::vector<Candidate>& ranked);
+
+}  // namespace perfit::app

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Issue 24 parts 1 and 2 (docs/validation.md "Naive candidates", docs/analysis.md "Prediction
+intervals"): select's naive candidates, the rolling-origin validation and the prior for two
+scales, the choice written as a result every command reads, and prediction intervals that say
+what they contain.
+
+Run by pytest with the harness of tests/conftest.py (--perfit, --work, --source).
+"""
+import math
+import os
+
+import h5py
+
+import ranks
+
+perfit, work, mpiexec = ranks.arguments()
+failures = []
+cli = ranks.Cli(perfit, work, mpiexec, failures)
+expect, as_json = cli.expect, cli.as_json
+
+
+def series(name, gpus, reps, time):
+    """A store with one set /bench/<name>: columns gpus and time_s (reps rows per scale)."""
+    path = os.path.join(work, name + ".csv")
+    with open(path, "w") as f:
+        f.write("gpus,time_s\n")
+        for k, g in enumerate(gpus):
+            for r in range(reps):
+                f.write(f"{g},{time(g) * (1 + 0.01 * ((k + r) % 3 - 1)):.12g}\n")
+    expect(["import", name + ".csv", "--out", name + ".h5", "--set", "/bench/" + name, "--target", "time_s"], 0)
+    return ["--data", name + ".h5", "--set", "/bench/" + name, "--factors", "p=gpus"]
+
+
+def test_naive_candidates_compete_by_default_and_write_a_result():
+    s = series("ideal", [1, 2, 4, 8, 16], 3, lambda g: 800.0 / g)
+    doc = as_json(expect(["select", *s, "--json", "--out", "best.h5"], 0), "select")
+    sources = [x["source"] for x in doc.get("ranking", [])]
+    if "naive-ideal" not in sources or "naive-loglog" not in sources:
+        failures.append(f"select: the naive candidates are not ranked: {sources}")
+    if doc.get("how") != "MAPE of held-out rows, split forward:gpus":
+        failures.append(f"select: not the rolling origin: {doc.get('how')}")
+    # a naive predictor chosen by --models is a result of constants only that every command reads
+    doc = as_json(expect(["select", *s, "--models", "naive-ideal", "--json", "--out", "n.h5"], 0), "select naive")
+    if doc.get("best") != "naive_ideal":
+        failures.append(f"select --models naive-ideal: best {doc.get('best')}")
+    expect(["show", "n.h5"], 0, "model has no params (only constants): evaluated, nothing to fit")
+    mean16 = sum(800.0 / 16 * (1 + 0.01 * ((4 + r) % 3 - 1)) for r in range(3)) / 3
+    p = as_json(expect(["predict", "--result", "n.h5", "--at", "gpus=64", "--json", "--interval", "0.9"], 0), "predict")
+    if not math.isclose(p.get("prediction", 0), mean16 * 16 / 64, rel_tol=1e-9):
+        failures.append(f"naive-ideal at 64: {p.get('prediction')}, expected {mean16 * 16 / 64}")
+    iv = p.get("interval", {})
+    if not (iv.get("lo", 1e9) < p.get("prediction", 0) < iv.get("hi", 0)
+            and "the model choice (its errors predicting 3 held-out scale(s), split forward:gpus" in iv.get("contains", "")):
+        failures.append(f"predict --interval of the naive choice: {iv}")
+    if [(x["factor"], x["side"]) for x in p.get("extrapolated", [])] != [("gpus", "above")]:
+        failures.append(f"predict: gpus=64 not flagged: {p.get('extrapolated')}")
+    expect(["explain", "--result", "n.h5", "--sweep", "gpus=1..64"], 0)
+    with h5py.File(os.path.join(work, "n.h5"), "r") as h:  # the documented attributes
+        if h.attrs["choice_dof"] != 3 or not h.attrs["choice_log_sd"] > 0 or h.attrs["noise_dof"] != 15:
+            failures.append(f"h5py: choice/noise attributes {dict(h.attrs)}")
+
+
+def test_two_scales_choose_by_the_prior_and_say_so():
+    s = series("two", [4, 8], 1, lambda g: 100.0 + 800.0 / g)
+    doc = as_json(expect(["select", *s, "--json", "--out", "two_best.h5"], 0), "select on two scales")
+    if doc.get("best") != "amdahl" or "too few to validate an extrapolation" not in doc.get("how", ""):
+        failures.append(f"select on two scales: best {doc.get('best')}, how {doc.get('how')}")
+    # two rows, two constants: no noise estimate, no held-out scale: no interval, and why
+    r = expect(["predict", "--result", "two_best.h5", "--at", "gpus=16", "--interval", "0.9"], 0,
+               "no interval: too little data to estimate the noise")
+    if "90% interval" in r.stdout:
+        failures.append(f"an interval from no data: {r.stdout}")
+
+
+def test_naive_needs_the_scale_column():
+    expect(["select", "--data", "ideal.h5", "--set", "/bench/ideal", "--models", "naive-ideal"], 2,
+           "--models naive-ideal extrapolates along the scale column: pass --scale COLUMN or bind p with --factors p=COLUMN")
+
+
+def test_a_model_of_constants_only_is_evaluated():
+    with open(os.path.join(work, "fixed.yaml"), "w") as f:
+        f.write('name: published\nexpression: "a + w / p"\nconstants:\n  a: 100\n  w: 800\n')
+    expect(["fit", "--data", "ideal.h5", "--set", "/bench/ideal", "--model", "fixed.yaml", "--factors", "p=gpus",
+            "--out", "fixed.h5"], 0, "evaluated, nothing to fit")
+    p = as_json(expect(["predict", "--result", "fixed.h5", "--at", "gpus=8", "--json"], 0), "predict fixed")
+    if p.get("prediction") != 200.0:
+        failures.append(f"a + w/p at 8: {p.get('prediction')}")
