@@ -130,30 +130,29 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
 // share its error): what a prediction interval needs to hold the uncertainty of the choice
 // (fit/predictive.hpp). Measured in bench/extrapolation_bench.py: with rows as the dof and the
 // pooled rms alone, 71% of the 90% intervals covered; with these, 84%.
-void held_out_spread(const Candidate& best, FitJob& job) {
+ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_text) {
   double sum = 0.0;
   std::size_t n = 0;
   for (const auto& f : best.fits) {
-    if (f.failed) return;
+    if (f.failed) return {};
     sum += (f.predicted.array() / f.measured.array()).log().square().sum();
     n += static_cast<std::size_t>(f.measured.size());
   }
-  if (n == 0 || !std::isfinite(sum)) return;
+  if (n == 0 || !std::isfinite(sum)) return {};
   const auto& f = best.fits.back();
   const double last = std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean());
-  job.choice_log_sd = std::max(std::sqrt(sum / static_cast<double>(n)), last);
-  job.choice_dof = best.fits.size();
+  return {std::max(std::sqrt(sum / static_cast<double>(n)), last), best.fits.size(),
+          "its errors predicting " + std::to_string(best.fits.size()) + " held-out scale(s), split " + split_text};
 }
 
-// The winner's fit on every row, written by the same job as `perfit fit`; with held-out
-// folds (split_text), their errors too.
+// The winner's fit on every row, written by the same job as `perfit fit`, with what is known
+// of the uncertainty of the choice.
 int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Candidate& best, const AnalysisSet& set,
-                 const std::string& split_text) {
+                 const ChoiceSpread& spread) {
   FitJob job;
-  if (!split_text.empty()) {
-    held_out_spread(best, job);
-    job.choice_how = "split " + split_text;
-  }
+  job.choice_log_sd = spread.log_sd;
+  job.choice_dof = spread.dof;
+  job.choice_how = spread.how;
   job.cfg = cfg;
   job.cfg.model = best.word;
   if (best.naive) {  // computed from every row: constants only, nothing to fit
@@ -281,7 +280,11 @@ int run_select(const SelectArgs& a) {
       : folds.empty() ? "in-sample fit on all " + std::to_string(set.rows->rows()) + " rows"
                                         : "MAPE of held-out rows, split " + split.text();
   int code = 0;
-  if (!c.out.empty()) code = write_winner(a, cfg, ranked.front(), set, folds.empty() ? std::string() : split.text());
+  if (!c.out.empty()) {
+    const ChoiceSpread spread = few_scales ? disagreement_spread(ranked, *set.rows, split.column)
+                                : folds.empty() ? ChoiceSpread{} : held_out_spread(ranked.front(), split.text());
+    code = write_winner(a, cfg, ranked.front(), set, spread);
+  }
   if (a.parallel() && a.env->rank() != 0) return code;
   if (a.json) {
     nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", to_string(crit)}, {"how", how},

@@ -10,6 +10,9 @@
 #include "perfit/io/model_config.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/model/identifiability.hpp"
+#include "perfit/data/splits.hpp"
+#include "perfit/model/evaluator.hpp"
+#include "select_naive.hpp"
 #include "select_search.hpp"
 
 namespace perfit::app {
@@ -150,6 +153,67 @@ void prefer_prior(std::vector<Candidate>& ranked) {
     it = std::find_if(ranked.begin(), ranked.end(), [](const Candidate& m) { return m.naive == model::NaiveKind::loglog; });
   }
   if (it != ranked.end()) std::rotate(ranked.begin(), it, it + 1);
+}
+
+namespace {
+
+// The rows at the largest value of `column`, moved one step further (x_n^2 / x_{n-1}), with
+// the numeric columns the candidates read.
+data::MeasurementTable one_step_beyond(const std::vector<Candidate>& cands, const data::MeasurementTable& rows,
+                                       const std::string& column) {
+  const std::vector<double> distinct = data::distinct_values(rows.column(column));
+  const double last = distinct.back(), next = last * last / distinct[distinct.size() - 2];
+  const std::vector<double> x = rows.column(column).to_double();
+  std::vector<bool> keep(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) keep[i] = x[i] == last;
+  const data::MeasurementTable at_last = data::select_rows(rows, keep);
+  std::vector<std::string> names{column};
+  for (const auto& m : cands) names.insert(names.end(), m.model->columns_used().begin(), m.model->columns_used().end());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  data::MeasurementTable out;
+  for (const auto& n : names) {
+    std::vector<double> v = at_last.column(n).to_double();
+    if (n == column) std::fill(v.begin(), v.end(), next);
+    out.add_column(data::Column(n, std::move(v)));
+  }
+  return out;
+}
+
+// A candidate's predictions there: fitted in-sample on every row, or a naive predictor from them.
+Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable& rows, const std::string& column,
+                               const data::MeasurementTable& beyond) {
+  if (m.naive) {
+    const model::Model naive(naive_spec_of(*m.naive, column, rows), beyond.column_names());
+    return model::Evaluator(naive, beyond).predict(Eigen::VectorXd(0));
+  }
+  return model::Evaluator(*m.model, beyond).predict(m.fits.front().params);
+}
+
+}  // namespace
+
+ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
+                                 const std::string& column) {
+  if (ranked.size() < 2 || data::distinct_values(rows.column(column)).size() < 2) return {};
+  const data::MeasurementTable beyond = one_step_beyond(ranked, rows, column);
+  const Eigen::VectorXd first = predict_beyond(ranked.front(), rows, column, beyond);
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (std::size_t k = 1; k < ranked.size(); ++k) {
+    const Candidate& m = ranked[k];
+    if (m.pooled.failed || m.fits.size() != 1 || m.searched()) continue;
+    std::size_t configs = 0;
+    data::configuration_ids(rows, m.model->columns_used(), configs);
+    if (!m.naive && configs < m.model->n_params()) continue;  // passes through the points: says nothing
+    const double d = (predict_beyond(m, rows, column, beyond).array() / first.array()).log().mean();
+    if (!std::isfinite(d)) continue;
+    sum += d * d;
+    ++n;
+  }
+  if (n == 0) return {};
+  return {std::sqrt(sum / static_cast<double>(n)), n,
+          "the other " + std::to_string(n) + " candidates' disagreement one step beyond the largest " + column +
+              " (two scales: nothing to hold out)"};
 }
 
 }  // namespace perfit::app

@@ -3,6 +3,7 @@
 // validated. Ranking and output stay in cmd_select.cpp.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,5 +49,21 @@ void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementT
 
 // With two scales: the prior to the front of the ranking.
 void prefer_prior(std::vector<Candidate>& ranked);
+
+// What is known of the uncertainty of a choice, for its prediction intervals
+// (io::ResultFile::choice_*, fit/predictive.hpp): a log spread, its degrees of freedom, and
+// what it is in words. dof 0: nothing known.
+struct ChoiceSpread {
+  double log_sd = std::numeric_limits<double>::quiet_NaN();
+  std::size_t dof = 0;
+  std::string how;
+};
+
+// With two scales, nothing held out: how far the other candidates (fitted in-sample, each
+// determined by the rows) disagree with the first one step beyond the largest value of
+// `column` (at its ratio to the one below, the other columns as measured there): rms of the
+// mean ln(their prediction / its prediction), one dof per candidate.
+ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
+                                 const std::string& column);
 
 }  // namespace perfit::app

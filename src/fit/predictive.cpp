@@ -83,10 +83,9 @@ PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen:
   words += constants ? ", the constants (" + std::to_string(parts.bootstrap_refits) + " bootstrap refits)"
                      : ", not the constants' uncertainty (fit with --bootstrap for it)";
   if (choice) {
-    words += ", the model choice (its errors predicting " + std::to_string(parts.choice_dof) + " held-out scale(s), " +
-             parts.choice_how + (choice_set ? "; the widest part, used" : "; narrower than the others") + ")";
+    words += ", the model choice (" + parts.choice_how + (choice_set ? "; the widest part, used" : "; narrower than the others") + ")";
   } else {
-    words += ", not the model choice (no held-out scale)";
+    words += ", not the model choice (not a result of select, or nothing to measure it on)";
   }
   out.contains = words;
   return out;

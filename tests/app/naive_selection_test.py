@@ -65,8 +65,18 @@ def test_two_scales_choose_by_the_prior_and_say_so():
     doc = as_json(expect(["select", *s, "--json", "--out", "two_best.h5"], 0), "select on two scales")
     if doc.get("best") != "amdahl" or "too few to validate an extrapolation" not in doc.get("how", ""):
         failures.append(f"select on two scales: best {doc.get('best')}, how {doc.get('how')}")
-    # two rows, two constants: no noise estimate, no held-out scale: no interval, and why
-    r = expect(["predict", "--result", "two_best.h5", "--at", "gpus=16", "--interval", "0.9"], 0,
+    # two rows, two constants: no noise estimate, nothing held out; the choice's part is how far
+    # the other candidates disagree one step beyond
+    doc = as_json(expect(["predict", "--result", "two_best.h5", "--at", "gpus=16", "--interval", "0.9", "--json"], 0),
+                  "predict two scales")
+    iv = doc.get("interval", {})
+    if not (iv.get("lo") is not None and iv["lo"] < doc["prediction"] < iv["hi"]
+            and "no noise estimate" in iv.get("contains", "")
+            and "candidates' disagreement one step beyond the largest gpus" in iv.get("contains", "")):
+        failures.append(f"predict --interval after select on two scales: {iv}")
+    # the same model fitted alone on those two rows: no part can be measured, so no interval, and why
+    expect(["fit", *s, "--model", "amdahl", "--out", "two_fit.h5"], 0)
+    r = expect(["predict", "--result", "two_fit.h5", "--at", "gpus=16", "--interval", "0.9"], 0,
                "no interval: too little data to estimate the noise")
     if "90% interval" in r.stdout:
         failures.append(f"an interval from no data: {r.stdout}")

@@ -42,7 +42,7 @@ TEST(Predictive, TheChoiceWidensWhenLargerWithItsOwnDof) {
   parts.noise_dof = 20;
   parts.choice_log_sd = 0.1;
   parts.choice_dof = 3;
-  parts.choice_how = "split forward:p";
+  parts.choice_how = "its errors predicting 3 held-out scale(s), split forward:p";
   const PredictiveInterval iv = predictive_interval(pred, Eigen::VectorXd(), parts, 0.9);
   ASSERT_TRUE(iv.available);
   EXPECT_NEAR(std::log(iv.hi(0) / 10.0), t_quantile(0.95, 3) * 0.1, 1e-12);

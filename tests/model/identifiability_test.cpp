@@ -6,6 +6,7 @@
 namespace perfit::model {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 data::MeasurementTable table(const std::vector<double>& p, const std::vector<double>& b) {
@@ -45,6 +46,20 @@ TEST(Identifiability, AParamOnAConstantFactorHasNoEffect) {
   ASSERT_FALSE(r.warnings.empty());
   EXPECT_THAT(r.warnings[0], HasSubstr("c2 have no effect"));
   EXPECT_THAT(r.warnings[0], HasSubstr("'p' (= 1) is constant"));
+}
+
+// The warning names the constant column that kills the param (p = 1 in log2(p)), not every
+// constant column: epochs = 1 only scales a term, it cannot make one vanish.
+TEST(Identifiability, OnlyTheConstantColumnThatCausesItIsNamed) {
+  auto t = table({1, 1, 1, 1}, {8, 16, 32, 64});
+  t.add_column(data::Column("epochs", std::vector<double>{1, 1, 1, 1}));
+  const Model m(spec("c0 + c1*b*epochs + c2*log2(p)", 3), t.column_names());
+  const Evaluator ev(m, t);
+  const auto r = check_identifiability(ev, Eigen::Vector3d(1.0, 0.01, 0.1));
+  EXPECT_EQ(r.identifiable, (std::vector<bool>{true, true, false}));
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_THAT(r.warnings[0], HasSubstr("column 'p' (= 1) is constant"));
+  EXPECT_THAT(r.warnings[0], Not(HasSubstr("epochs")));
 }
 
 TEST(Identifiability, ParamsThatTradeOffAndTooFewConfigurationsAreNamed) {
