@@ -95,6 +95,7 @@ nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criter
                                 {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
                                 {"params", m.model->n_params()}, {"failed", m.pooled.failed},
                                 {"determined", m.determined}};
+    if (m.within_noise) e["within_noise"] = true;
     if (m.searched()) e["hypothesis"] = hypothesis_json(m);
     if (!m.pooled.failed) {
       e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
@@ -119,7 +120,8 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
     }
     std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s%s\n", i + 1, m.model->spec().name.c_str(),
                 m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err,
-                m.determined ? "" : "  (more constants than training configurations: ranked last)",
+                m.within_noise ? "  (its held-out error is within the run-to-run noise: first, as the simplest)"
+                : m.determined ? "" : "  (more constants than training configurations: ranked last)",
                 m.searched() ? ("  (on every row: " + m.found.expression(m.search_columns) + ")").c_str() : "");
   }
 }
@@ -272,6 +274,7 @@ int run_select(const SelectArgs& a) {
     return x.determined != y.determined ? x.determined : x.score < y.score;
   });
   if (few_scales) prefer_prior(ranked);
+  if (!few_scales && !folds.empty()) prefer_ideal_within_noise(ranked, *set.rows, split.column);
   if (!std::isfinite(ranked.front().score)) {
     throw DataError("select: every candidate's fit failed on '" + c.data + "' set '" + c.set + "' (the warnings say why)");
   }

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "analysis_set.hpp"
 #include "perfit/core/error.hpp"
@@ -191,6 +193,55 @@ Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable&
 }
 
 }  // namespace
+
+namespace {
+
+// The pooled sd of ln t within each value of the column (NaN without repetitions).
+double within_scale_log_sd(const data::MeasurementTable& rows, const std::string& column) {
+  const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
+  std::map<double, std::vector<double>> by;
+  for (std::size_t i = 0; i < x.size(); ++i) by[x[i]].push_back(std::log(y[i]));
+  double ss = 0.0;
+  std::size_t dof = 0;
+  for (const auto& [v, logs] : by) {
+    if (logs.size() < 2) continue;
+    double mean = 0.0;
+    for (const double l : logs) mean += l / static_cast<double>(logs.size());
+    for (const double l : logs) ss += (l - mean) * (l - mean);
+    dof += logs.size() - 1;
+  }
+  return dof > 0 ? std::sqrt(ss / static_cast<double>(dof)) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// A fitted candidate's residual sd on its last fold's training rows (rel_sq: sqrt of the mean
+// squared relative residual, per degree of freedom); NaN when it has none to spare.
+double residual_sd(const Candidate& m) {
+  if (m.procedure() || m.fits.empty() || m.fits.back().failed) return std::numeric_limits<double>::quiet_NaN();
+  const auto& f = m.fits.back();
+  const auto n = static_cast<double>(f.train_rows), k = static_cast<double>(m.model->n_params());
+  return n > k ? std::sqrt(f.train_cost * n / (n - k)) : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
+
+void prefer_ideal_within_noise(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
+                               const std::string& column) {
+  const auto ideal = std::find_if(ranked.begin(), ranked.end(),
+                                  [](const Candidate& m) { return m.naive == model::NaiveKind::ideal; });
+  if (ideal == ranked.end() || ideal == ranked.begin() || ideal->pooled.failed) return;
+  double noise = within_scale_log_sd(rows, column);
+  if (!std::isfinite(noise)) noise = residual_sd(ranked.front());
+  double ss = 0.0;
+  std::size_t n = 0;
+  for (const auto& f : ideal->fits) {
+    ss += (f.predicted.array() / f.measured.array()).log().square().sum();
+    n += static_cast<std::size_t>(f.measured.size());
+  }
+  if (n > 0 && std::isfinite(noise) && std::sqrt(ss / static_cast<double>(n)) <= noise) {
+    ideal->within_noise = true;
+    std::rotate(ranked.begin(), ideal, ideal + 1);
+  }
+}
 
 ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
                                  const std::string& column) {

@@ -33,6 +33,7 @@ struct Candidate {
   std::optional<model::NaiveKind> naive{};    // naive-ideal / naive-loglog over search_columns[0]
   bool searched() const { return !search_columns.empty() && !naive; }
   bool procedure() const { return !search_columns.empty(); }  // computed per fold, not fitted
+  bool within_noise = false;  // naive-ideal put first: its held-out error is within the noise
 };
 
 // --scale COLUMN, or the column bound to p, or a column named p ("" when none).
@@ -49,6 +50,14 @@ void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementT
 
 // With two scales: the prior to the front of the ranking.
 void prefer_prior(std::vector<Candidate>& ranked);
+
+// Shrinks toward ideal scaling unless the data say otherwise: when naive-ideal's rms ln error
+// on the held-out scales is within the run-to-run noise (the pooled sd of ln t within each
+// value of `column`; without repetitions, the best fitted candidate's residual sd on its last
+// fold's training rows), it goes first: no departure from ideal scaling shows that a fitted
+// model could pick up.
+void prefer_ideal_within_noise(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
+                               const std::string& column);
 
 // What is known of the uncertainty of a choice, for its prediction intervals
 // (io::ResultFile::choice_*, fit/predictive.hpp): a log spread, its degrees of freedom, and
