@@ -233,6 +233,20 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
   }
 }
 
+// Scored candidates first (failed ones last), determined before undetermined, then by score;
+// with two scales the prior first, with held-out folds ideal scaling first when within the noise.
+std::vector<Candidate> rank(std::vector<Candidate> ranked, bool few_scales, bool held_out,
+                            const data::MeasurementTable& rows, const std::string& scale) {
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) {
+    const bool fx = !std::isfinite(x.score), fy = !std::isfinite(y.score);
+    if (fx != fy) return fy;
+    return x.determined != y.determined ? x.determined : x.score < y.score;
+  });
+  if (few_scales) prefer_prior(ranked);
+  if (!few_scales && held_out) prefer_ideal_within_noise(ranked, rows, scale);
+  return ranked;
+}
+
 int run_select(const SelectArgs& a) {
   const fit::RunConfig cfg = a.read(false);
   const fit::RunConfig& c = cfg;
@@ -267,14 +281,7 @@ int run_select(const SelectArgs& a) {
   });
   score_candidates(cands, folds, set, c, crit, a.search, split.kind == data::SplitKind::forward ? split.column : "", a.comm());
   if (a.models.empty()) drop_undeterminable(cands, *set.rows);
-  std::vector<Candidate> ranked = cands;
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) {
-    const bool fx = !std::isfinite(x.score), fy = !std::isfinite(y.score);
-    if (fx != fy) return fy;  // a failed candidate ranks after every scored one
-    return x.determined != y.determined ? x.determined : x.score < y.score;
-  });
-  if (few_scales) prefer_prior(ranked);
-  if (!few_scales && !folds.empty()) prefer_ideal_within_noise(ranked, *set.rows, split.column);
+  const std::vector<Candidate> ranked = rank(cands, few_scales, !folds.empty(), *set.rows, split.column);
   if (!std::isfinite(ranked.front().score)) {
     throw DataError("select: every candidate's fit failed on '" + c.data + "' set '" + c.set + "' (the warnings say why)");
   }
