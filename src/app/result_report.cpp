@@ -63,7 +63,7 @@ void print_result_table(const io::ResultFile& r) {
   // "improved" only when the printed numbers show it.
   const std::string after = format_g(r.cost), before = format_g(r.cost_before_polish);
   const std::string polish = r.polish_improved && after != before
-                                 ? "DE " + before + "; LM polish improved it"
+                                 ? "DE " + before + "; the polish improved it"
                                  : "the DE best; LM polish did not lower it";
   std::printf("cost %s (%s), %zu generations, %zu evaluations, %.2f s\n", after.c_str(),
               polish.c_str(), r.generations, r.evaluations, r.seconds);

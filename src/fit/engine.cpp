@@ -10,12 +10,14 @@
 #include <optional>
 
 #include "perfit/de/levenberg_marquardt.hpp"
+#include "perfit/de/newton_polish.hpp"
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/fit/lambda_choice.hpp"
 #include "perfit/model/compression.hpp"
 #include "perfit/model/separable.hpp"
 #include "perfit/mpi/communicator.hpp"
 #include "fit_objective.hpp"
+#include "search_sample.hpp"
 
 namespace perfit::fit {
 
@@ -75,7 +77,7 @@ model::Separation separation(const model::Model& m, const model::CostOptions& co
 // What the search found: the best as a full unit-cube point (linear params solved) and its
 // cost judged by the evaluator, with the search's counts and times.
 FitReport search_report(const island::IslandSummary& s, const island::IslandLayout& L,
-                        detail::FitObjective& objective) {
+                        detail::FitObjective& objective, bool sampled) {
   FitReport r;
   r.reason = s.reason;
   r.message = s.message;
@@ -90,7 +92,7 @@ FitReport search_report(const island::IslandSummary& s, const island::IslandLayo
   // One island: the best after every generation; islands: the global best after each epoch.
   r.history = L.n_islands == 1 ? s.island_history : s.history;
   r.unit = objective.full_unit(s.best);
-  if (objective.projected() || objective.dim() == 0) {  // judged like the polish: by the evaluator
+  if (objective.projected() || objective.dim() == 0 || sampled) {  // judged like the polish: by the evaluator, on every row
     Eigen::VectorXd one(1);
     objective.full_costs(r.unit, one);
     r.cost = one(0);
@@ -102,23 +104,39 @@ FitReport search_report(const island::IslandSummary& s, const island::IslandLayo
   return r;
 }
 
+// Under variable projection the cost is a smooth function of the few searched params, with
+// the linear ones exact at every point: a Newton polish there costs a few batched passes over
+// the rows where Levenberg-Marquardt in the full space pays a Jacobian of every param.
+constexpr std::size_t kNewtonPolishDims = 8;
+
 // Island 0 polishes (its ranks share the rows); everyone then takes its answer.
 void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& objective,
             const model::Reducer& sum, double weight, const island::IslandLayout& L) {
   const model::Model& m = ev.model();
   if (std::isfinite(r.cost) && !r.checkpointed && L.island == 0) {
-    const de::ResidualFn residuals = [&](const Eigen::VectorXd& u, Eigen::VectorXd& res) {
-      res = ev.residual_vector(m.params_from_unit(u), weight, L.island_rank == 0);
-    };
-    const de::SumReducer reduce = [&](double* data, std::size_t n) {
-      if (sum) sum(data, n);
-    };
-    const de::LmResult lm = de::levenberg_marquardt(residuals, r.unit, {}, reduce);
-    r.polish_iterations = lm.iterations;
+    Eigen::VectorXd u;
+    if (objective.projected() && objective.dim() > 0 && objective.dim() <= kNewtonPolishDims) {
+      Eigen::VectorXd start(1);
+      const Eigen::VectorXd u0 = objective.search_unit(r.unit);
+      objective(u0, start);  // the projected cost, which the Newton steps compare against
+      const de::NewtonResult nr = de::newton_polish(std::ref(objective), u0, start(0));
+      r.polish_iterations = nr.iterations;
+      u = objective.full_unit(nr.u);
+    } else {
+      const de::ResidualFn residuals = [&](const Eigen::VectorXd& x, Eigen::VectorXd& res) {
+        res = ev.residual_vector(m.params_from_unit(x), weight, L.island_rank == 0);
+      };
+      const de::SumReducer reduce = [&](double* data, std::size_t n) {
+        if (sum) sum(data, n);
+      };
+      const de::LmResult lm = de::levenberg_marquardt(residuals, r.unit, {}, reduce);
+      r.polish_iterations = lm.iterations;
+      u = lm.u;
+    }
     Eigen::VectorXd one(1);
-    objective.full_costs(lm.u, one);  // the true cost, judged by the evaluator, not the LM objective
+    objective.full_costs(u, one);  // the true cost, judged by the evaluator, not the polish's objective
     if (one(0) < r.cost) {
-      r.unit = lm.u;
+      r.unit = u;
       r.cost = one(0);
       r.polish_improved = true;
     }
@@ -151,6 +169,29 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::
     r.noise_log_sd = std::sqrt(ms.sum_log_ratio_sq / (ms.n - k));
   }
   if (L.island == 0) r.identifiability = model::check_identifiability(full, r.params, sum);
+}
+
+// A large set with the polish to finish on every row: the DE searches a strided sample (the
+// compressed constant scaled to its share of the weight). A target cost is a promise about the
+// whole set's cost, and without the polish the DE's answer is the fit: both search every row.
+std::optional<detail::FitObjective> sampled_objective(const FitProblem& p, const de::FitOptions& options,
+                                                      const detail::FitObjective& all, const data::MeasurementTable& rows,
+                                                      double offset, double weight, const model::Separation& sep,
+                                                      const model::Reducer& sum, std::optional<detail::SearchSample>& sample) {
+  if (all.dim() == 0 || !options.polish || std::isfinite(options.de.target_cost)) return std::nullopt;
+  const model::Evaluator& ev = all.evaluator();
+  // Every rank that shares the rows must take the same branch (the reductions below).
+  double too_few = detail::SearchSample::worth(ev.rows(), options.search_rows) ? 0.0 : 1.0;
+  if (sum) sum(&too_few, 1);
+  if (too_few > 0.0) return std::nullopt;
+  sample = detail::SearchSample::take(ev, rows, options.search_rows);
+  double w = sample->evaluator().weight_sum();
+  if (sum) sum(&w, 1);
+  if (!(w > 0.0)) return std::nullopt;  // the sample missed every weighted row: search all
+  spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
+              "{} rows: the search evaluates one row in {} ({} rows), the polish and every result "
+              "all of them (search_rows: 0 to search on all)", ev.rows(), sample->stride(), sample->rows());
+  return std::optional<detail::FitObjective>(std::in_place, sample->evaluator(), offset * (w / weight), w, sum, &sep);
 }
 
 }  // namespace
@@ -276,10 +317,13 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   }
   de::DeOptions de_options = options.de;
   for (auto& x : de_options.x0) x = objective.search_unit(x);
+  std::optional<detail::SearchSample> sample;
+  std::optional<detail::FitObjective> sampled =
+      sampled_objective(p, options, objective, packed ? packed->table : *p.rows, offset, weight, sep, sum, sample);
   const island::IslandSummary s = objective.dim() == 0
       ? solved_without_search(m.n_params() == 0)
-      : island::run_islands(L, objective.dim(), de_options, islands, std::ref(objective), hooks);
-  FitReport r = search_report(s, L, objective);
+      : island::run_islands(L, objective.dim(), de_options, islands, std::ref(sampled ? *sampled : objective), hooks);
+  FitReport r = search_report(s, L, objective, sampled.has_value());
   if (options.polish && m.n_params() > 0) polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
   probe_bounds(r, ev, offset, weight, sum);

@@ -27,6 +27,7 @@ class FitObjective {
   // The dimension the DE searches (0: every param is linear, one solve is the fit).
   std::size_t dim() const;
   bool projected() const { return proj_.has_value(); }
+  const model::Evaluator& evaluator() const { return ev_; }
   // The DE's batch objective on points of [0,1]^dim().
   void operator()(const Eigen::MatrixXd& unit, Eigen::VectorXd& costs);
   // The full unit-cube point of a search point (the linear params solved).

@@ -76,7 +76,13 @@ const OptionTable<RunConfig>& run_config_option_table() {
         whole_option<S>("progress_every", [](S& c) -> auto& { return c.progress_every; }, 0,
                         1000000000, "generations between progress lines (0: none)"),
         bool_option<S>("polish", [](S& c) -> auto& { return c.polish; },
-                       "Levenberg-Marquardt polish of the DE best (--no-polish: skip it)"),
+                       "polish of the DE best: Newton over the searched constants under variable "
+                       "projection, else Levenberg-Marquardt (--no-polish: skip it)"),
+        whole_option<S>("search_rows", [](S& c) -> auto& { return c.search_rows; }, 0,
+                        std::numeric_limits<std::size_t>::max(),
+                        "a set of more than twice this many rows (after compression) is searched "
+                        "on every k-th row, at most this many, and polished on all rows; only "
+                        "with the polish on and no target cost (0: search on all rows)"),
         bool_option<S>("drop_invalid", [](S& c) -> auto& { return c.drop_invalid; },
                        "drop rows with NaN or inf in a column the fit reads (and count them)"),
         bool_option<S>("compress", [](S& c) -> auto& { return c.compress; },

@@ -108,8 +108,10 @@ std::size_t ProjectedEvaluator::stats_size() const { return (k_ + 1) * (k_ + 2) 
 // One thread's pass over its blocks: the buffers, and the steps of one block.
 class ProjectedEvaluator::Pass {
  public:
-  Pass(const ProjectedEvaluator& pe, const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::MatrixXd& stats)
-      : pe_(pe), ev_(*pe.ev_), stats_(stats), k_(pe.k_), nv_(pe.k_ + 1),
+  // cached: the fixed sums of these blocks from an earlier call, or empty (then computed).
+  Pass(const ProjectedEvaluator& pe, const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::MatrixXd& stats,
+       Eigen::VectorXd& cached)
+      : pe_(pe), ev_(*pe.ev_), stats_(stats), cached_(cached), k_(pe.k_), nv_(pe.k_ + 1),
         n_cand_(static_cast<std::size_t>(pop.cols())), block_(ev_.options().block_rows),
         rel_(ev_.cost_options().residual == Residual::rel_sq),
         t_varies_(pe.has_offset_ && pe.varies_[pe.k_]),
@@ -146,7 +148,7 @@ class ProjectedEvaluator::Pass {
     }
     if (!pe_.has_offset_) make_t(nullptr, t_fixed_.data());
     for (std::size_t i = 0; i < nv_; ++i) u_[i] = i < k_ ? vals_[i].data() : t_fixed_.data();
-    products(fixed_, w, true);
+    if (cached_.size() == 0) products(fixed_, w, true);
     // Per candidate: only the products that involve a vector that depends on it.
     for (std::size_t c = 0; c < n_cand_; ++c) {
       auto col = stats_.col(static_cast<Eigen::Index>(c));
@@ -161,7 +163,10 @@ class ProjectedEvaluator::Pass {
     }
   }
 
-  void finish() { stats_.colwise() += fixed_; }
+  void finish() {
+    if (cached_.size() == 0) cached_ = fixed_;
+    stats_.colwise() += cached_;
+  }
 
  private:
   bool is_fixed(std::size_t i) const { return i < k_ ? !pe_.varies_[i] : !t_varies_; }
@@ -206,6 +211,7 @@ class ProjectedEvaluator::Pass {
   const ProjectedEvaluator& pe_;
   const Evaluator& ev_;
   Eigen::MatrixXd& stats_;
+  Eigen::VectorXd& cached_;
   std::size_t k_, nv_, n_cand_, block_;
   bool rel_, t_varies_;
   Eigen::VectorXd fixed_;
@@ -218,8 +224,8 @@ class ProjectedEvaluator::Pass {
 
 void ProjectedEvaluator::accumulate_blocks(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                                            std::size_t b0, std::size_t b1,
-                                           Eigen::MatrixXd& stats) const {
-  Pass pass(*this, pop, stats);
+                                           Eigen::MatrixXd& stats, std::size_t thread) const {
+  Pass pass(*this, pop, stats, fixed_sums_[thread]);
   for (std::size_t blk = b0; blk < b1; ++blk) pass.block(blk);
   pass.finish();
 }
@@ -236,8 +242,9 @@ void ProjectedEvaluator::statistics(const Eigen::Ref<const Eigen::MatrixXd>& pop
   const std::size_t n_blocks = (ev_->rows() + block - 1) / block;
   const std::size_t threads = detail::threads_for(ev_->options().threads, n_blocks);
   std::vector<Eigen::MatrixXd> partial(threads, Eigen::MatrixXd::Zero(S, n_cand));
+  if (fixed_sums_.size() != threads) fixed_sums_.assign(threads, Eigen::VectorXd());
   auto work = [&](std::size_t t) {
-    accumulate_blocks(pop, n_blocks * t / threads, n_blocks * (t + 1) / threads, partial[t]);
+    accumulate_blocks(pop, n_blocks * t / threads, n_blocks * (t + 1) / threads, partial[t], t);
   };
   detail::run_threads(threads, work);
   // In thread order: the same thread count gives bit-identical statistics.

@@ -33,15 +33,16 @@ struct RunConfig {
   std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;
   de::DeOptions de;               // the search (seed in de.seed)
-  bool polish = true;             // bounded Levenberg-Marquardt from the DE best
+  bool polish = true;             // from the DE best (Newton or Levenberg-Marquardt)
+  std::size_t search_rows = 65536;  // large sets: the DE searches on a strided sample (0: all rows)
   std::size_t progress_every = 25;  // generations between progress lines; 0: none
   island::IslandOptions islands;
   // Heterogeneous islands as text, "strategy=jso,F=0.6;strategy=lshade": island i applies
   // entry i % n on top of the final base `de` options (so key order does not matter).
   std::string per_island;
 
-  // What the fit engine takes: the DE options, the polish and progress.
-  de::FitOptions search() const { return {de, polish, progress_every}; }
+  // What the fit engine takes: the DE options, the polish, the searched rows and progress.
+  de::FitOptions search() const { return {de, polish, search_rows, progress_every}; }
   // Throws: ConfigError naming the missing or bad key. need_out false: commands that write no
   // result of this fit (validate) leave out empty.
   void validate(bool need_out = true) const;

@@ -57,7 +57,7 @@ class ProjectedEvaluator {
 
  private:
   void accumulate_blocks(const Eigen::Ref<const Eigen::MatrixXd>& pop, std::size_t b0,
-                         std::size_t b1, Eigen::MatrixXd& stats) const;
+                         std::size_t b1, Eigen::MatrixXd& stats, std::size_t thread) const;
   std::size_t pair_index(std::size_t i, std::size_t j) const;
 
   class Pass;
@@ -69,6 +69,10 @@ class ProjectedEvaluator {
   std::vector<std::unique_ptr<detail::TapeKernel>> kernels_;  // bases, then the offset
   std::vector<bool> varies_;  // per kernel: reads a param (evaluated per candidate)
   bool has_offset_ = false;
+  // Per thread of statistics(): the sums over the vectors that read no param, the same in
+  // every call (a polish calls with one or two candidates, where they would dominate).
+  // Filled by the first call; each thread writes only its own entry.
+  mutable std::vector<Eigen::VectorXd> fixed_sums_;
 };
 
 }  // namespace perfit::model
