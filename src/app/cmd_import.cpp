@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -19,7 +20,9 @@ int run_import_extrap(const io::ImportOptions& o) {
   const io::ImportSummary s = io::import_extrap(o);
   std::printf("imported %zu rows from Extra-P file '%s' into '%s' as %zu set(s):", s.rows_in_set, o.csv.c_str(),
               o.store.c_str(), s.sets.size());
-  for (const auto& set : s.sets) std::printf(" %s", set.c_str());
+  constexpr std::size_t kNamed = 5;  // 10^5 call paths would make one unreadable line
+  for (std::size_t i = 0; i < std::min(kNamed, s.sets.size()); ++i) std::printf(" %s", s.sets[i].c_str());
+  if (s.sets.size() > kNamed) std::printf(" ... and %zu more (`perfit inspect` lists them)", s.sets.size() - kNamed);
   std::printf("\n");
   if (s.rows_dropped > 0) std::printf("dropped %zu values that are not > 0 (--drop-invalid)\n", s.rows_dropped);
   return 0;
@@ -44,9 +47,10 @@ Option<io::ImportOptions> delimiter_option() {
 const OptionTable<io::ImportOptions>& import_options() {
   using S = io::ImportOptions;
   static const OptionTable<S> t = {
-      required(positional(text_option<S>("csv", &S::csv, "a file", "CSV (or Extra-P text) file to import"))),
+      required(positional(text_option<S>("csv", &S::csv, "a file", "CSV (or Extra-P) file to import"))),
       choice_option<S>("format", &S::format, {"csv", "extrap"},
-                       "csv, or extrap (Extra-P's PARAMETER/POINTS/REGION/METRIC/DATA text)"),
+                       "csv, or extrap: Extra-P's input by the file's extension, .json (either of its "
+                       "JSON formats), .jsonl (JSON Lines), else its PARAMETER/POINTS/REGION/METRIC/DATA text"),
       required(out_option<S>(&S::store, "HDF5 store to create or add to")),
       required(text_option<S>("set", &S::set, "a set path", "set path /<framework>/<model>[/<system>] (extrap: /PREFIX)")),
       text_option<S>("target", &S::target, "a column name",
@@ -92,7 +96,7 @@ void add_import_command(CLI::App& app, Action& action) {
       "import",
       "Import a CSV file (header row = column names) as one measurement set of an HDF5 store.\n"
       "Column types are inferred from each column's first value. With --format extrap, an\n"
-      "Extra-P text file: one set per region x metric under --set /PREFIX. The store is\n"
+      "Extra-P file (text, .json or .jsonl): one set per callpath x metric under --set /PREFIX. The store is\n"
       "rewritten through a temporary file, so on any error it stays exactly as it was.",
       std::make_shared<io::ImportOptions>(), import_options(), run_import);
 }

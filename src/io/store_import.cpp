@@ -7,7 +7,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/csv_reader.hpp"
-#include "perfit/io/extrap_reader.hpp"
+#include "perfit/io/extrap_json_reader.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 
@@ -235,7 +235,7 @@ ImportSummary import_extrap(const ImportOptions& o) {
                       "become /myapp/<region>/<metric>");
   }
   if (o.append && o.replace) throw ConfigError("--append and --replace exclude each other");
-  std::vector<ExtrapSet> read = read_extrap_text(o.csv);
+  std::vector<ExtrapSet> read = read_extrap_file(o.csv);
   ImportSummary s;
   std::vector<std::pair<std::string, data::MeasurementTable*>> sets;
   for (auto& x : read) {

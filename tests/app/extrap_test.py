@@ -241,3 +241,56 @@ def test_a_constant_hypothesis_is_written_and_predicts():
         doc = as_json(r, f"predict from the constant model ({n} ranks)")
         if abs(doc.get("prediction", 0) - 5.0) > 0.05 or [x["factor"] for x in doc.get("extrapolated", [])] != ["p"]:
             failures.append(f"constant model at {n} ranks: {doc}")
+
+
+# ---- Extra-P's JSON and JSON Lines inputs import like its text; many sets: a few named ----
+def test_extra_p_s_json_inputs_import_like_its_text():
+    import json
+    points = [2, 4, 8, 16, 32]
+    runs = {p: [100 * (0.1 + 0.9 / p) * k for k in (1.01, 0.99)] for p in points}
+    with open(os.path.join(work, "ej.json"), "w") as f:
+        json.dump({"parameters": ["p"], "measurements": {"solve": {"time": [
+            {"point": [p], "values": runs[p]} for p in points]}}}, f)
+    with open(os.path.join(work, "ej.jsonl"), "w") as f:
+        for p in points:
+            f.write(json.dumps({"params": {"p": p}, "value": runs[p], "callpath": "solve", "metric": "time"}) + "\n")
+    with open(os.path.join(work, "ej.txt"), "w") as f:
+        f.write("PARAMETER p\nPOINTS " + " ".join(map(str, points)) + "\nREGION solve\nMETRIC time\n")
+        f.write("".join(f"DATA {runs[p][0]!r} {runs[p][1]!r}\n" for p in points))
+    for name in ("ej.json", "ej.jsonl", "ej.txt"):
+        expect(["import", name, "--format", "extrap", "--out", f"{name}.h5", "--set", "/e"], 0,
+               "imported 10 rows", "as 1 set(s): /e/solve/time")
+    with h5py.File(os.path.join(work, "ej.txt.h5"), "r") as t:
+        want = [list(t["e/solve/time/p"][:]), list(t["e/solve/time/value"][:])]
+    for name in ("ej.json", "ej.jsonl"):
+        with h5py.File(os.path.join(work, f"{name}.h5"), "r") as f:
+            got = [list(f["e/solve/time/p"][:]), list(f["e/solve/time/value"][:])]
+        if got != want:
+            failures.append(f"{name} imported {got}, the text file {want}")
+    with open(os.path.join(work, "cut.jsonl"), "w") as f:
+        f.write(json.dumps({"params": {"p": 2}, "value": 1.0}) + "\n" + '{"params": {"p": 4}, "val')
+    expect(["import", "cut.jsonl", "--format", "extrap", "--out", "cut.h5", "--set", "/e"], 3, "'cut.jsonl' line 2: not JSON")
+    if os.path.exists(os.path.join(work, "cut.h5")):
+        failures.append("a failed JSON Lines import left a store behind")
+    with open(os.path.join(work, "many.json"), "w") as f:  # 12 call paths: the line names 5
+        json.dump({"parameters": ["p"], "measurements": {f"r{k}": {"time": [
+            {"point": [p], "values": runs[p]} for p in points]} for k in range(12)}}, f)
+    expect(["import", "many.json", "--format", "extrap", "--out", "many.h5", "--set", "/m"], 0,
+           "as 12 set(s): /m/r0/time /m/r1/time /m/r2/time /m/r3/time /m/r4/time ... and 7 more")
+
+
+# ---- a searched winner is written with the search's own coefficients (least squares) ----
+def test_a_searched_winner_keeps_the_search_s_coefficients():
+    with open(os.path.join(work, "lsq.txt"), "w") as f:  # 2 + 0.05 p^(3/2), +-3%: rel_sq would differ
+        f.write("PARAMETER p\nPOINTS 2 4 8 16 32 64\nREGION main\nMETRIC time\n")
+        for p in [2, 4, 8, 16, 32, 64]:
+            t = 2 + 0.05 * p ** 1.5
+            f.write(f"DATA {t * 1.03:.6f} {t * 0.97:.6f} {t * 1.01:.6f}\n")
+    expect(["import", "lsq.txt", "--format", "extrap", "--out", "lsq.h5", "--set", "/l"], 0)
+    for n in (1, 2, 4):
+        r = expect(["select", "--data", "lsq.h5", "--set", "/l/main/time", "--models", "pmnf-search", "--criterion", "aic",
+                    "--out", f"lsq{n}.h5", "--json"], 0, n=n)
+        hyp = next((x.get("hypothesis") for x in as_json(r, "searched winner").get("ranking", [])), None) or {}
+        shown = as_json(expect(["show", f"lsq{n}.h5", "--json"], 0), "the written winner").get("params", {})
+        if not hyp or any(abs(shown.get(k, 0) - hyp[k]) > 1e-6 * max(1.0, abs(hyp[k])) for k in ("c0", "c1")):
+            failures.append(f"{n} rank(s): written {shown}, the search's {hyp}")
