@@ -1,10 +1,14 @@
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
+#include "perfit/batch/plan.hpp"
+#include "perfit/core/error.hpp"
 #include "perfit/data/column_summary.hpp"
 #include "perfit/io/store_reader.hpp"
 
@@ -15,8 +19,12 @@ namespace {
 struct InspectArgs {
   std::string store;
   std::vector<std::string> sets;
+  bool details = false;
   bool json = false;
 };
+
+// More sets than this and no --set: a summary instead of every set in full.
+constexpr std::size_t kDetailedSets = 20;
 
 nlohmann::ordered_json attribute_json(const data::AttributeValue& v) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
@@ -68,15 +76,14 @@ void print_text(const io::SetInfo& info, const std::vector<data::ColumnSummary>&
   std::printf("\n");
 }
 
-int run_inspect(const InspectArgs& a) {
-  io::StoreReader store(a.store);
-  const std::vector<std::string> sets = a.sets.empty() ? store.sets() : a.sets;
+// Every set in full: rows, each column's summary (one column read at a time: inspecting a
+// 1e7-row set needs memory for one column only), attributes.
+void print_details(const io::StoreReader& store, const std::vector<std::string>& sets, const InspectArgs& a) {
   nlohmann::ordered_json out = {{"file", a.store}, {"sets", nlohmann::ordered_json::array()}};
   if (!a.json) std::printf("%s: %zu set(s)\n", a.store.c_str(), sets.size());
   for (const auto& set : sets) {
     const io::SetInfo info = store.info(set);
     std::vector<data::ColumnSummary> summaries;
-    // One column at a time: inspecting a 1e7-row set needs memory for one column only.
     for (const auto& c : info.columns) {
       const data::MeasurementTable t = store.read(set, {c.name});
       summaries.push_back(data::summarize(t.columns().front()));
@@ -93,6 +100,71 @@ int run_inspect(const InspectArgs& a) {
     }
   }
   if (a.json) std::cout << out.dump(2) << "\n";
+}
+
+// Many sets (an Extra-P experiment: one per call path x metric): how many, their rows, the
+// sets per last path segment (the metric of an Extra-P import), and a few names; or with a
+// glob, each matching set's path and rows.
+void print_summary(const io::StoreReader& store, const std::vector<std::string>& sets, bool listed, const InspectArgs& a) {
+  std::size_t rows = 0;
+  std::map<std::string, std::size_t> by_leaf;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& set : sets) {
+    const std::size_t n = store.info(set).rows;
+    rows += n;
+    ++by_leaf[set.substr(set.rfind('/') + 1)];
+    if (listed && a.json) list.push_back({{"path", set}, {"rows", n}});
+    if (listed && !a.json) std::printf("%s  rows=%zu\n", set.c_str(), n);
+  }
+  if (a.json) {
+    nlohmann::ordered_json out = {{"file", a.store}, {"set_count", sets.size()}, {"rows", rows}, {"by_last_segment", by_leaf}};
+    if (listed) out["sets"] = list;
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::printf("%s: %zu set(s)%s, %zu rows; sets per last path segment:", a.store.c_str(), sets.size(),
+              listed ? " matched" : "", rows);
+  for (const auto& [leaf, n] : by_leaf) std::printf(" %s %zu", leaf.c_str(), n);
+  std::printf("\n");
+  if (listed) return;
+  std::printf("first sets:");
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, sets.size()); ++i) std::printf(" %s", sets[i].c_str());
+  std::printf(" ...\n--set GLOB lists the matching sets, --set PATH shows one in full, --details shows every set in full\n");
+}
+
+// --set: paths as given; a glob (* ? [): the matching sets in store order, or an error.
+std::vector<std::string> chosen(const io::StoreReader& store, const InspectArgs& a, bool& globbed) {
+  globbed = false;
+  if (a.sets.empty()) return store.sets();
+  std::vector<std::string> out, all;
+  for (const auto& want : a.sets) {
+    if (want.find_first_of("*?[") == std::string::npos) {
+      out.push_back(want);
+      continue;
+    }
+    globbed = true;
+    if (all.empty()) all = store.sets();
+    const std::size_t before = out.size();
+    for (const auto& set : all) {
+      if (batch::set_matches(want, set)) out.push_back(set);
+    }
+    if (out.size() == before) {
+      throw DataError("--set '" + want + "': matches none of the " + std::to_string(all.size()) + " set(s) of '" +
+                      a.store + "' (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
+    }
+  }
+  return out;
+}
+
+int run_inspect(const InspectArgs& a) {
+  io::StoreReader store(a.store);
+  bool globbed = false;
+  const std::vector<std::string> sets = chosen(store, a, globbed);
+  if (a.details || (!globbed && (!a.sets.empty() || sets.size() <= kDetailedSets))) {
+    print_details(store, sets, a);
+  } else {
+    print_summary(store, sets, globbed, a);
+  }
   return 0;
 }
 
@@ -100,8 +172,10 @@ const OptionTable<InspectArgs>& inspect_options() {
   using A = InspectArgs;
   static const OptionTable<A> t = {
       required(positional(text_option<A>("store", &A::store, "an HDF5 store", "HDF5 store"))),
-      list_option<A>("set", &A::sets, "set paths", "only this set (repeatable)"),
-      json_option<A>(&A::json, "one JSON object {\"sets\":[...]} instead of text"),
+      list_option<A>("set", &A::sets, "set paths or globs",
+                     "only this set (repeatable); a glob (* ? [...], within one path level) lists the matching sets"),
+      bool_option<A>("details", &A::details, "every chosen set in full, however many"),
+      json_option<A>(&A::json, "one JSON object instead of text"),
   };
   return t;
 }
@@ -111,7 +185,8 @@ const OptionTable<InspectArgs>& inspect_options() {
 void add_inspect_command(CLI::App& app, Action& action) {
   add_command(app, action,
       "inspect", "List the sets of an HDF5 store: rows, columns (type, range or distinct "
-                 "values) and attributes.", std::make_shared<InspectArgs>(), inspect_options(), run_inspect);
+                 "values) and attributes. A store of more than 20 sets is summarised (counts, rows, "
+                 "sets per last path segment); --set GLOB lists the matching sets, --details shows all.", std::make_shared<InspectArgs>(), inspect_options(), run_inspect);
 }
 
 }  // namespace perfit::app

@@ -272,11 +272,22 @@ def test_extra_p_s_json_inputs_import_like_its_text():
     expect(["import", "cut.jsonl", "--format", "extrap", "--out", "cut.h5", "--set", "/e"], 3, "'cut.jsonl' line 2: not JSON")
     if os.path.exists(os.path.join(work, "cut.h5")):
         failures.append("a failed JSON Lines import left a store behind")
-    with open(os.path.join(work, "many.json"), "w") as f:  # 12 call paths: the line names 5
+    with open(os.path.join(work, "many.json"), "w") as f:  # 25 call paths: the line names 5
         json.dump({"parameters": ["p"], "measurements": {f"r{k}": {"time": [
-            {"point": [p], "values": runs[p]} for p in points]} for k in range(12)}}, f)
+            {"point": [p], "values": runs[p]} for p in points]} for k in range(25)}}, f)
     expect(["import", "many.json", "--format", "extrap", "--out", "many.h5", "--set", "/m"], 0,
-           "as 12 set(s): /m/r0/time /m/r1/time /m/r2/time /m/r3/time /m/r4/time ... and 7 more")
+           "as 25 set(s): /m/r0/time /m/r1/time /m/r2/time /m/r3/time /m/r4/time ... and 20 more")
+    # inspect: more than 20 sets are summarised, a glob lists its matches, --details shows all
+    r = expect(["inspect", "many.h5"], 0, "many.h5: 25 set(s), 250 rows; sets per last path segment: time 25",
+               "first sets: /m/r0/time")
+    if "column" in r.stdout:
+        failures.append(f"inspect of 25 sets printed every set in full:\n{r.stdout[:500]}")
+    r = expect(["inspect", "many.h5", "--set", "/m/r1*/time"], 0, "/m/r19/time  rows=10", "11 set(s) matched, 110 rows")
+    doc = as_json(expect(["inspect", "many.h5", "--set", "/m/r2?/time", "--json"], 0), "inspect glob")
+    if doc.get("set_count") != 5 or [x["path"] for x in doc.get("sets", [])][:1] != ["/m/r20/time"]:
+        failures.append(f"inspect --set /m/r2?/time --json: {doc}")
+    expect(["inspect", "many.h5", "--details"], 0, "many.h5: 25 set(s)", "/m/r24/time  rows=10  target=value")
+    expect(["inspect", "many.h5", "--set", "/m/x*"], 3, "--set '/m/x*': matches none of the 25 set(s) of 'many.h5'")
 
 
 # ---- a searched winner is written with the search's own coefficients (least squares) ----
