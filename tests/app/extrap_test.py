@@ -305,3 +305,56 @@ def test_a_searched_winner_keeps_the_search_s_coefficients():
         shown = as_json(expect(["show", f"lsq{n}.h5", "--json"], 0), "the written winner").get("params", {})
         if not hyp or any(abs(shown.get(k, 0) - hyp[k]) > 1e-6 * max(1.0, abs(hyp[k])) for k in ("c0", "c1")):
             failures.append(f"{n} rank(s): written {shown}, the search's {hyp}")
+
+
+# ---- select --set GLOB: every matching set's choice in one process per rank ----
+def test_select_over_a_glob_chooses_per_set_in_one_run():
+    import csv
+    import json
+    with open(os.path.join(work, "sel.txt"), "w") as f:
+        f.write("PARAMETER p\nPOINTS 2 4 8 16 32\n")
+        for region, (a, b) in {"a": (2, 0.05), "b": (5, 0.2), "c": (1, 0.01)}.items():
+            f.write(f"REGION {region}\nMETRIC time\n")
+            for p in [2, 4, 8, 16, 32]:
+                t = a + b * p ** 1.5
+                f.write(f"DATA {t * 1.01:.6f} {t * 0.99:.6f}\n")
+        f.write("REGION d\nMETRIC time\n" + "DATA 5 5\n" * 5)
+    with open(os.path.join(work, "two.txt"), "w") as f:  # two points: the search cannot run
+        f.write("PARAMETER p\nPOINTS 2 4\nREGION e\nMETRIC time\nDATA 1 1.1\nDATA 2 2.1\n")
+    expect(["import", "sel.txt", "--format", "extrap", "--out", "sel.h5", "--set", "/s"], 0)
+    expect(["import", "two.txt", "--format", "extrap", "--out", "sel.h5", "--set", "/t"], 0)
+    sets = ["/s/a/time", "/s/b/time", "/s/c/time", "/s/d/time", "/t/e/time"]
+    tables = {}
+    for n in (1, 2, 4):
+        out = f"seldir{n}"
+        expect(["select", "--data", "sel.h5", "--set", "/*/*/time", "--models", "pmnf-search", "--out", out], 0,
+               f"{out}/selection.csv and selection.json: 5 set(s), 4 ok, 1 error", n=n)
+        with open(os.path.join(work, out, "selection.csv")) as f:
+            tables[n] = list(csv.DictReader(f))
+        with open(os.path.join(work, out, "selection.json")) as f:
+            if [r["set"] for r in json.load(f)["rows"]] != sets:
+                failures.append(f"selection.json at {n} ranks: not the five sets in order")
+    rows = tables[1]
+    if [r["set"] for r in rows] != sets or tables[2] != rows or tables[4] != rows:
+        failures.append(f"selection.csv differs between 1, 2 and 4 ranks or misses sets: {rows}")
+    by = {r["set"]: r for r in rows}
+    for s in sets[:3]:
+        one = as_json(expect(["select", "--data", "sel.h5", "--set", s, "--models", "pmnf-search", "--json"], 0), s)
+        hyp = one.get("ranking", [{}])[0].get("hypothesis", {})
+        r = by.get(s, {})
+        if r.get("status") != "ok" or r.get("hypothesis") != hyp.get("expression") \
+                or any(abs(float(r.get(k) or "nan") - hyp[k]) > 1e-9 * max(1.0, abs(hyp[k])) for k in ("c0", "c1")):
+            failures.append(f"{s}: the glob's row {r}, the set's own selection {hyp}")
+    if by.get("/s/d/time", {}).get("hypothesis") != "c0" or by.get("/t/e/time", {}).get("status") != "error" \
+            or "3 distinct values" not in by.get("/t/e/time", {}).get("message", ""):
+        failures.append(f"constant and failing sets: {by.get('/s/d/time')} {by.get('/t/e/time')}")
+    expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search"], 0,
+           "/s/a/time", "c0 + c1*p^(3/2)")
+    expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--out", "seldir1"], 2,
+           "selection.csv", "exists")
+    expect(["select", "--data", "sel.h5", "--set", "/x/*/time", "--models", "pmnf-search"], 2,
+           "--set '/x/*/time': matches none of the 5 set(s)")
+    expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--out", "sel.txt"], 2,
+           "names a directory")
+    expect(["select", "--data", "sel.h5", "--set", "/t/*/time", "--models", "pmnf-search"], 3,
+           "every one of the 1 set(s) failed")

@@ -109,3 +109,38 @@ TEST(FileSeal, AMissingFileIsAnIoError) {
 }
 
 }  // namespace perfit::io
+
+namespace perfit::io {
+
+// A byte flipped in place with the modification time put back: same device, inode, size and
+// mtime. Only a SealMemo (alive) lets it pass, since the file verified before; a file replaced
+// by rename is a new inode and is checked again.
+TEST(FileSeal, AMemoChecksAFileOnceWhileItsIdentityIsUnchanged) {
+  testing_support::TempDir dir;
+  const std::string path = dir.file("c.h5"), other = dir.file("d.h5");
+  write_checkpoint(path, small_checkpoint());
+  auto flip_keeping_mtime = [](const std::string& p) {
+    const auto when = fs::last_write_time(p);
+    std::string b = bytes_of(p);
+    b[b.size() - 9] ^= 0x20;
+    std::fstream f(p, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(b.size() - 9));
+    f.put(b[b.size() - 9]);
+    f.close();
+    fs::last_write_time(p, when);
+  };
+  {
+    const SealMemo memo;
+    EXPECT_EQ(verify_seal(path, "checkpoint"), SealState::sealed);
+    flip_keeping_mtime(path);
+    EXPECT_EQ(verify_seal(path, "checkpoint"), SealState::sealed);  // not read again
+    write_checkpoint(other, small_checkpoint());
+    fs::rename(other, path);  // a new inode: checked again, and whole
+    EXPECT_EQ(verify_seal(path, "checkpoint"), SealState::sealed);
+    flip_keeping_mtime(path);
+    EXPECT_EQ(verify_seal(path, "checkpoint"), SealState::sealed);
+  }
+  EXPECT_THROW((void)verify_seal(path, "checkpoint"), DataError);  // no memo: every byte read
+}
+
+}  // namespace perfit::io

@@ -1,0 +1,55 @@
+// One set's selection in `perfit select`: every candidate scored on one split of the set's
+// rows and ranked. run_select (cmd_select.cpp) runs it for one set with the folds spread over
+// the ranks; run_select_many (select_many.cpp) for every set a glob matches, one set per rank
+// at a time.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis_set.hpp"
+#include "perfit/data/splits.hpp"
+#include "select_candidates.hpp"
+
+namespace perfit::app {
+
+enum class Criterion { extrapolation, kfold, aic, bic };
+
+const char* to_string(Criterion c);
+// Throws: ConfigError naming the criteria.
+Criterion parse_criterion(const std::string& s);
+extern const std::vector<Criterion> kCriteria;
+
+struct SelectArgs : AnalysisOptions {
+  std::string models;
+  Criterion criterion = Criterion::extrapolation;
+  std::size_t folds = 5, holdout = 0;
+  model::SearchOptions search{};
+  bool force = false;
+};
+
+struct Selection {
+  std::vector<Candidate> ranked;  // the winner first
+  AnalysisSet set;
+  std::vector<data::Fold> folds;  // empty: in-sample (aic, bic) or too few scales
+  data::SplitSpec split;
+  bool few_scales = false;  // too few values of the scale column to validate: the prior first
+  std::string how;          // how the ranking was made, in words
+};
+
+// Runs fn so that every rank that must agree does (one set on all ranks: AnalysisOptions::agreed),
+// or just runs it (a rank's own set).
+using Guard = std::function<void(const std::function<void()>&)>;
+
+// The selection for c.set. comm: where the candidates' folds are spread (MPI_COMM_NULL: this
+// rank alone). Throws: ConfigError, DataError for bad options or data, and DataError naming the
+// set when every candidate fails.
+Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& guard, MPI_Comm comm);
+
+// {"expression", "c0", "c1"..., "loo_smape" | "smape"}: the hypothesis found on every row.
+nlohmann::ordered_json hypothesis_json(const Candidate& m);
+
+}  // namespace perfit::app
