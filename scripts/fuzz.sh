@@ -4,7 +4,7 @@
 #
 #   bash scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--build DIR] [--no-build]
 #
-#   TARGET       expression csv extrap model_yaml config_yaml manifest store result (default: all)
+#   TARGET       expression csv extrap extrap_json extrap_jsonl model_yaml config_yaml manifest store result (default: all)
 #   --runs N     executions per target (default 100000; 0 = until --seconds)
 #   --seconds S  time limit per target (default 600)
 #   --build DIR  a clang build with -DPERFIT_FUZZ=ON (default build-san, the test command's
@@ -18,7 +18,7 @@
 # replayed by every later test run. Exit status: 0 when no target found anything.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-all=(expression csv extrap model_yaml config_yaml manifest store result)
+all=(expression csv extrap extrap_json extrap_jsonl model_yaml config_yaml manifest store result)
 targets=() runs=100000 seconds=600 build="$root/build-san" rebuild=1
 while [ $# -gt 0 ]; do
   case "$1" in
