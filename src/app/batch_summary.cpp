@@ -34,15 +34,6 @@ std::string number(const Row& v) {
   return v.dump();
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  io::AtomicOutput out(path);
-  out.write_and_commit([&](const std::string& tmp) {
-    std::ofstream f(tmp);
-    f << text;
-    f.close();
-    if (!f) throw IoError("cannot write '" + tmp + "' (disk full or no permission)");
-  });
-}
 
 }  // namespace
 
@@ -98,8 +89,8 @@ void BatchSummary::write() const {
            {"interrupted", count("interrupted")}, {"pending", count("pending")},
            {"elapsed_seconds", elapsed}, {"rows", rows_}};
   namespace fs = std::filesystem;
-  write_text((fs::path(dir_) / "summary.csv").string(), csv);
-  write_text((fs::path(dir_) / "summary.json").string(), j.dump(2) + "\n");
+  io::write_text_file((fs::path(dir_) / "summary.csv").string(), csv);
+  io::write_text_file((fs::path(dir_) / "summary.json").string(), j.dump(2) + "\n");
 }
 
 }  // namespace perfit::app

@@ -160,15 +160,6 @@ std::string to_csv(const std::vector<Row>& rows) {
   return csv;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  io::AtomicOutput out(path);
-  out.write_and_commit([&](const std::string& tmp) {
-    std::ofstream f(tmp);
-    f << text;
-    f.close();
-    if (!f) throw IoError("cannot write '" + tmp + "' (disk full or no permission)");
-  });
-}
 
 // --out DIR: a directory (made if missing) whose selection.csv / .json may be replaced only with --force.
 void check_out_dir(const SelectArgs& a, const fit::RunConfig& c) {
@@ -223,14 +214,17 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("select: {} set(s) in {:.2f} s: {} ok, {} error", sets.size(), seconds, static_cast<std::size_t>(ok),
                sets.size() - static_cast<std::size_t>(ok));
+  Row j = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}, {"rows", rows}};
   if (!cfg.out.empty()) {
-    Row j = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}, {"rows", rows}};
-    write_text((fs::path(cfg.out) / "selection.csv").string(), to_csv(rows));
-    write_text((fs::path(cfg.out) / "selection.json").string(), j.dump(2) + "\n");
+    io::write_text_file((fs::path(cfg.out) / "selection.csv").string(), to_csv(rows));
+    io::write_text_file((fs::path(cfg.out) / "selection.json").string(), j.dump(2) + "\n");
+    j["out"] = cfg.out;
+  }
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+  } else if (!cfg.out.empty()) {
     std::printf("wrote %s and selection.json: %zu set(s), %zu ok, %zu error\n", (fs::path(cfg.out) / "selection.csv").c_str(),
                 sets.size(), static_cast<std::size_t>(ok), sets.size() - static_cast<std::size_t>(ok));
-  } else if (a.json) {
-    std::cout << Row({{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}, {"rows", rows}}).dump(2) << "\n";
   } else {
     print_rows(rows);
   }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "perfit/core/error.hpp"
 
@@ -115,6 +116,16 @@ void AtomicOutput::commit() {
   committed_ = true;
   if (slot_ >= 0) g_slots[static_cast<std::size_t>(slot_)].state.store(0);
   slot_ = -1;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  AtomicOutput out(path);
+  out.write_and_commit([&](const std::string& tmp) {
+    std::ofstream f(tmp);
+    f << text;
+    f.close();
+    if (!f) throw IoError("cannot write '" + tmp + "' (disk full or no permission)");
+  });
 }
 
 }  // namespace perfit::io

@@ -350,6 +350,10 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
         failures.append(f"constant and failing sets: {by.get('/s/d/time')} {by.get('/t/e/time')}")
     expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search"], 0,
            "/s/a/time", "c0 + c1*p^(3/2)")
+    doc = as_json(expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--json"], 0),
+                  "select --set GLOB --json")
+    if [r["set"] for r in doc.get("rows", [])] != sets[:4] or doc["rows"][0].get("constants", {}).get("c1") is None:
+        failures.append(f"select --set GLOB --json: {doc}")
     expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--out", "seldir1"], 2,
            "selection.csv", "exists")
     expect(["select", "--data", "sel.h5", "--set", "/x/*/time", "--models", "pmnf-search"], 2,

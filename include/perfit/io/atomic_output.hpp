@@ -42,6 +42,10 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+// The whole of `text` as the file `path`, through an AtomicOutput. Throws: IoError naming the
+// file (disk full, no permission, a missing directory).
+void write_text_file(const std::string& path, const std::string& text);
+
 // Removes every temporary file of a live AtomicOutput (async-signal-safe): the cleanup that
 // core/interrupt runs before a signal ends the process.
 void remove_temp_files_now();

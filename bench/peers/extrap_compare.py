@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Model every call path, side by side in one run: Extra-P 4.2.5 (../shared/peers/extrap-4.2.5,
+its command line) and `perfit import` + `perfit select --set GLOB --models pmnf-search` on the
+same Extra-P text file.
+
+Call paths: one parameter p at 2, 4, 8, 16, 32, five repetitions each, the time
+c0 + c1 * p^(a/b) * log2(p)^j with (a/b, j) drawn from Extra-P's default building blocks
+(a/b in 1/2 .. 3, j in 0..2, not both 0), c0 in [1, 10], c1 such that the term is 10-90% of the
+time at p = 32, times log-normal noise (2% by default).
+
+Measured: wall time end to end (perfit: import + select + summary; Extra-P: its whole run), the
+share of call paths where both choose the same hypothesis, and how often each finds the true
+one. Without the peer (or --no-extrap) only perfit's side runs.
+
+usage: extrap_compare.py --perfit PATH [--paths 10000] [--noise 0.02] [--seed 1] [--work DIR]
+                         [--peer DIR] [--no-extrap]
+Last line: speedup_vs_extrap=<Extra-P wall / perfit wall, 1 rank> ranks_2_vs_1=<perfit 2 ranks /
+1 rank> agree=<same hypothesis share> true_rate_perfit=<share> true_rate_extrap=<share>
+"""
+import argparse
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+
+import numpy as np
+
+POINTS = [2, 4, 8, 16, 32]
+EXPONENTS = [Fraction(x) for x in ["1/2", "2/3", "3/4", "1", "4/3", "3/2", "5/3", "2", "5/2", "3"]]
+
+
+def make_paths(n, noise, rng):
+    truth, lines = [], ["PARAMETER p", "POINTS " + " ".join(map(str, POINTS))]
+    p = np.array(POINTS, dtype=float)
+    for k in range(n):
+        e = EXPONENTS[rng.integers(len(EXPONENTS))]
+        j = int(rng.integers(3))
+        term = p ** float(e) * np.log2(p) ** j
+        c0 = rng.uniform(1, 10)
+        share = rng.uniform(0.1, 0.9)
+        c1 = c0 * share / (1 - share) / term[-1]
+        truth.append((e, j))
+        lines += [f"REGION r{k}", "METRIC time"]
+        for t in c0 + c1 * term:
+            lines.append("DATA " + " ".join(f"{v:.8g}" for v in t * np.exp(noise * rng.standard_normal(5))))
+    return truth, "\n".join(lines) + "\n"
+
+
+def perfit_shape(h):
+    """'c0 + c1*p^(3/2)*log2(p)^2' -> (3/2, 2); 'c0' -> (0, 0)."""
+    m = re.search(r"p\^\(([^)]*)\)", h)
+    lg = re.search(r"log2\(p\)(?:\^(\d+))?", h)
+    return Fraction(m.group(1)) if m else Fraction(0), (int(lg.group(1) or 1) if lg else 0)
+
+
+def extrap_shape(s):
+    """'a+b*p**(3/2)*log2(p)**(2)' -> (3/2, 2)."""
+    m = re.search(r"p\*\*\(([^)]*)\)", s)
+    lg = re.search(r"log2\(p\)\*\*\(([^)]*)\)", s)
+    return Fraction(m.group(1)) if m else Fraction(0), (int(Fraction(lg.group(1))) if lg else 0)
+
+
+def run_perfit(args, work, ranks):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    store, out = os.path.join(work, f"x{ranks}.h5"), os.path.join(work, f"sel{ranks}")
+    for old in (store, os.path.join(out, "selection.csv"), os.path.join(out, "selection.json")):
+        if os.path.exists(old):
+            os.remove(old)
+    t0 = time.perf_counter()
+    subprocess.run([args.perfit, "import", "paths.txt", "--format", "extrap", "--out", store, "--set", "/x"],
+                   cwd=work, check=True, stdout=subprocess.DEVNULL)
+    r = subprocess.run([*launch, args.perfit, "select", "--data", store, "--set", "/x/*/time", "--models", "pmnf-search",
+                        "--out", out], cwd=work, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if r.returncode != 0:
+        sys.exit(f"perfit select failed:\n{r.stderr[-2000:]}")
+    with open(os.path.join(out, "selection.csv")) as f:
+        rows = {row["set"].split("/")[2]: row for row in csv.DictReader(f)}
+    return wall, {k: perfit_shape(v["hypothesis"]) for k, v in rows.items() if v["status"] == "ok"}
+
+
+def run_extrap(peer, work):
+    env = dict(os.environ, PYTHONPATH=f"{peer}:{peer}/stubs")
+    t0 = time.perf_counter()
+    r = subprocess.run(["/usr/bin/python3", "-m", "extrap", "--text", "paths.txt", "--disable-progress",
+                        "--print", "{callpath};{metric};{model:python}"], cwd=work, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if r.returncode != 0:
+        sys.exit(f"Extra-P failed:\n{r.stderr[-2000:]}")
+    shapes = {}
+    for line in r.stdout.splitlines():
+        parts = line.split(";")
+        if len(parts) == 3:
+            shapes[parts[0]] = extrap_shape(parts[2])
+    return wall, shapes
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--perfit", required=True)
+    ap.add_argument("--paths", type=int, default=10000)
+    ap.add_argument("--noise", type=float, default=0.02)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--work")
+    ap.add_argument("--peer", default=os.path.normpath(os.path.join(here, "../../../shared/peers/extrap-4.2.5")))
+    ap.add_argument("--no-extrap", action="store_true")
+    args = ap.parse_args()
+    args.perfit = os.path.abspath(args.perfit)
+    work = args.work or tempfile.mkdtemp(prefix="extrap_compare_")
+    os.makedirs(work, exist_ok=True)
+    truth, text = make_paths(args.paths, args.noise, np.random.default_rng(args.seed))
+    with open(os.path.join(work, "paths.txt"), "w") as f:
+        f.write(text)
+    names = [f"r{k}" for k in range(args.paths)]
+    p1, ours = run_perfit(args, work, 1)
+    p2, ours2 = run_perfit(args, work, 2)
+    if ours2 != ours:
+        sys.exit("perfit at 2 ranks chose other hypotheses than at 1 rank")
+    rate = lambda shapes: sum(shapes.get(n) == (e, j) for n, (e, j) in zip(names, truth)) / len(names)
+    print(f"{args.paths} call paths, points {POINTS}, 5 repetitions, {100 * args.noise:g}% noise")
+    print(f"perfit import + select --set GLOB --models pmnf-search: {p1:.2f} s (1 rank), {p2:.2f} s (2 ranks); "
+          f"true hypothesis {100 * rate(ours):.1f}%")
+    have_peer = not args.no_extrap and os.path.isdir(os.path.join(args.peer, "extrap"))
+    if have_peer:
+        e1, theirs = run_extrap(args.peer, work)
+        agree = sum(ours.get(n) == theirs.get(n) for n in names) / len(names)
+        print(f"Extra-P 4.2.5 --text: {e1:.2f} s; true hypothesis {100 * rate(theirs):.1f}%; "
+              f"same hypothesis as perfit {100 * agree:.2f}%")
+        print(f"speedup_vs_extrap={e1 / p1:.2f} ranks_2_vs_1={p2 / p1:.2f} agree={agree:.4f} "
+              f"true_rate_perfit={rate(ours):.4f} true_rate_extrap={rate(theirs):.4f}")
+    else:
+        print(f"speedup_vs_extrap=- ranks_2_vs_1={p2 / p1:.2f} agree=- true_rate_perfit={rate(ours):.4f} true_rate_extrap=-")
+
+
+if __name__ == "__main__":
+    main()
