@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "analysis_set.hpp"
 #include "perfit/core/error.hpp"
@@ -146,17 +147,6 @@ void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementT
 // law through them (a serial and a parallel part: what two points determine), else the
 // log-log line through them; the rest stay ranked by their in-sample MAPE. Measured in
 // bench/extrapolation_bench.py on the series with three scales (docs/validation.md).
-void prefer_prior(std::vector<Candidate>& ranked) {
-  auto is = [](const char* name) {
-    return [name](const Candidate& m) { return !m.naive && m.model->spec().name == name && !m.pooled.failed; };
-  };
-  auto it = std::find_if(ranked.begin(), ranked.end(), is("amdahl"));
-  if (it == ranked.end()) {
-    it = std::find_if(ranked.begin(), ranked.end(), [](const Candidate& m) { return m.naive == model::NaiveKind::loglog; });
-  }
-  if (it != ranked.end()) std::rotate(ranked.begin(), it, it + 1);
-}
-
 namespace {
 
 // The rows at the largest value of `column`, moved one step further (x_n^2 / x_{n-1}), with
@@ -192,10 +182,6 @@ Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable&
   return model::Evaluator(*m.model, beyond).predict(m.fits.front().params);
 }
 
-}  // namespace
-
-namespace {
-
 // The pooled sd of ln t within each value of the column (NaN without repetitions).
 double within_scale_log_sd(const data::MeasurementTable& rows, const std::string& column) {
   const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
@@ -222,7 +208,41 @@ double residual_sd(const Candidate& m) {
   return n > k ? std::sqrt(f.train_cost * n / (n - k)) : std::numeric_limits<double>::quiet_NaN();
 }
 
+// Two scales with repetitions at each: the step between their mean ln t departs from ideal
+// scaling by less than kTwoScaleZ standard errors of the runs' noise.
+constexpr double kTwoScaleZ = 2.0;
+
+bool ideal_within_two_scale_noise(const data::MeasurementTable& rows, const std::string& column) {
+  const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
+  std::map<double, std::vector<double>> by;
+  for (std::size_t i = 0; i < x.size(); ++i) by[x[i]].push_back(std::log(y[i]));
+  if (by.size() != 2 || by.begin()->second.size() < 2 || by.rbegin()->second.size() < 2) return false;
+  const double sigma = within_scale_log_sd(rows, column);
+  const auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
+  const auto& [x1, l1] = *by.begin();
+  const auto& [x2, l2] = *by.rbegin();
+  const double d = mean(l2) - mean(l1) - std::log(x1 / x2);
+  const double se = sigma * std::sqrt(1.0 / static_cast<double>(l1.size()) + 1.0 / static_cast<double>(l2.size()));
+  return std::isfinite(se) && std::fabs(d) <= kTwoScaleZ * se;
+}
+
 }  // namespace
+
+void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows, const std::string& column) {
+  auto is = [](const char* name) {
+    return [name](const Candidate& m) { return !m.naive && m.model->spec().name == name && !m.pooled.failed; };
+  };
+  auto it = ranked.end();
+  if (ideal_within_two_scale_noise(rows, column)) {
+    it = std::find_if(ranked.begin(), ranked.end(), [](const Candidate& m) { return m.naive == model::NaiveKind::ideal; });
+    if (it != ranked.end()) it->within_noise = true;
+  }
+  if (it == ranked.end()) it = std::find_if(ranked.begin(), ranked.end(), is("amdahl"));
+  if (it == ranked.end()) {
+    it = std::find_if(ranked.begin(), ranked.end(), [](const Candidate& m) { return m.naive == model::NaiveKind::loglog; });
+  }
+  if (it != ranked.end()) std::rotate(ranked.begin(), it, it + 1);
+}
 
 void prefer_ideal_within_noise(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
                                const std::string& column) {

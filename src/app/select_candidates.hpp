@@ -48,8 +48,10 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
 // Leaves out the built-ins whose constants the set cannot determine, with the reason.
 void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows);
 
-// With two scales: the prior to the front of the ranking.
-void prefer_prior(std::vector<Candidate>& ranked);
+// With two scales: the prior to the front of the ranking: ideal scaling when both scales have
+// repetitions and the step between them is ideal within the runs' noise, else Amdahl through
+// the two, else the log-log line.
+void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows, const std::string& column);
 
 // Shrinks toward ideal scaling unless the data say otherwise: when naive-ideal's rms ln error
 // on the held-out scales is within the run-to-run noise (the pooled sd of ln t within each

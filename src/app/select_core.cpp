@@ -118,7 +118,7 @@ std::vector<Candidate> rank(std::vector<Candidate> ranked, bool few_scales, bool
     if (fx != fy) return fy;
     return x.determined != y.determined ? x.determined : x.score < y.score;
   });
-  if (few_scales) prefer_prior(ranked);
+  if (few_scales) prefer_prior(ranked, rows, scale);
   if (!few_scales && held_out) prefer_ideal_within_noise(ranked, rows, scale);
   return ranked;
 }

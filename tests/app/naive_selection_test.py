@@ -106,6 +106,15 @@ def test_two_scales_choose_by_the_prior_and_say_so():
             and "no noise estimate" in iv.get("contains", "")
             and "candidates' disagreement one step beyond the largest gpus" in iv.get("contains", "")):
         failures.append(f"predict --interval after select on two scales: {iv}")
+    # with repetitions the step between the two scales is tested against their noise: ideal
+    # scaling within it (+-1%) goes first, a 5% departure (Amdahl) does not
+    for name, time, want in [("two_ideal", lambda g: 800.0 / g, "naive_ideal"),
+                             ("two_amdahl", lambda g: 100.0 + 800.0 / g, "amdahl")]:
+        t = series(name, [4, 8], 3, time)
+        doc = as_json(expect(["select", *t, "--json", "--max-generations", "100"], 0), name)
+        first = (doc.get("ranking") or [{}])[0]
+        if doc.get("best") != want or (want == "naive_ideal") != bool(first.get("within_noise")):
+            failures.append(f"{name} on two scales x 3 runs: best {doc.get('best')}, first {first}")
     # the same model fitted alone on those two rows: no part can be measured, so no interval, and why
     expect(["fit", *s, "--model", "amdahl", "--out", "two_fit.h5"], 0)
     r = expect(["predict", "--result", "two_fit.h5", "--at", "gpus=16", "--interval", "0.9"], 0,
