@@ -202,6 +202,9 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   });
   spdlog::info("select: {} set(s) match '{}'; {} selects its share of them", sets.size(), cfg.set,
                a.parallel() ? std::to_string(a.env->size()) + " ranks each" : std::string("this process"));
+  // Held open for the run: HDF5 shares an open file's metadata cache with every later open of
+  // it, so the set-by-set opens below do not read the store's index again.
+  const io::StoreReader keep_open(cfg.data);
   const std::vector<Row> rows = gather(a, select_own(a, cfg, sets), sets);
   double ok = 0;
   for (const auto& r : rows) ok += r["status"] == "ok" ? 1.0 : 0.0;
