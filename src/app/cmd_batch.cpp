@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 
+#include "batch_selections.hpp"
 #include "batch_summary.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
@@ -54,6 +55,8 @@ struct BatchState {
   std::optional<io::DirLock> lock;
   std::optional<BatchSummary> summary;
   std::vector<std::size_t> order;  // the tasks to run, longest first
+  std::optional<BatchSelections> selections;  // the manifest's select: entries (every rank)
+  bool reuse_selections = false;  // --resume of the same selections: keep the sets selected before
 };
 
 std::string plan_path(const std::string& dir) { return (fs::path(dir) / ".batch-plan.json").string(); }
@@ -64,7 +67,7 @@ nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
   for (const auto& t : s.tasks) {
     fits[t.name] = {{"config", fit::run_config_to_yaml(t.cfg)}, {"model", t.model_yaml}};
   }
-  return {{"manifest", s.manifest.path}, {"fits", fits}};
+  return {{"manifest", s.manifest.path}, {"fits", fits}, {"selections", s.selections->fingerprint()}};
 }
 
 // The first difference between the recorded plan and this one, or "".
@@ -76,6 +79,9 @@ std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::
   }
   for (const auto& [name, fit] : then["fits"].items()) {
     if (!now["fits"].contains(name)) return "fit '" + name + "' is gone";
+  }
+  if (then.value("selections", nlohmann::ordered_json::object()) != now["selections"]) {
+    return "the sets of its select: entries, their options or their data changed";
   }
   return "";
 }
@@ -91,7 +97,7 @@ void write_plan(const std::string& dir, const nlohmann::ordered_json& plan) {
 }
 
 // A new batch, the same one continued, or a changed manifest: refused unless --force.
-void check_earlier_run(const BatchArgs& a, const BatchState& s) {
+void check_earlier_run(const BatchArgs& a, BatchState& s) {
   const std::string path = plan_path(a.out);
   std::error_code ec;
   const auto now = plan_fingerprint(s);
@@ -108,6 +114,7 @@ void check_earlier_run(const BatchArgs& a, const BatchState& s) {
       throw DataError("'" + path + "' is not the JSON plan perfit batch writes; remove it, or use another --out");
     }
     const std::string diff = plan_difference(then, now);
+    s.reuse_selections = a.resume && then.value("selections", nlohmann::ordered_json::object()) == now["selections"];
     if (!diff.empty() && !a.force) {
       throw ConfigError("the manifest '" + a.manifest + "' differs from the batch in '" + a.out + "' (" + diff +
                         "); pass --force to continue with the new manifest, or use another --out");
@@ -141,6 +148,7 @@ void prepare_rank0(const BatchArgs& a, BatchState& s) {
   for (const auto& t : s.tasks) {
     io::check_output({t.cfg.out, "--out", io::FileKind::result, {t.cfg.data, a.manifest}, true});
   }
+  s.selections->check_outputs(a.out);
   check_earlier_run(a, s);
   s.summary.emplace(a.out, a.manifest, s.tasks);
   std::size_t skipped = 0;
@@ -220,12 +228,14 @@ class Progress {
   double left_ = 0.0, done_work_ = 0.0;
 };
 
-int report(const BatchArgs& a, const BatchSummary& summary, bool stopped) {
-  const std::size_t failed = summary.count("error"), ok = summary.count("ok");
-  const std::size_t unfinished = summary.count("interrupted") + summary.count("pending");
+int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedger* chosen, bool stopped) {
+  const std::size_t failed = summary.count("error") + (chosen ? chosen->count("error") : 0), ok = summary.count("ok");
+  const std::size_t unfinished = summary.count("interrupted") + summary.count("pending") + (chosen ? chosen->count("pending") : 0);
   if (a.json) {
     std::ifstream in(fs::path(a.out) / "summary.json");
-    std::cout << in.rdbuf();
+    Row j = Row::parse(in);
+    if (chosen) j["selection"] = chosen->json();
+    std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%-32s %-16s %-12s %12s %9s\n", "set", "model", "status", "cost", "seconds");
     for (std::size_t i = 0; i < summary.size(); ++i) {
@@ -240,18 +250,26 @@ int report(const BatchArgs& a, const BatchSummary& summary, bool stopped) {
                   r["model"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
                   num(r["cost"], false).c_str(), num(r["seconds"], true).c_str());
     }
-    std::printf("%zu ok, %zu failed, %zu unfinished; summary in %s/summary.csv\n", ok, failed, unfinished,
-                a.out.c_str());
+    if (summary.size() > 0 || !chosen) {
+      std::printf("%zu ok, %zu failed, %zu unfinished; summary in %s/summary.csv\n", ok, summary.count("error"),
+                  summary.count("interrupted") + summary.count("pending"), a.out.c_str());
+    }
+    if (chosen) {
+      std::printf("selection: %zu set(s), %zu ok, %zu error, %zu not selected; winners in %s/selection.h5 "
+                  "(show/predict/explain/recommend --set NAME), one row per set in %s/selection.csv\n",
+                  chosen->rows().size(), chosen->count("ok"), chosen->count("error"), chosen->count("pending"),
+                  a.out.c_str(), a.out.c_str());
+    }
   }
   if (stopped && unfinished > 0) {
-    std::fprintf(stderr, "perfit: batch interrupted (signal %d): %zu fits unfinished, checkpoints in '%s'; "
+    std::fprintf(stderr, "perfit: batch interrupted (signal %d): %zu fits or selections unfinished, checkpoints in '%s'; "
                  "resume with: %s\n", interrupt_signal(), unfinished,
                  (fs::path(a.out) / ".checkpoints").c_str(), resume_command().c_str());
     return kInterruptedExit;
   }
   if (failed > 0) {
-    std::fprintf(stderr, "perfit: %zu of %zu fits failed (status=error in %s/summary.csv)\n", failed,
-                 summary.size(), a.out.c_str());
+    std::fprintf(stderr, "perfit: %zu of %zu fits and selections failed (status=error in %s/summary.csv%s)\n", failed,
+                 summary.size() + (chosen ? chosen->rows().size() : 0), a.out.c_str(), chosen ? " and selection.csv" : "");
     return kBatchFailedBase + static_cast<int>(std::min<std::size_t>(failed, 99));
   }
   return 0;
@@ -270,6 +288,7 @@ int run_batch(BatchArgs& a) {
                         std::to_string(size) + " ranks; start a multiple of it");
     }
     s.tasks = batch::plan_batch(s.manifest, a.out);
+    s.selections.emplace(s.manifest, a.out);
     if (rank == 0) prepare_rank0(a, s);
   };
   const GracefulScope graceful;  // a signal from here on stops at a fit's generation boundary
@@ -304,7 +323,10 @@ int run_batch(BatchArgs& a) {
   };
   hooks.stop_requested = [&] { return stop.load() || interrupted(); };
   batch::run_schedule(world, s.manifest.ranks_per_fit, s.order, hooks);
-  int code = rank == 0 ? report(a, *s.summary, stop.load() || interrupted()) : 0;
+  // Then the select: entries (after a signal none starts: they are written as pending).
+  std::optional<SelectionLedger> chosen;
+  if (!s.selections->empty()) chosen = s.selections->run(a.out, s.reuse_selections, world);
+  int code = rank == 0 ? report(a, *s.summary, chosen ? &*chosen : nullptr, stop.load() || interrupted()) : 0;
   if (parallel) mpi::check(MPI_Bcast(&code, 1, MPI_INT, 0, world), "MPI_Bcast (batch exit code)");
   return code;
 }

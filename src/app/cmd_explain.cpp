@@ -12,7 +12,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
-#include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/model/sweep.hpp"
 
 namespace perfit::app {
@@ -20,6 +20,7 @@ namespace perfit::app {
 namespace {
 
 struct ExplainArgs {
+  std::string set;  // --set: a selection store's winner
   std::string result, sweep, at;
   double efficiency = 0.5;
   bool json = false;
@@ -95,7 +96,7 @@ int run_explain(const ExplainArgs& a) {
   if (!(a.efficiency > 0.0 && a.efficiency <= 1.0)) {
     throw ConfigError("--efficiency must be in (0, 1], got " + format_g(a.efficiency));
   }
-  const io::ResultFile r = io::read_result_file(a.result);
+  const io::ResultFile r = io::read_result(a.result, a.set);
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   const ResultNames names(r, a.result);
   const std::string factor = names.column(sweep[0].name);
@@ -128,6 +129,7 @@ const OptionTable<ExplainArgs>& explain_options() {
   using A = ExplainArgs;
   static const OptionTable<A> t = {
       required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      winner_set_option<A>(&A::set),
       required(text_option<A>("sweep", &A::sweep, "NAME=LO..HI", "factor and range, e.g. p=1..1024")),
       text_option<A>("at", &A::at, "NAME=VALUE,...", "the model's other factors, e.g. b=256,d=1.28e6,epochs=1"),
       real_option<A>("efficiency", &A::efficiency, 0.0, 1.0, "parallel-efficiency threshold"),

@@ -18,7 +18,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/csv_reader.hpp"
 #include "perfit/io/model_config.hpp"
-#include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/fit/predictive.hpp"
 #include "perfit/model/evaluator.hpp"
@@ -28,6 +28,7 @@ namespace perfit::app {
 namespace {
 
 struct PredictArgs {
+  std::string set;  // --set: a selection store's winner
   std::string result, at, grid, out;
   double interval = 0.0;  // > 0: the prediction interval at this level (fit/predictive.hpp)
   bool json = false, force = false;
@@ -176,7 +177,7 @@ int run_predict(const PredictArgs& a) {
   if (!a.out.empty()) {
     io::check_output({a.out, "--out", io::FileKind::predictions, {a.result, a.grid}, a.force});
   }
-  const io::ResultFile r = io::read_result_file(a.result);
+  const io::ResultFile r = io::read_result(a.result, a.set);
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   io::CsvTable grid;
   if (!a.grid.empty()) {
@@ -223,6 +224,7 @@ const OptionTable<PredictArgs>& predict_options() {
   using A = PredictArgs;
   static const OptionTable<A> t = {
       required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      winner_set_option<A>(&A::set),
       text_option<A>("at", &A::at, "NAME=VALUE,...", "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1"),
       text_option<A>("grid", &A::grid, "a CSV file", "CSV of configurations (header = factor names)"),
       out_option<A>(&A::out, "CSV to write for --grid"),

@@ -17,7 +17,7 @@
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/fit/bootstrap.hpp"
-#include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/sweep.hpp"
 
@@ -26,6 +26,7 @@ namespace perfit::app {
 namespace {
 
 struct RecommendArgs {
+  std::string set;  // --set: a selection store's winner
   std::string result, space, at, constraint, objective = "time", workers = "p";
   std::size_t top = 10;
   bool json = false, allow_extrapolation = false;
@@ -190,7 +191,7 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
 
 int run_recommend(const RecommendArgs& a) {
   std::vector<Constraint> cons = parse_constraints(a.constraint);
-  const io::ResultFile r = io::read_result_file(a.result);
+  const io::ResultFile r = io::read_result(a.result, a.set);
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   // Factors by the fit's names or the columns they were bound to (p or gpus).
   const ResultNames names(r, a.result);
@@ -254,6 +255,7 @@ const OptionTable<RecommendArgs>& recommend_options() {
   using A = RecommendArgs;
   static const OptionTable<A> t = {
       required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      winner_set_option<A>(&A::set),
       required(text_option<A>("space", &A::space, "NAME=LO..HI,...", "factors and ranges, e.g. p=1..512,b=32..1024")),
       text_option<A>("at", &A::at, "NAME=VALUE,...", "the model's other factors, e.g. d=1.28e6,epochs=90"),
       choice_option<A>("objective", &A::objective, {"time", "gpu-hours"},

@@ -24,6 +24,7 @@
 #include "select_many.hpp"
 #include "select_naive.hpp"
 #include "select_search.hpp"
+#include "select_winner.hpp"
 
 namespace perfit::app {
 
@@ -68,61 +69,10 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
   }
 }
 
-// The winner's errors where it predicted held-out rows, rms ln(pred/meas), or that of the last
-// fold when larger (an extrapolation's error grows with the distance; the last fold is the
-// step most like the next one), with one degree of freedom per fold (repetitions of a scale
-// share its error): what a prediction interval needs to hold the uncertainty of the choice
-// (fit/predictive.hpp). Measured in bench/extrapolation_bench.py: with rows as the dof and the
-// pooled rms alone, 71% of the 90% intervals covered; with these, 84%.
-ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_text) {
-  double sum = 0.0;
-  std::size_t n = 0;
-  for (const auto& f : best.fits) {
-    if (f.failed) return {};
-    sum += (f.predicted.array() / f.measured.array()).log().square().sum();
-    n += static_cast<std::size_t>(f.measured.size());
-  }
-  if (n == 0 || !std::isfinite(sum)) return {};
-  const auto& f = best.fits.back();
-  const double last = std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean());
-  return {std::max(std::sqrt(sum / static_cast<double>(n)), last), best.fits.size(),
-          "its errors predicting " + std::to_string(best.fits.size()) + " held-out scale(s), split " + split_text};
-}
-
-// The winner's fit on every row, written by the same job as `perfit fit`, with what is known
-// of the uncertainty of the choice.
-int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Candidate& best, const AnalysisSet& set,
-                 const ChoiceSpread& spread) {
-  FitJob job;
-  job.choice_log_sd = spread.log_sd;
-  job.choice_dof = spread.dof;
-  job.choice_how = spread.how;
-  job.cfg = cfg;
-  job.cfg.model = best.word;
-  if (best.naive) {  // computed from every row: constants only, nothing to fit
-    job.model = naive_spec_of(*best.naive, best.search_columns.front(), *set.rows);
-    job.cfg.model = job.model->name;
-    job.cfg.factors.clear();
-  } else if (!best.searched()) {
-    job.cfg.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.factors)));
-  } else {  // the hypothesis found on every row, its coefficients fitted as the search fits them
-    model::PmnfHypothesis found;
-    job.model = searched_spec(best.search_columns, *set.rows, a.search, found);
-    job.cfg.model = job.model->name;
-    job.cfg.factors.clear();
-    // Least squares, as Extra-P's (on the point means: the same when every point has as many
-    // runs): a relative-error refit moved the coefficients off the search's, and the
-    // prediction at twice the largest p by 6.5% on Extra-P's one_parameter_6 met3.
-    job.cfg.cost.residual = model::Residual::sq;
-    job.cfg.cost.lambda = 0.0;
-    job.cfg.cost.lambda_auto = false;
-  }
-  job.cfg.progress_every = 0;
-  if (!a.config.empty()) job.inputs.push_back(a.config);
-  job.force = a.force;
-  job.verbose = false;
-  const FitJobOutcome out = run_fit_job(std::move(job), a.comm());
-  if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", best.model->spec().name, out.out);
+// The winner's fit on every row, written by the same job as `perfit fit`.
+int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
+  const FitJobOutcome out = run_fit_job(winner_job(a, cfg, s), a.comm());
+  if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", s.ranked.front().model->spec().name, out.out);
   return out.code;
 }
 
@@ -140,11 +90,7 @@ int run_select(const SelectArgs& a) {
   const Selection s = select_set(a, c, [&](const std::function<void()>& fn) { a.agreed(fn); }, a.comm());
   const std::vector<Candidate>& ranked = s.ranked;
   int code = 0;
-  if (!c.out.empty()) {
-    const ChoiceSpread spread = s.few_scales ? disagreement_spread(ranked, *s.set.rows, s.split.column)
-                                : s.folds.empty() ? ChoiceSpread{} : held_out_spread(ranked.front(), s.split.text());
-    code = write_winner(a, cfg, ranked.front(), s.set, spread);
-  }
+  if (!c.out.empty()) code = write_winner(a, cfg, s);
   if (a.parallel() && a.env->rank() != 0) return code;
   if (a.json) {
     nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", to_string(a.criterion)}, {"how", s.how},
@@ -159,25 +105,17 @@ int run_select(const SelectArgs& a) {
   return code;
 }
 
-// The command's own options; the fits' are analysis_option_table().
+// The command's own options (the choice's, then the command's); the fits' are
+// analysis_option_table().
 const OptionTable<SelectArgs>& select_options() {
   using A = SelectArgs;
-  static const OptionTable<A> t = {
-      text_option<A>("config", &A::config, "a YAML file", "YAML config (the keys of configs/fit.yaml)"),
-      text_option<A>("models", &A::models, "names or YAML files, comma-separated",
-                     "built-in names or YAML files (default: every built-in that fits the set)"),
-      enum_option<A>("criterion", &A::criterion, kCriteria, parse_criterion,
-                     [](Criterion c) { return to_string(c); }, "how candidates are ranked"),
-      whole_option<A>("holdout", &A::holdout, 0, 1000,
-                      "extrapolation: 0 predicts every value of the scale column from the third smallest up from the "
-                      "smaller ones (rolling origin); K holds out the K largest together"),
-      whole_option<A>("folds", &A::folds, 2, 1000, "kfold: number of folds"),
-      bool_option<A>("negative_exponents", [](A& a) -> auto& { return a.search.negative_exponents; },
-                     "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall "
-                     "with x: strong scaling)"),
-      force_option<A>(&A::force, "replace an existing result file at --out"),
-      json_option<A>(&A::json),
-  };
+  static const OptionTable<A> t = [] {
+    OptionTable<A> o = select_choice_options();
+    o.insert(o.begin(), text_option<A>("config", &A::config, "a YAML file", "YAML config (the keys of configs/fit.yaml)"));
+    o.push_back(force_option<A>(&A::force, "replace an existing result file at --out (a glob in --set: the files in DIR)"));
+    o.push_back(json_option<A>(&A::json));
+    return o;
+  }();
   return t;
 }
 

@@ -2,7 +2,7 @@
 
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "result_report.hpp"
 
 namespace perfit::app {
@@ -10,12 +10,13 @@ namespace perfit::app {
 namespace {
 
 struct ShowArgs {
+  std::string set;  // --set: a selection store's winner
   std::string result;
   bool json = false, full = false;
 };
 
 int run_show(ShowArgs& a) {
-  const io::ResultFile r = io::read_result_file(a.result);
+  const io::ResultFile r = io::read_result(a.result, a.set);
   if (a.json) {
     std::cout << result_json(r, a.result).dump(2) << "\n";
   } else if (a.full) {
@@ -30,6 +31,7 @@ const OptionTable<ShowArgs>& show_options() {
   using A = ShowArgs;
   static const OptionTable<A> t = {
       required(positional(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit"))),
+      winner_set_option<A>(&A::set),
       json_option<A>(&A::json),
       bool_option<A>("full", &A::full, "after the table, every field of the result with what it means"),
   };

@@ -33,6 +33,14 @@ Option<S> out_option(Get get, const std::string& what) {
   return text_option<S>("out", get, "a path", what);
 }
 
+// --set of the commands that read a result: which set's winner, when the result is a selection
+// store (DIR/selection.h5 of `select --set GLOB --out DIR`, of a batch's `select:` entry).
+template <class S, class Get>
+Option<S> winner_set_option(Get get) {
+  return text_option<S>("set", get, "a set path",
+                        "with a selection store (DIR/selection.h5): the set whose winner to read");
+}
+
 // A subcommand whose options are `table` (set on *args, whose initial values are the defaults
 // shown in --help) and whose work is run(*args): chosen on the command line, it leaves that
 // work in `action` for main() to run once parsing is over, so that a bad value is reported

@@ -50,7 +50,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.cfg.resolve();
   const fit::RunConfig& c = s.cfg;
   if (world_size > 1) s.cfg.islands.validate(world_size);
-  if (rank == 0) {  // only rank 0 writes; checked before any data is read
+  if (rank == 0 && a.write) {  // only rank 0 writes; checked before any data is read
     std::error_code ec;
     std::vector<std::string> inputs = a.inputs;
     inputs.push_back(c.data);
@@ -331,7 +331,7 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.result->choice_log_sd = job.choice_log_sd;
   out.result->choice_dof = job.choice_dof;
   out.result->choice_how = job.choice_how;
-  io::write_result_file(cfg.out, *out.result);
+  if (job.write) io::write_result_file(cfg.out, *out.result);
   // Printed once, by the table (or in --json's "warnings"); here only for --log-level debug.
   for (const auto& w : out.result->warnings) spdlog::debug("{}", w);
   return out;

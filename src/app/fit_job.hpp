@@ -21,6 +21,7 @@ struct FitJob {
   std::optional<model::ModelSpec> model;  // instead of loading cfg.model (select's searched winner)
   std::vector<std::string> inputs;   // files besides data and model the job reads (a config)
   bool force = false;                // replace an existing result at cfg.out
+  bool write = true;                 // false: the result is returned, not written (cfg.out unused)
   bool resume = false;               // continue from cfg.checkpoint_dir's checkpoint
   bool verbose = true;               // set-up, progress and warnings at info; false: debug
   // With a checkpoint dir: every checkpoint_every generations too, or only when interrupted.
@@ -36,7 +37,7 @@ struct FitJobOutcome {
   bool checkpointed = false;  // interrupted and saved: no result was written
   std::size_t generations = 0;
   std::string out, checkpoint_dir;       // as resolved from the config
-  std::optional<io::ResultFile> result;  // rank 0 of comm, once written to cfg.out
+  std::optional<io::ResultFile> result;  // rank 0 of comm, once written to cfg.out (FitJob::write)
 };
 
 // Collective over comm (MPI_COMM_NULL or a one-rank comm: serial, no MPI call).

@@ -44,9 +44,11 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   perfit::io::silence_hdf5_errors();
-  // batch hands out fits from a second thread on rank 0; every other command calls MPI from
-  // the main thread only.
-  const bool batch = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "batch"; });
+  // batch and select over many sets hand out work from a second thread on rank 0; every other
+  // command calls MPI from the main thread only.
+  const bool batch = std::any_of(argv + 1, argv + argc, [](const char* a) {
+    return std::string(a) == "batch" || std::string(a) == "select";
+  });
   perfit::mpi::MpiEnvironment env(&argc, &argv, batch ? perfit::mpi::ThreadLevel::multiple
                                                       : perfit::mpi::ThreadLevel::funneled);
   perfit::install_interrupt_handlers(perfit::io::remove_temp_files_now);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/options_yaml.hpp"
 #include "select_naive.hpp"
 #include "select_search.hpp"
 
@@ -27,6 +28,50 @@ Criterion parse_criterion(const std::string& s) {
     if (s == to_string(c)) return c;
   }
   throw ConfigError("found '" + s + "', expected one of extrapolation, kfold, aic, bic");
+}
+
+const OptionTable<SelectArgs>& select_choice_options() {
+  using A = SelectArgs;
+  static const OptionTable<A> t = {
+      text_option<A>("models", [](A& a) -> auto& { return a.models; }, "names or YAML files, comma-separated",
+                     "built-in names or YAML files (default: every built-in that fits the set)"),
+      enum_option<A>("criterion", [](A& a) -> auto& { return a.criterion; }, kCriteria, parse_criterion,
+                     [](Criterion c) { return to_string(c); }, "how candidates are ranked"),
+      whole_option<A>("holdout", [](A& a) -> auto& { return a.holdout; }, 0, 1000,
+                      "extrapolation: 0 predicts every value of the scale column from the third smallest up from the "
+                      "smaller ones (rolling origin); K holds out the K largest together"),
+      whole_option<A>("folds", [](A& a) -> auto& { return a.folds; }, 2, 1000, "kfold: number of folds"),
+      bool_option<A>("negative_exponents", [](A& a) -> auto& { return a.search.negative_exponents; },
+                     "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall "
+                     "with x: strong scaling)"),
+  };
+  return t;
+}
+
+void apply_select_yaml(const std::string& yaml, const std::string& where, SelectArgs& a) {
+  for (const auto& [key, text] : io::read_options_yaml(yaml, where)) {
+    const auto& table = select_choice_options();
+    const auto it = std::find_if(table.begin(), table.end(), [&](const auto& o) { return o.key == key; });
+    if (it == table.end()) {
+      std::string keys;
+      for (const auto& o : table) keys += (keys.empty() ? "" : ", ") + o.key;
+      throw ConfigError(where + ": unknown key '" + key + "' (expected one of: " + keys + ")");
+    }
+    try {
+      // A YAML list of models reads as "a;b": the flag's comma-separated form.
+      std::string value = text;
+      if (key == "models") std::replace(value.begin(), value.end(), ';', ',');
+      it->parse(a, value);
+    } catch (const ConfigError& e) {
+      throw ConfigError(where + " key '" + key + "': " + e.what());
+    }
+  }
+}
+
+std::string select_choice_text(const SelectArgs& a) {
+  std::string s;
+  for (const auto& o : select_choice_options()) s += o.key + "=" + o.format(a) + "\n";
+  return s;
 }
 
 namespace {

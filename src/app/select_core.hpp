@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis_set.hpp"
+#include "perfit/core/option_table.hpp"
 #include "perfit/data/splits.hpp"
 #include "select_candidates.hpp"
 
@@ -39,6 +40,14 @@ struct Selection {
   bool few_scales = false;  // too few values of the scale column to validate: the prior first
   std::string how;          // how the ranking was made, in words
 };
+
+// How a set is selected (models, criterion, holdout, folds, negative_exponents), declared once:
+// `perfit select`'s flags and a batch manifest's `select:` map.
+const OptionTable<SelectArgs>& select_choice_options();
+// A manifest's `select:` map (YAML text) onto a. Throws: ConfigError naming where and the key.
+void apply_select_yaml(const std::string& yaml, const std::string& where, SelectArgs& a);
+// The choice as text ("key=value" lines): what a batch records to recognise its selections.
+std::string select_choice_text(const SelectArgs& a);
 
 // Runs fn so that every rank that must agree does (one set on all ranks: AnalysisOptions::agreed),
 // or just runs it (a rank's own set).

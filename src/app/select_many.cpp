@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <numeric>
+#include <optional>
 
 #include "perfit/batch/plan.hpp"
 #include "perfit/core/error.hpp"
@@ -17,7 +20,12 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/mpi/communicator.hpp"
+#include "perfit/batch/scheduler.hpp"
+#include "perfit/core/interrupt.hpp"
+#include "perfit/io/selection_store.hpp"
+#include "result_record.hpp"
 #include "select_naive.hpp"
+#include "select_winner.hpp"
 
 namespace perfit::app {
 
@@ -39,32 +47,17 @@ std::vector<std::string> matching_sets(const fit::RunConfig& c) {
   return out;
 }
 
-// The winner's constants on every row: a naive reference's, the search's least-squares
-// coefficients, an in-sample fit's, or one fit on every row (a winner ranked on held-out rows).
-Row winner_constants(const Selection& s, const fit::RunConfig& c) {
-  const Candidate& w = s.ranked.front();
-  Row k = Row::object();
-  if (w.naive) {
-    for (const auto& [name, v] : naive_spec_of(*w.naive, w.search_columns.front(), *s.set.rows).constants) k[name] = v;
-    return k;
-  }
-  if (w.searched()) {
-    k["c0"] = w.found.c0;
-    for (std::size_t t = 0; t < w.found.terms.size(); ++t) k["c" + std::to_string(t + 1)] = w.found.terms[t].coefficient;
-    return k;
-  }
-  Eigen::VectorXd params;
-  if (s.folds.empty() && !w.fits.empty() && !w.fits.back().failed) {
-    params = w.fits.back().params;
-  } else {
-    const fit::FitProblem p{w.model, s.set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
-    params = fit::fit(p, c.search(), {}, island::serial_layout()).params;
-  }
-  for (std::size_t i = 0; i < w.model->n_params(); ++i) k[w.model->param_names()[i]] = params(static_cast<Eigen::Index>(i));
-  return k;
+// The winner fitted on every row, by the same job as `perfit fit`: its constants are the
+// summary's, its result the selection store's.
+io::ResultFile winner_result(const SelectArgs& a, const Selection& s, const fit::RunConfig& c) {
+  fit::RunConfig cfg = c;  // cfg.out: the selection store (recorded in the config as run)
+  cfg.checkpoint_dir.clear();
+  FitJob job = winner_job(a, cfg, s);
+  job.write = false;
+  return *run_fit_job(std::move(job), MPI_COMM_NULL).result;
 }
 
-Row ok_row(const std::string& set, const Selection& s, const fit::RunConfig& c) {
+Row ok_row(const std::string& set, const Selection& s, const io::ResultFile& result) {
   const Candidate& w = s.ranked.front();
   const auto score = [](const Candidate& m) { return std::isfinite(m.score) ? Row(m.score) : Row(nullptr); };
   Row r = {{"set", set}, {"status", "ok"}, {"model", w.word},
@@ -75,91 +68,84 @@ Row ok_row(const std::string& set, const Selection& s, const fit::RunConfig& c) 
   r["runner_up_score"] = second ? score(s.ranked[1]) : Row(nullptr);
   const auto& x = w.pooled.metrics;
   r["metrics"] = {{"mape", x.mape}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
-  r["constants"] = winner_constants(s, c);
+  Row k = Row::object();
+  for (const auto& p : result.params) k[p.name] = p.value;
+  r["constants"] = k;
   r["message"] = s.how;
+  r["result"] = result_record(result);  // to rank 0, for the selection store
   return r;
 }
 
-// This rank's share of the sets (every size-th from its rank), each selected on its own.
-std::vector<Row> select_own(const SelectArgs& a, const fit::RunConfig& cfg, const std::vector<std::string>& sets) {
-  const int rank = a.parallel() ? a.env->rank() : 0, size = a.parallel() ? a.env->size() : 1;
-  const Guard plain = [](const std::function<void()>& fn) { fn(); };
-  std::vector<Row> rows;
-  for (std::size_t i = static_cast<std::size_t>(rank); i < sets.size(); i += static_cast<std::size_t>(size)) {
-    fit::RunConfig c = cfg;
-    c.set = sets[i];
+// One chunk's rows (as JSON text), each set selected on its own; sets not started before an
+// interrupt are left out (they stay pending).
+std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t>& chunk) {
+  Row rows = Row::array();
+  for (const std::size_t i : chunk) {
+    if (interrupted()) break;
+    const SelectUnit& u = run.units[i];
+    Row row;
     try {
-      rows.push_back(ok_row(sets[i], select_set(a, c, plain, MPI_COMM_NULL), c));
+      const Selection sel = select_set(*u.args, u.cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
+      row = ok_row(u.cfg.set, sel, winner_result(*u.args, sel, u.cfg));
+    } catch (const MpiError&) {
+      throw;
     } catch (const Error& e) {
-      rows.push_back({{"set", sets[i]}, {"status", "error"}, {"message", e.what()}});
+      row = {{"set", u.cfg.set}, {"status", "error"}, {"message", e.what()}};
     }
+    row["unit"] = i;
+    rows.push_back(std::move(row));
   }
-  return rows;
+  return rows.dump();
 }
 
-// Every rank's rows on rank 0, in set order (empty elsewhere).
-std::vector<Row> gather(const SelectArgs& a, std::vector<Row> mine, const std::vector<std::string>& sets) {
-  if (!a.parallel()) return mine;
-  const std::string text = Row(mine).dump();
-  int n = static_cast<int>(text.size());
-  const int size = a.env->size(), rank = a.env->rank();
-  std::vector<int> sizes(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  mpi::check(MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather (selection sizes)");
-  std::string all;
-  if (rank == 0) {
-    for (int r = 1; r < size; ++r) displs[static_cast<std::size_t>(r)] = displs[static_cast<std::size_t>(r - 1)] + sizes[static_cast<std::size_t>(r - 1)];
-    all.resize(static_cast<std::size_t>(displs.back() + sizes.back()));
+// Chunks of consecutive sets: about 16 per rank, so that a rank asks for work about 16 times
+// whatever the number of sets (at 10^5 small sets one per message would spend more on
+// messages than on selections), and at most 256 sets, so that ranks finish close together.
+std::vector<std::vector<std::size_t>> chunks_of(const std::vector<std::size_t>& todo, int ranks) {
+  const std::size_t per = std::clamp<std::size_t>(todo.size() / (16 * static_cast<std::size_t>(ranks)), 1, 256);
+  std::vector<std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < todo.size(); i += per) {
+    out.emplace_back(todo.begin() + static_cast<std::ptrdiff_t>(i),
+                     todo.begin() + static_cast<std::ptrdiff_t>(std::min(i + per, todo.size())));
   }
-  mpi::check(MPI_Gatherv(text.data(), n, MPI_CHAR, all.data(), sizes.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
-             "MPI_Gatherv (selection rows)");
-  if (rank != 0) return {};
-  std::map<std::string, Row> by_set;
-  for (int r = 0; r < size; ++r) {
-    const auto at = static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]);
-    for (auto& row : Row::parse(all.substr(at, static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)])))) {
-      by_set[row["set"].get<std::string>()] = row;
-    }
-  }
-  std::vector<Row> out;
-  for (const auto& set : sets) out.push_back(by_set.at(set));
   return out;
 }
 
-std::string csv_field(const Row& v) {
-  if (v.is_null()) return "";
-  if (v.is_number()) return v.dump();
-  const std::string s = v.get<std::string>();
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
-
-// Each constant in its own column: the union over the winners, in order of first appearance.
-std::string to_csv(const std::vector<Row>& rows) {
-  static const char* kFixed[] = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
-  static const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
-  std::vector<std::string> constants;
-  for (const auto& r : rows) {
-    if (!r.contains("constants")) continue;
-    for (const auto& [k, v] : r["constants"].items()) {
-      if (std::find(constants.begin(), constants.end(), k) == constants.end()) constants.push_back(k);
-    }
+// World rank 0's progress: a line at most every 2 s (and the last), so that 10^5 sets do not
+// print 10^5 lines.
+class Progress {
+ public:
+  explicit Progress(std::size_t todo) : todo_(todo), start_(Clock::now()), last_(start_) {}
+  void finished(std::size_t n, const SelectionLedger& ledger) {
+    done_ += n;
+    const auto now = Clock::now();
+    if (done_ < todo_ && now - last_ < std::chrono::seconds(2)) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    spdlog::info("select: {}/{} sets, {} error, elapsed {:.1f} s, ETA {:.1f} s", done_, todo_, ledger.count("error"),
+                 elapsed, done_ > 0 ? elapsed * static_cast<double>(todo_ - done_) / static_cast<double>(done_) : 0.0);
   }
-  std::string csv;
-  for (const char* f : kFixed) csv += std::string(f) + ",";
-  for (const char* m : kMetrics) csv += std::string(m) + ",";
-  for (const auto& k : constants) csv += csv_field(Row(k)) + ",";
-  csv += "message\n";
-  for (const auto& r : rows) {
-    for (const char* f : kFixed) csv += (r.contains(f) ? csv_field(r[f]) : "") + ",";
-    for (const char* m : kMetrics) csv += (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") + ",";
-    for (const auto& k : constants) csv += (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") + ",";
-    csv += csv_field(r["message"]) + "\n";
-  }
-  return csv;
-}
 
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::size_t todo_, done_ = 0;
+  Clock::time_point start_, last_;
+};
+
+// World rank 0: the ledger, with the ok rows of an earlier run taken (resume); returns the
+// units left to select.
+std::vector<std::size_t> start_ledger(const SelectManyRun& run, std::optional<SelectionLedger>& ledger) {
+  std::vector<std::string> sets;
+  for (const auto& u : run.units) sets.push_back(u.cfg.set);
+  ledger.emplace(sets, run.about);
+  const std::size_t taken = run.resume && !run.out.empty() ? ledger->load(run.out) : 0;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < run.units.size(); ++i) {
+    if (!ledger->ok(i)) todo.push_back(i);
+  }
+  if (taken > 0) spdlog::info("select: {} set(s) selected before, {} to select", taken, todo.size());
+  return todo;
+}
 
 // --out DIR: a directory (made if missing) whose selection.csv / .json may be replaced only with --force.
 void check_out_dir(const SelectArgs& a, const fit::RunConfig& c) {
@@ -170,9 +156,7 @@ void check_out_dir(const SelectArgs& a, const fit::RunConfig& c) {
   }
   fs::create_directories(c.out, ec);
   if (ec) throw IoError("--out '" + c.out + "': cannot create the directory (" + ec.message() + ")");
-  for (const char* name : {"selection.csv", "selection.json"}) {
-    io::check_output({(fs::path(c.out) / name).string(), "--out", io::FileKind::other, {c.data}, a.force});
-  }
+  check_selection_outputs(c.out, c.data, a.force);
 }
 
 void print_rows(const std::vector<Row>& rows) {
@@ -188,50 +172,114 @@ void print_rows(const std::vector<Row>& rows) {
   }
 }
 
+// World rank 0: the log line, then the table, the JSON or what was written.
+void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const SelectionLedger& ledger, double seconds) {
+  const std::size_t n = ledger.rows().size(), ok = ledger.count("ok"), errors = ledger.count("error");
+  const std::size_t pending = ledger.count("pending");
+  spdlog::info("select: {} set(s) in {:.2f} s: {} ok, {} error{}", n, seconds, ok, errors,
+               pending ? ", " + std::to_string(pending) + " not selected (interrupted)" : std::string());
+  Row j = ledger.json();
+  if (!cfg.out.empty()) j["out"] = cfg.out;
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+  } else if (!cfg.out.empty()) {
+    std::printf("wrote %s (the winners, read by show/predict/explain/recommend --set NAME), selection.csv and "
+                "selection.json: %zu set(s), %zu ok, %zu error\n", (fs::path(cfg.out) / "selection.h5").c_str(), n, ok, errors);
+  } else {
+    print_rows(ledger.rows());
+  }
+  if (pending > 0) {
+    std::fprintf(stderr, "perfit: select interrupted (signal %d): %zu set(s) not selected\n", interrupt_signal(), pending);
+  }
+}
+
 }  // namespace
 
 bool is_set_glob(const std::string& set) { return set.find_first_of("*?[") != std::string::npos; }
 
+std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm world) {
+  int rank = 0, size = 1;
+  if (world != MPI_COMM_NULL) {
+    mpi::check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank");
+    mpi::check(MPI_Comm_size(world, &size), "MPI_Comm_size");
+  }
+  std::optional<SelectionLedger> ledger;
+  std::vector<std::size_t> todo;
+  if (rank == 0) todo = start_ledger(run, ledger);
+  // Every rank needs the chunks: the scheduler hands out their indices.
+  std::uint64_t n = todo.size();
+  if (world != MPI_COMM_NULL) {
+    std::vector<std::uint64_t> wire(todo.begin(), todo.end());
+    mpi::check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world), "MPI_Bcast (sets to select)");
+    wire.resize(n);
+    mpi::check(MPI_Bcast(wire.data(), static_cast<int>(n), MPI_UINT64_T, 0, world), "MPI_Bcast (sets to select)");
+    todo.assign(wire.begin(), wire.end());
+  }
+  const auto chunks = chunks_of(todo, size);
+  std::vector<std::size_t> order(chunks.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::optional<Progress> progress;
+  if (rank == 0) progress.emplace(todo.size());
+  std::mutex mutex;  // finished() and flush() may run on different threads of rank 0
+  auto last_write = std::chrono::steady_clock::now();
+  batch::ScheduleHooks hooks;
+  hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, chunks[c]); };
+  hooks.finished = [&](std::size_t, const std::string& record) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const Row rows = Row::parse(record);
+    for (Row r : rows) {
+      const auto i = r["unit"].get<std::size_t>();
+      r.erase("unit");
+      ledger->set(i, std::move(r));
+    }
+    progress->finished(rows.size(), *ledger);
+  };
+  // Written at most every 10 s while running: the files hold every set, so writing them after
+  // each chunk would cost O(N) per chunk.
+  hooks.flush = [&] {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (run.out.empty() || std::chrono::steady_clock::now() - last_write < std::chrono::seconds(10)) return;
+    ledger->write(run.out);
+    last_write = std::chrono::steady_clock::now();
+  };
+  hooks.stop_requested = [] { return interrupted(); };
+  batch::run_schedule(world, 1, order, hooks);
+  if (rank == 0 && !run.out.empty()) ledger->write(run.out);
+  return ledger;
+}
+
 int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   const io::SealMemo checked_once;  // every set opens the store: its checksum is read once
-  std::vector<std::string> sets;
+  SelectManyRun run;
+  run.out = cfg.out;
+  run.about = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}};
   a.agreed([&] {
-    sets = matching_sets(cfg);
+    for (const auto& set : matching_sets(cfg)) {
+      run.units.push_back({&a, cfg});
+      run.units.back().cfg.set = set;
+      run.units.back().cfg.out = (fs::path(cfg.out.empty() ? "." : cfg.out) / "selection.h5").string();
+    }
     if (!cfg.out.empty() && (!a.parallel() || a.env->rank() == 0)) check_out_dir(a, cfg);
   });
-  spdlog::info("select: {} set(s) match '{}'; {} selects its share of them", sets.size(), cfg.set,
-               a.parallel() ? std::to_string(a.env->size()) + " ranks each" : std::string("this process"));
+  const std::size_t n = run.units.size();
+  spdlog::info("select: {} set(s) match '{}'{}", n, cfg.set,
+               a.parallel() ? ", handed out in chunks to " + std::to_string(a.env->size()) + " ranks" : std::string());
   // Held open for the run: HDF5 shares an open file's metadata cache with every later open of
-  // it, so the set-by-set opens below do not read the store's index again.
+  // it, so the set-by-set opens do not read the store's index again.
   const io::StoreReader keep_open(cfg.data);
-  const std::vector<Row> rows = gather(a, select_own(a, cfg, sets), sets);
-  double ok = 0;
-  for (const auto& r : rows) ok += r["status"] == "ok" ? 1.0 : 0.0;
+  const GracefulScope graceful;  // a signal stops the hand-out; the finished sets are written
+  const std::optional<SelectionLedger> ledger = select_sets(run, a.comm());
+  double ok = ledger ? static_cast<double>(ledger->count("ok")) : 0.0;
   if (a.parallel()) mpi::check(MPI_Bcast(&ok, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast (selections ok)");
-  if (ok == 0.0) {
-    throw DataError("select: every one of the " + std::to_string(sets.size()) + " set(s) failed" +
-                    (rows.empty() ? std::string() : "; the first: " + rows.front()["message"].get<std::string>()));
+  if (ok == 0.0 && !interrupted()) {
+    const std::string first = ledger ? ledger->rows().front().value("message", "") : "";
+    throw DataError("select: every one of the " + std::to_string(n) + " set(s) failed" +
+                    (first.empty() ? std::string() : "; the first: " + first));
   }
-  if (a.parallel() && a.env->rank() != 0) return 0;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("select: {} set(s) in {:.2f} s: {} ok, {} error", sets.size(), seconds, static_cast<std::size_t>(ok),
-               sets.size() - static_cast<std::size_t>(ok));
-  Row j = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}, {"rows", rows}};
-  if (!cfg.out.empty()) {
-    io::write_text_file((fs::path(cfg.out) / "selection.csv").string(), to_csv(rows));
-    io::write_text_file((fs::path(cfg.out) / "selection.json").string(), j.dump(2) + "\n");
-    j["out"] = cfg.out;
-  }
-  if (a.json) {
-    std::cout << j.dump(2) << "\n";
-  } else if (!cfg.out.empty()) {
-    std::printf("wrote %s and selection.json: %zu set(s), %zu ok, %zu error\n", (fs::path(cfg.out) / "selection.csv").c_str(),
-                sets.size(), static_cast<std::size_t>(ok), sets.size() - static_cast<std::size_t>(ok));
-  } else {
-    print_rows(rows);
-  }
-  return 0;
+  if (!ledger) return interrupted() ? kInterruptedExit : 0;
+  report_many(a, cfg, *ledger, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return interrupted() ? kInterruptedExit : 0;
 }
 
 }  // namespace perfit::app

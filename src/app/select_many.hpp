@@ -1,21 +1,44 @@
-// `perfit select --set GLOB`: the selection of every set the glob matches, in one process per
-// rank (Extra-P's daily job: a model per call path x metric). The sets are dealt out to the
-// ranks in turn; each rank selects its own serially and rank 0 gathers one summary row per set.
+// A selection over many sets in one job (Extra-P's daily job: a model per call path x metric):
+// `perfit select --set GLOB` and the `select:` entries of a batch manifest. The sets go out in
+// chunks to the ranks as they ask (batch/scheduler), each rank selects its chunk serially and
+// fits the winners on every row, and world rank 0 keeps one summary row and the winner of each
+// set (SelectionLedger), written to DIR at most every few seconds and at the end.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "select_core.hpp"
+#include "select_ledger.hpp"
 
 namespace perfit::app {
 
 // A set path with glob characters (* ? [), as batch manifests take them.
 bool is_set_glob(const std::string& set);
 
-// Prints one row per set (or --json), or with --out DIR writes DIR/selection.csv and
-// DIR/selection.json. A set whose selection fails is a row with status error and its message;
-// the rest go on. Throws: ConfigError for a glob that matches nothing or an output it may not
-// write; DataError when every set failed (the first set's message).
+// One set of a selection over many: how it is selected and its fit options (cfg.set is it).
+struct SelectUnit {
+  const SelectArgs* args = nullptr;
+  fit::RunConfig cfg;
+};
+
+struct SelectManyRun {
+  std::vector<SelectUnit> units;  // distinct sets
+  std::string out;                // DIR ("" : nothing written)
+  nlohmann::ordered_json about;   // data, sets, criterion: the top of selection.json
+  bool resume = false;            // take the ok rows an earlier run wrote to DIR
+};
+
+// Collective over world (MPI_COMM_NULL: serial; else MPI_THREAD_MULTIPLE). Returns the ledger on
+// world rank 0 (nullopt elsewhere); a set whose selection fails is a row with status error and
+// its message, a set not started before an interrupt stays pending. Throws: MpiError; IoError
+// when DIR cannot be written.
+std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm world);
+
+// `perfit select --set GLOB`: one row per set (or --json), or with --out DIR the selection's
+// files. Throws: ConfigError for a glob that matches nothing or an output it may not write;
+// DataError when every set failed (the first set's message).
 int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg);
 
 }  // namespace perfit::app

@@ -138,6 +138,35 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
   return tasks;
 }
 
+std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std::string& results_dir) {
+  std::map<std::string, StoreSets> stores;
+  std::map<std::string, std::string> seen;  // set -> the entry that selects it
+  std::vector<SelectTask> out;
+  for (const auto& e : manifest.fits) {
+    if (e.select_yaml.empty()) continue;
+    const StoreSets& store = sets_of(stores, e.data);
+    const fit::RunConfig base = fit_config(manifest, e);
+    for (const auto& set : expand_sets(e, store)) {
+      if (const auto it = seen.find(set); it != seen.end()) {
+        throw ConfigError(e.where + ": set '" + set + "' is selected in " + it->second +
+                          " too; the selection store holds one winner per set. Select each set once");
+      }
+      seen.emplace(set, e.where);
+      SelectTask t{set, e.where, e.select_yaml, store.checksums.at(set), base};
+      t.cfg.set = set;
+      t.cfg.out = (fs::path(results_dir) / "selection.h5").string();
+      try {
+        fit::RunConfig check = t.cfg;
+        check.resolve();
+      } catch (const ConfigError& err) {
+        throw ConfigError(e.where + ": " + err.what());
+      }
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
 std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks) {
   std::vector<std::size_t> order(tasks.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

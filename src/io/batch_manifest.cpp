@@ -118,6 +118,26 @@ int positive_int(const YAML::Node& n, const std::string& where, int lo) {
                     "', expected a whole number >= " + std::to_string(lo));
 }
 
+// A `select:` map as YAML text, its model paths taken relative to the manifest's directory.
+std::string select_text(const YAML::Node& n, const fs::path& dir, const std::string& where) {
+  if (n.IsNull()) return "{}";  // select: with every default
+  if (!n.IsMap()) {
+    throw ConfigError(where + ": found a " + (n.IsSequence() ? "list" : "value") +
+                      ", expected a map of select's keys (models, criterion, holdout, folds, negative_exponents)");
+  }
+  YAML::Node copy = YAML::Clone(n);
+  if (copy["models"]) {
+    std::string joined;
+    for (auto& model : string_list(copy["models"], where + " key 'models'")) {
+      joined += (joined.empty() ? "" : ",") + (is_model_path(model) ? relative_to(dir, model) : model);
+    }
+    copy["models"] = joined;
+  }
+  YAML::Emitter e;
+  e << copy;
+  return e.c_str();
+}
+
 Manifest read_manifest(const YAML::Node& root, const std::string& path, const std::string& where);
 
 }  // namespace
@@ -164,16 +184,25 @@ Manifest read_manifest(const YAML::Node& root, const std::string& path, const st
     ManifestEntry e;
     e.where = where + " fits[" + std::to_string(i) + "]";
     if (!f.IsMap()) throw ConfigError(e.where + ": found no map, expected keys sets, models, options");
-    refuse_unknown(f, {"data", "sets", "models", "factors", "options"}, e.where);
+    refuse_unknown(f, {"data", "sets", "models", "select", "factors", "options"}, e.where);
     e.data = f["data"] ? relative_to(dir, path_text(f["data"], e.where + " key 'data'")) : data;
     if (e.data.empty()) {
       throw ConfigError(e.where + ": no 'data' store, give data: STORE.h5 here or at the top");
     }
     if (!f["sets"]) throw ConfigError(e.where + ": key 'sets' is missing (a list of set paths or globs)");
-    if (!f["models"]) throw ConfigError(e.where + ": key 'models' is missing (built-in names or YAML files)");
+    if (!f["models"] == !f["select"]) {
+      throw ConfigError(e.where + (f["models"] ? ": both 'models' and 'select' are given; an entry fits the models it "
+                                                 "names or selects among candidates, not both"
+                                               : ": key 'models' (built-in names or YAML files) or 'select' (a map: models, "
+                                                 "criterion, ...) is missing"));
+    }
     e.sets = string_list(f["sets"], e.where + " key 'sets'");
-    for (auto& model : string_list(f["models"], e.where + " key 'models'")) {
-      e.models.push_back(is_model_path(model) ? relative_to(dir, model) : model);
+    if (f["select"]) {
+      e.select_yaml = select_text(f["select"], dir, e.where + " key 'select'");
+    } else {
+      for (auto& model : string_list(f["models"], e.where + " key 'models'")) {
+        e.models.push_back(is_model_path(model) ? relative_to(dir, model) : model);
+      }
     }
     e.options_yaml = level_options(f, e.where);
     m.fits.push_back(std::move(e));

@@ -25,6 +25,7 @@ const char* describe(FileKind k) {
     case FileKind::store: return "a perfit measurement store";
     case FileKind::synthetic_store: return "a perfit store of synthetic sets";
     case FileKind::result: return "a perfit result file";
+    case FileKind::selection: return "a perfit selection store";
     case FileKind::predictions: return "a perfit predictions CSV";
     case FileKind::checkpoint: return "a perfit checkpoint";
     case FileKind::hdf5: return "an HDF5 file that is not a perfit result or store";
@@ -62,6 +63,7 @@ FileKind hdf5_kind(const std::string& path) {
   }
   H5File file(f);
   if (H5Aexists(f, "perfit_result") > 0) return FileKind::result;
+  if (H5Aexists(f, "perfit_selection") > 0) return FileKind::selection;
   if (H5Aexists(f, "perfit_checkpoint") > 0) return FileKind::checkpoint;
   SetScan s;
   if (H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, scan_sets, &s) < 0) hdf5_error_stack();

@@ -68,9 +68,6 @@ const std::vector<ResultField>& result_fields() {
   return t;
 }
 
-namespace {
-
-// /ranges: one row per factor (name, min, max).
 data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges) {
   std::vector<std::string> names;
   std::vector<double> lo, hi;
@@ -86,63 +83,99 @@ data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges) {
   return t;
 }
 
-}  // namespace
+std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& g) {
+  std::vector<MeasuredRange> out;
+  for (std::size_t i = 0; i < g.rows(); ++i) {
+    out.push_back({g.column("name").str()[i], g.column("min").f64()[i], g.column("max").f64()[i]});
+  }
+  return out;
+}
+
+data::MeasurementTable params_table(const std::vector<ResultParam>& ps, bool with_ci) {
+  std::vector<std::string> names;
+  std::vector<double> value, lo, hi, past_bound, ci_lo, ci_hi;
+  std::vector<std::int64_t> log_scale, at_bound, identifiable, linear;
+  for (const auto& p : ps) {
+    names.push_back(p.name);
+    past_bound.push_back(p.past_bound);
+    value.push_back(p.value);
+    lo.push_back(p.lo);
+    hi.push_back(p.hi);
+    log_scale.push_back(p.log_scale);
+    at_bound.push_back(p.at_bound);
+    identifiable.push_back(p.identifiable);
+    linear.push_back(p.linear);
+    ci_lo.push_back(p.ci_lo);
+    ci_hi.push_back(p.ci_hi);
+  }
+  data::MeasurementTable params;
+  params.add_column(Column("name", names));
+  params.add_column(Column("value", value));
+  params.add_column(Column("lo", lo));
+  params.add_column(Column("hi", hi));
+  params.add_column(Column("log_scale", log_scale));
+  params.add_column(Column("at_bound", at_bound));
+  params.add_column(Column("identifiable", identifiable));
+  params.add_column(Column("linear", linear));
+  params.add_column(Column("past_bound", past_bound));
+  if (with_ci) {
+    params.add_column(Column("ci_lo", ci_lo));
+    params.add_column(Column("ci_hi", ci_hi));
+  }
+  return params;
+}
+
+std::vector<ResultParam> params_from_table(const data::MeasurementTable& p) {
+  std::vector<ResultParam> out;
+  for (std::size_t i = 0; i < p.rows(); ++i) {
+    ResultParam q;
+    q.name = p.column("name").str()[i];
+    q.value = p.column("value").f64()[i];
+    q.lo = p.column("lo").f64()[i];
+    q.hi = p.column("hi").f64()[i];
+    q.log_scale = p.column("log_scale").i64()[i] != 0;
+    q.at_bound = p.column("at_bound").i64()[i] != 0;
+    q.identifiable = !p.find("identifiable") || p.column("identifiable").i64()[i] != 0;
+    q.linear = p.find("linear") && p.column("linear").i64()[i] != 0;
+    if (p.find("past_bound")) q.past_bound = p.column("past_bound").f64()[i];
+    if (p.find("ci_lo")) {
+      q.ci_lo = p.column("ci_lo").f64()[i];
+      q.ci_hi = p.column("ci_hi").f64()[i];
+    }
+    out.push_back(q);
+  }
+  return out;
+}
+
+data::Attributes result_attributes(const ResultFile& r) {
+  data::Attributes a;
+  for (const ResultField& f : result_fields()) {
+    std::visit([&](auto member) {
+      const auto& v = r.*member;
+      using T = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
+        a[f.key] = v;
+      } else {
+        a[f.key] = static_cast<std::int64_t>(v);  // a seed keeps its 64 bits
+      }
+    }, f.member);
+  }
+  a["warnings"] = join_lines(r.warnings);
+  return a;
+}
 
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     StoreWriter w(temp, Seal::yes);
     w.write_root_attribute("perfit_result", std::string(kResultFormat));
-    for (const ResultField& f : result_fields()) {
-      std::visit([&](auto member) {
-        const auto& v = r.*member;
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
-          w.write_root_attribute(f.key, v);
-        } else {
-          w.write_root_attribute(f.key, static_cast<std::int64_t>(v));  // a seed keeps its 64 bits
-        }
-      }, f.member);
-    }
-    w.write_root_attribute("warnings", join_lines(r.warnings));
-
-    std::vector<std::string> names;
-    std::vector<double> value, lo, hi, past_bound;
-    std::vector<std::int64_t> log_scale, at_bound, identifiable, linear;
-    for (const auto& p : r.params) {
-      names.push_back(p.name);
-      past_bound.push_back(p.past_bound);
-      value.push_back(p.value);
-      lo.push_back(p.lo);
-      hi.push_back(p.hi);
-      log_scale.push_back(p.log_scale);
-      at_bound.push_back(p.at_bound);
-      identifiable.push_back(p.identifiable);
-      linear.push_back(p.linear);
-    }
-    data::MeasurementTable params;
-    params.add_column(Column("name", names));
-    params.add_column(Column("value", value));
-    params.add_column(Column("lo", lo));
-    params.add_column(Column("hi", hi));
-    params.add_column(Column("log_scale", log_scale));
-    params.add_column(Column("at_bound", at_bound));
-    params.add_column(Column("identifiable", identifiable));
-    params.add_column(Column("linear", linear));
-    params.add_column(Column("past_bound", past_bound));
+    for (const auto& [key, value] : result_attributes(r)) w.write_root_attribute(key, value);
     if (r.has_bootstrap()) {
-      std::vector<double> ci_lo, ci_hi;
-      for (const auto& p : r.params) {
-        ci_lo.push_back(p.ci_lo);
-        ci_hi.push_back(p.ci_hi);
-      }
-      params.add_column(Column("ci_lo", ci_lo));
-      params.add_column(Column("ci_hi", ci_hi));
       data::MeasurementTable reps;
       for (std::size_t k = 0; k < r.params.size(); ++k) reps.add_column(Column(r.params[k].name, r.bootstrap[k]));
       w.write_group("/bootstrap", reps);
     }
-    w.write_group("/params", params);
+    w.write_group("/params", params_table(r.params, r.has_bootstrap()));
 
     if (!r.ranges.empty()) w.write_group("/ranges", ranges_table(r.ranges));
 
@@ -188,6 +221,33 @@ double need_number(const data::Attributes& a, const std::string& key, const std:
 
 }  // namespace
 
+ResultFile result_from_attributes(const data::Attributes& a, const std::string& path) {
+  ResultFile r;
+  for (const ResultField& f : result_fields()) {
+    if (f.optional && !a.count(f.key)) continue;
+    std::visit([&](auto member) {
+      auto& v = r.*member;
+      using T = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string>) {
+        v = need_string(a, f.key, path);
+      } else if constexpr (std::is_same_v<T, bool>) {
+        v = need_number(a, f.key, path) != 0;
+      } else if constexpr (std::is_same_v<T, double>) {
+        v = need_number(a, f.key, path);
+      } else if (const auto* i = std::get_if<std::int64_t>(&a.at(f.key))) {
+        v = static_cast<T>(*i);  // whole numbers as written, all 64 bits of a seed included
+      } else {
+        v = static_cast<T>(need_number(a, f.key, path));
+      }
+    }, f.member);
+  }
+  if (a.count("warnings")) {
+    std::stringstream ws(data::attribute_text(a.at("warnings")));
+    for (std::string line; std::getline(ws, line);) r.warnings.push_back(line);
+  }
+  return r;
+}
+
 ResultFile read_result_file(const std::string& path) {
   std::error_code ec;
   // Before HDF5 parses anything: a damaged file is refused, never read as valid.
@@ -212,54 +272,11 @@ ResultFile read_result_file(const std::string& path) {
     throw DataError("'" + path + "' is a result of format '" + data::attribute_text(fmt->second) +
                     "', expected '" + kResultFormat + "'");
   }
-  ResultFile r;
-  for (const ResultField& f : result_fields()) {
-    if (f.optional && !a.count(f.key)) continue;
-    std::visit([&](auto member) {
-      auto& v = r.*member;
-      using T = std::decay_t<decltype(v)>;
-      if constexpr (std::is_same_v<T, std::string>) {
-        v = need_string(a, f.key, path);
-      } else if constexpr (std::is_same_v<T, bool>) {
-        v = need_number(a, f.key, path) != 0;
-      } else if constexpr (std::is_same_v<T, double>) {
-        v = need_number(a, f.key, path);
-      } else if (const auto* i = std::get_if<std::int64_t>(&a.at(f.key))) {
-        v = static_cast<T>(*i);  // whole numbers as written, all 64 bits of a seed included
-      } else {
-        v = static_cast<T>(need_number(a, f.key, path));
-      }
-    }, f.member);
-  }
-  if (a.count("warnings")) {
-    std::stringstream ws(data::attribute_text(a.at("warnings")));
-    for (std::string line; std::getline(ws, line);) r.warnings.push_back(line);
-  }
+  ResultFile r = result_from_attributes(a, path);
   const data::MeasurementTable p = rd.read_group("/params");
-  for (std::size_t i = 0; i < p.rows(); ++i) {
-    ResultParam q;
-    q.name = p.column("name").str()[i];
-    q.value = p.column("value").f64()[i];
-    q.lo = p.column("lo").f64()[i];
-    q.hi = p.column("hi").f64()[i];
-    q.log_scale = p.column("log_scale").i64()[i] != 0;
-    q.at_bound = p.column("at_bound").i64()[i] != 0;
-    q.identifiable = !p.find("identifiable") || p.column("identifiable").i64()[i] != 0;
-    q.linear = p.find("linear") && p.column("linear").i64()[i] != 0;
-    if (p.find("past_bound")) q.past_bound = p.column("past_bound").f64()[i];
-    if (p.find("ci_lo")) {
-      q.ci_lo = p.column("ci_lo").f64()[i];
-      q.ci_hi = p.column("ci_hi").f64()[i];
-    }
-    r.params.push_back(q);
-  }
+  r.params = params_from_table(p);
   r.history = rd.read_group("/history").column("best_cost").f64();
-  if (rd.has_group("/ranges")) {
-    const data::MeasurementTable g = rd.read_group("/ranges");
-    for (std::size_t i = 0; i < g.rows(); ++i) {
-      r.ranges.push_back({g.column("name").str()[i], g.column("min").f64()[i], g.column("max").f64()[i]});
-    }
-  }
+  if (rd.has_group("/ranges")) r.ranges = ranges_from_table(rd.read_group("/ranges"));
   if (p.find("ci_lo")) {
     const data::MeasurementTable reps = rd.read_group("/bootstrap");
     for (const auto& q : r.params) r.bootstrap.push_back(reps.column(q.name).f64());

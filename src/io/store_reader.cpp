@@ -197,6 +197,16 @@ data::MeasurementTable StoreReader::read_group(const std::string& path) const {
   return load(si, si.columns, 0, si.rows);
 }
 
+data::MeasurementTable StoreReader::read_group(const std::string& path, RowRange range) const {
+  const SetInfo si = describe(path);
+  const std::size_t end = std::min(range.end, si.rows);
+  if (range.begin > end) {
+    throw DataError(where(path) + ": rows from " + std::to_string(range.begin) + " asked, it holds " +
+                    std::to_string(si.rows));
+  }
+  return load(si, si.columns, range.begin, end);
+}
+
 data::Attributes StoreReader::root_attributes() const {
   H5Group root(h5_check(H5Gopen2(file_.get(), "/", H5P_DEFAULT), "open '" + path_ + "' root"));
   return detail::read_attributes(root.get(), "'" + path_ + "'");

@@ -5,6 +5,7 @@ against numpy transcriptions of Extra-P's modelers.
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work, --mpiexec).
 """
+import math
 import os
 
 import h5py
@@ -328,7 +329,7 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
     for n in (1, 2, 4):
         out = f"seldir{n}"
         expect(["select", "--data", "sel.h5", "--set", "/*/*/time", "--models", "pmnf-search", "--out", out], 0,
-               f"{out}/selection.csv and selection.json: 5 set(s), 4 ok, 1 error", n=n)
+               f"{out}/selection.h5", "selection.csv and selection.json: 5 set(s), 4 ok, 1 error", n=n)
         with open(os.path.join(work, out, "selection.csv")) as f:
             tables[n] = list(csv.DictReader(f))
         with open(os.path.join(work, out, "selection.json")) as f:
@@ -343,11 +344,24 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
         hyp = one.get("ranking", [{}])[0].get("hypothesis", {})
         r = by.get(s, {})
         if r.get("status") != "ok" or r.get("hypothesis") != hyp.get("expression") \
-                or any(abs(float(r.get(k) or "nan") - hyp[k]) > 1e-9 * max(1.0, abs(hyp[k])) for k in ("c0", "c1")):
+                or not all(abs(float(r.get(k) or "nan") - hyp[k]) <= 1e-9 * max(1.0, abs(hyp[k])) for k in ("c0", "c1")):
             failures.append(f"{s}: the glob's row {r}, the set's own selection {hyp}")
     if by.get("/s/d/time", {}).get("hypothesis") != "c0" or by.get("/t/e/time", {}).get("status") != "error" \
             or "3 distinct values" not in by.get("/t/e/time", {}).get("message", ""):
         failures.append(f"constant and failing sets: {by.get('/s/d/time')} {by.get('/t/e/time')}")
+    # The winners by set name: show and predict read the selection store as a result file.
+    for s in sets[:4]:
+        shown = as_json(expect(["show", "seldir1/selection.h5", "--set", s, "--json"], 0), f"show --set {s}")
+        want = {k: float(by[s][k]) for k in ("c0", "c1") if by[s].get(k)}
+        if shown.get("set") != s or any(abs(shown.get("params", {}).get(k, math.nan) - v) > 1e-12 * max(1.0, abs(v))
+                                        for k, v in want.items()):
+            failures.append(f"show --set {s}: {shown.get('set')} {shown.get('params')}, the summary's {want}")
+    a = by["/s/a/time"]
+    expect(["predict", "--result", "seldir2/selection.h5", "--set", "/s/a/time", "--at", "p=64"], 0,
+           "%.6g" % (float(a["c0"]) + float(a["c1"]) * 64 ** 1.5), "extrapolat")
+    expect(["show", "seldir1/selection.h5"], 3, "holding the winners of 4 set(s); pass --set NAME", "--set /s/a/time")
+    expect(["show", "seldir1/selection.h5", "--set", "/t/e/time"], 3, "holds no winner for set '/t/e/time'")
+    expect(["show", "lsq1.h5", "--set", "/s/a/time"], 3, "is the result of set '/l/main/time'")
     expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search"], 0,
            "/s/a/time", "c0 + c1*p^(3/2)")
     doc = as_json(expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--json"], 0),
@@ -362,3 +376,46 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
            "names a directory")
     expect(["select", "--data", "sel.h5", "--set", "/t/*/time", "--models", "pmnf-search"], 3,
            "every one of the 1 set(s) failed")
+
+
+# ---- a batch manifest's select: entry: the same choice as select --set GLOB, one store ----
+def test_a_batch_select_entry_writes_one_selection_store():
+    import csv
+    with open(os.path.join(work, "sel_batch.yaml"), "w") as f:
+        f.write("data: sel.h5\nfits:\n"
+                "  - sets: ['/s/*/time', '/t/*/time']\n"
+                "    select: {models: [pmnf-search], criterion: extrapolation}\n"
+                "  - sets: ['/s/a/time']\n    models: [amdahl]\n    factors: {p: p}\n")
+    with open(os.path.join(work, "seldir1", "selection.csv")) as f:
+        alone = list(csv.DictReader(f))
+    for n in (1, 2):
+        out = f"selbatch{n}"
+        # /t/e/time cannot be selected (two points): one failure, exit 100 + 1.
+        expect(["batch", "--manifest", "sel_batch.yaml", "--out", out], 101, "selection: 5 set(s), 4 ok, 1 error",
+               f"{out}/selection.h5", n=n)
+        with open(os.path.join(work, out, "selection.csv")) as f:
+            rows = list(csv.DictReader(f))
+        if rows != alone:
+            failures.append(f"batch select: at {n} rank(s) the summary differs from select --set GLOB's:\n{rows}\n{alone}")
+        shown = as_json(expect(["show", f"{out}/selection.h5", "--set", "/s/b/time", "--json"], 0), "batch winner")
+        if shown.get("set") != "/s/b/time" or "c1" not in shown.get("params", {}):
+            failures.append(f"batch select: show --set /s/b/time: {shown}")
+        if not os.path.exists(os.path.join(work, out, "s__a__time__amdahl.h5")):
+            failures.append(f"batch select: the fits entry's result is missing in {out}")
+    # Resumed: every set selected before is kept, nothing is selected again.
+    expect(["batch", "--manifest", "sel_batch.yaml", "--out", "selbatch1", "--resume", "--log-level", "info"], 101,
+           "4 set(s) selected before, 1 to select", "selection: 5 set(s), 4 ok, 1 error")
+    # Another choice in the same directory is another batch.
+    with open(os.path.join(work, "sel_batch2.yaml"), "w") as f:
+        f.write("data: sel.h5\nfits:\n"
+                "  - sets: ['/s/*/time', '/t/*/time']\n"
+                "    select: {models: [pmnf-search], criterion: aic}\n"
+                "  - sets: ['/s/a/time']\n    models: [amdahl]\n    factors: {p: p}\n")
+    expect(["batch", "--manifest", "sel_batch2.yaml", "--out", "selbatch1", "--resume"], 2, "select: entries")
+    with open(os.path.join(work, "bad_select.yaml"), "w") as f:
+        f.write("data: sel.h5\nfits:\n  - sets: ['/s/*/time']\n    select: {criterion: best}\n")
+    expect(["batch", "--manifest", "bad_select.yaml", "--out", "selbad"], 2,
+           "fits[0] key 'select' key 'criterion'", "found 'best', expected one of extrapolation")
+    with open(os.path.join(work, "both.yaml"), "w") as f:
+        f.write("data: sel.h5\nfits:\n  - sets: ['/s/*/time']\n    models: [amdahl]\n    select: {}\n")
+    expect(["batch", "--manifest", "both.yaml", "--out", "selbad"], 2, "both 'models' and 'select' are given")

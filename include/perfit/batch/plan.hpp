@@ -29,6 +29,20 @@ struct FitTask {
 // result file with different options; DataError/IoError for an unreadable store.
 std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string& results_dir);
 
+// One set of a manifest's `select:` entry: selected among candidates, not fitted with a
+// named model; its winner goes into the batch's selection store (app/select_many.hpp).
+struct SelectTask {
+  std::string set, where;    // where: the manifest entry
+  std::string select_yaml;   // the entry's select: map
+  std::string data_checksum;
+  fit::RunConfig cfg;        // the entry's fit options, data and set filled in
+};
+
+// Throws: as plan_batch, and ConfigError for one set in two select entries (the selection
+// store holds one winner per set).
+// Each task's cfg.out is results_dir/selection.h5.
+std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std::string& results_dir);
+
 // Indices of tasks, longest expected first (ties in manifest order).
 std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks);
 

@@ -15,6 +15,7 @@ enum class FileKind {
   store,            // HDF5 with measured (imported) sets
   synthetic_store,  // HDF5 whose sets all come from perfit synth
   result,           // perfit result (HDF5)
+  selection,        // perfit selection store: the winners of many sets (HDF5)
   predictions,      // CSV written by perfit predict --grid
   checkpoint,       // perfit fit checkpoint (HDF5)
   hdf5,             // another or an unreadable HDF5 file

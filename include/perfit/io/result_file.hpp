@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "perfit/data/measurement_table.hpp"
 #include "perfit/model/metrics.hpp"
 
 namespace perfit::io {
@@ -99,5 +100,15 @@ const std::vector<ResultField>& result_fields();
 void write_result_file(const std::string& path, const ResultFile& r);
 // Throws: IoError if missing; DataError if not a perfit result file (naming what is missing).
 ResultFile read_result_file(const std::string& path);
+
+// The parts of a result as attributes and tables, shared by result files (root attributes and
+// groups) and selection stores (io/selection_store.hpp: one row per set).
+data::Attributes result_attributes(const ResultFile& r);  // result_fields() and "warnings"
+// Throws: DataError naming `where` and a missing or mistyped field.
+ResultFile result_from_attributes(const data::Attributes& a, const std::string& where);
+data::MeasurementTable params_table(const std::vector<ResultParam>& params, bool with_ci);
+std::vector<ResultParam> params_from_table(const data::MeasurementTable& t);
+data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges);
+std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& t);
 
 }  // namespace perfit::io

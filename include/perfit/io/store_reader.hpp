@@ -55,6 +55,9 @@ class StoreReader {
   // Any group of 1-D datasets (not necessarily a set): all columns and attributes.
   // Throws: DataError if the group is missing or holds something else.
   data::MeasurementTable read_group(const std::string& path) const;
+  // Rows `range` of such a group (end clamped to its length). Throws: as read_group, and
+  // DataError for a range that starts beyond the group.
+  data::MeasurementTable read_group(const std::string& path, RowRange range) const;
   // Attributes of the root group.
   data::Attributes root_attributes() const;
 

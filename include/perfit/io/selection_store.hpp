@@ -1,0 +1,35 @@
+// The winners of a selection over many sets (`perfit select --set GLOB --out DIR`, a batch
+// manifest's `select:` entry) in one HDF5 file, DIR/selection.h5 (docs/result-format.md
+// "Selection store"): one row per set in columnar tables, so that 10^5 winners are a few
+// datasets rather than 10^5 files or groups. Each row reads back as the io::ResultFile that
+// `perfit fit --out` would have written for that winner, minus the bootstrap replicates and
+// the lambda curve, so show, predict, explain and recommend read it by set name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/io/result_file.hpp"
+
+namespace perfit::io {
+
+inline constexpr const char* kSelectionFormat = "perfit-selection-1";
+
+// Writes every winner (each r.set distinct) and the run's description (root attributes, e.g.
+// data_file, sets, criterion) to path, through a temporary name and a rename; sealed.
+// Throws: ConfigError for two winners of one set; IoError / H5Error.
+void write_selection_store(const std::string& path, std::vector<ResultFile> winners, const data::Attributes& about);
+
+// The sets that have a winner, sorted. Throws: DataError if path is not a selection store.
+std::vector<std::string> selection_sets(const std::string& path);
+
+// The winner of one set. Throws: DataError naming the set and a few that are there.
+ResultFile read_selection_result(const std::string& path, const std::string& set);
+
+// What show, predict, explain and recommend read: a result file (set empty, or the set that
+// file holds), or set's winner in a selection store. Throws: as read_result_file; DataError
+// for a selection store without a set ("pass --set").
+ResultFile read_result(const std::string& path, const std::string& set);
+
+}  // namespace perfit::io

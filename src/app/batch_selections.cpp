@@ -1,0 +1,44 @@
+#include "batch_selections.hpp"
+
+#include "perfit/fit/run_config.hpp"
+#include "select_many.hpp"
+
+namespace perfit::app {
+
+BatchSelections::BatchSelections(const io::Manifest& m, const std::string& dir)
+    : tasks_(batch::plan_selections(m, dir)), manifest_(m.path) {
+  std::string where;
+  for (const auto& t : tasks_) {
+    if (t.where != where) {
+      where = t.where;
+      args_.emplace_back();
+      apply_select_yaml(t.select_yaml, where + " key 'select'", args_.back());
+    }
+    args_of_.push_back(&args_.back());
+  }
+}
+
+nlohmann::ordered_json BatchSelections::fingerprint() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    j[tasks_[i].set] = {{"config", fit::run_config_to_yaml(tasks_[i].cfg)},
+                        {"select", select_choice_text(*args_of_[i])},
+                        {"data_checksum", tasks_[i].data_checksum}};
+  }
+  return j;
+}
+
+void BatchSelections::check_outputs(const std::string& dir) const {
+  if (!empty()) check_selection_outputs(dir, tasks_.front().cfg.data, true);
+}
+
+std::optional<SelectionLedger> BatchSelections::run(const std::string& dir, bool resume, MPI_Comm world) const {
+  SelectManyRun r;
+  r.out = dir;
+  r.resume = resume;
+  r.about = {{"manifest", manifest_}};
+  for (std::size_t i = 0; i < tasks_.size(); ++i) r.units.push_back({args_of_[i], tasks_[i].cfg});
+  return select_sets(r, world);
+}
+
+}  // namespace perfit::app

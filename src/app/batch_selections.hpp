@@ -1,0 +1,38 @@
+// The `select:` entries of a batch manifest (docs/batch.md "Selection entries"): every set they
+// match, selected among the entry's candidates as `perfit select --set GLOB --out DIR` does
+// (app/select_many.hpp), after the batch's fits, into DIR/selection.h5, .csv and .json.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfit/batch/plan.hpp"
+#include "select_core.hpp"
+#include "select_ledger.hpp"
+
+namespace perfit::app {
+
+class BatchSelections {
+ public:
+  // Every rank. Throws: ConfigError naming the entry (a bad select: key, a glob matching
+  // nothing, a set selected twice).
+  BatchSelections(const io::Manifest& m, const std::string& dir);
+  bool empty() const { return tasks_.empty(); }
+  std::size_t size() const { return tasks_.size(); }
+  // What identifies each selection: changed since the first run means another batch.
+  nlohmann::ordered_json fingerprint() const;
+  // World rank 0, before any work. Throws: ConfigError / IoError naming the file.
+  void check_outputs(const std::string& dir) const;
+  // Collective over world (MPI_COMM_NULL: serial); the ledger on world rank 0.
+  std::optional<SelectionLedger> run(const std::string& dir, bool resume, MPI_Comm world) const;
+
+ private:
+  std::vector<batch::SelectTask> tasks_;
+  std::deque<SelectArgs> args_;  // one per entry (a deque: tasks point into it)
+  std::vector<const SelectArgs*> args_of_;
+  std::string manifest_;
+};
+
+}  // namespace perfit::app

@@ -1,0 +1,128 @@
+#include "select_ledger.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/selection_store.hpp"
+#include "result_record.hpp"
+
+namespace perfit::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Row = SelectionLedger::Row;
+
+std::string csv_field(const Row& v) {
+  if (v.is_null()) return "";
+  if (v.is_number()) return v.dump();
+  const std::string s = v.get<std::string>();
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+// Each constant in its own column: the union over the winners, in order of first appearance.
+std::string to_csv(const std::vector<Row>& rows) {
+  static const char* kFixed[] = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
+  static const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
+  std::vector<std::string> constants;
+  for (const auto& r : rows) {
+    if (!r.contains("constants")) continue;
+    for (const auto& [k, v] : r["constants"].items()) {
+      if (std::find(constants.begin(), constants.end(), k) == constants.end()) constants.push_back(k);
+    }
+  }
+  std::string csv;
+  for (const char* f : kFixed) csv += std::string(f) + ",";
+  for (const char* m : kMetrics) csv += std::string(m) + ",";
+  for (const auto& k : constants) csv += csv_field(Row(k)) + ",";
+  csv += "message\n";
+  for (const auto& r : rows) {
+    for (const char* f : kFixed) csv += (r.contains(f) ? csv_field(r[f]) : "") + ",";
+    for (const char* m : kMetrics) csv += (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") + ",";
+    for (const auto& k : constants) csv += (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") + ",";
+    csv += (r.contains("message") ? csv_field(r["message"]) : "") + "\n";
+  }
+  return csv;
+}
+
+}  // namespace
+
+SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about) : about_(std::move(about)) {
+  for (const auto& s : sets) {
+    index_[s] = rows_.size();
+    rows_.push_back({{"set", s}, {"status", "pending"}});
+  }
+}
+
+void SelectionLedger::set(std::size_t i, Row row) {
+  const std::string& set = rows_.at(i)["set"].get_ref<const std::string&>();
+  if (row.contains("result")) {
+    winners_[set] = result_from_record(row["result"]);
+    row.erase("result");
+  } else {
+    winners_.erase(set);
+  }
+  rows_[i] = std::move(row);
+}
+
+std::size_t SelectionLedger::count(const std::string& status) const {
+  return static_cast<std::size_t>(std::count_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r["status"] == status; }));
+}
+
+Row SelectionLedger::json() const {
+  Row j = about_;
+  j["rows"] = rows_;
+  return j;
+}
+
+std::size_t SelectionLedger::load(const std::string& dir) {
+  const std::string json_path = (fs::path(dir) / "selection.json").string(), h5 = (fs::path(dir) / "selection.h5").string();
+  std::error_code ec;
+  if (!fs::exists(json_path, ec) || !fs::exists(h5, ec)) return 0;
+  Row earlier;
+  try {
+    std::ifstream in(json_path);
+    earlier = Row::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw DataError("'" + json_path + "' is not the JSON perfit select writes; remove it, or use another --out");
+  }
+  const std::vector<std::string> have = io::selection_sets(h5);
+  std::size_t taken = 0;
+  for (const auto& r : earlier.value("rows", Row::array())) {
+    const auto it = index_.find(r.value("set", ""));
+    if (it == index_.end() || r.value("status", "") != "ok" || !std::binary_search(have.begin(), have.end(), it->first)) continue;
+    rows_[it->second] = r;
+    winners_[it->first] = io::read_selection_result(h5, it->first);
+    ++taken;
+  }
+  return taken;
+}
+
+void SelectionLedger::write(const std::string& dir) const {
+  std::vector<io::ResultFile> winners;
+  winners.reserve(winners_.size());
+  for (const auto& [set, r] : winners_) winners.push_back(r);
+  data::Attributes about;
+  for (const auto& [k, v] : about_.items()) {
+    if (v.is_string()) about[k] = v.get<std::string>();
+  }
+  io::write_selection_store((fs::path(dir) / "selection.h5").string(), std::move(winners), about);
+  io::write_text_file((fs::path(dir) / "selection.csv").string(), to_csv(rows_));
+  io::write_text_file((fs::path(dir) / "selection.json").string(), json().dump(2) + "\n");
+}
+
+void check_selection_outputs(const std::string& dir, const std::string& data, bool replace) {
+  for (const char* name : {"selection.csv", "selection.json"}) {
+    io::check_output({(fs::path(dir) / name).string(), "--out", io::FileKind::other, {data}, replace});
+  }
+  io::check_output({(fs::path(dir) / "selection.h5").string(), "--out", io::FileKind::selection, {data}, replace});
+}
+
+}  // namespace perfit::app

@@ -1,0 +1,50 @@
+// What world rank 0 keeps of a selection over many sets (select --set GLOB, a batch's
+// `select:` entries): one summary row per set, in set order, and each winner's result; written
+// as DIR/selection.h5 (the winners, io/selection_store.hpp), DIR/selection.csv (one row per set,
+// each constant in its own column) and DIR/selection.json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "perfit/io/result_file.hpp"
+
+namespace perfit::app {
+
+class SelectionLedger {
+ public:
+  using Row = nlohmann::ordered_json;
+
+  // Every set starts as {"set": S, "status": "pending"}. about: the run's description (data,
+  // sets, criterion), the top of selection.json and the store's root attributes.
+  SelectionLedger(const std::vector<std::string>& sets, Row about);
+
+  // Row i (a set's {"set", "status", ...}); its "result" record, if any, becomes the winner.
+  void set(std::size_t i, Row row);
+  bool ok(std::size_t i) const { return rows_[i]["status"] == "ok"; }
+  std::size_t count(const std::string& status) const;
+  const std::vector<Row>& rows() const { return rows_; }
+  Row json() const;  // about + {"rows": [...]}
+
+  // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets.
+  // Returns how many were taken. Throws: DataError for files in dir that perfit did not write.
+  std::size_t load(const std::string& dir);
+  // The three files, each through a temporary name and a rename.
+  void write(const std::string& dir) const;
+
+ private:
+  std::vector<Row> rows_;
+  std::map<std::string, std::size_t> index_;
+  std::map<std::string, io::ResultFile> winners_;
+  Row about_;
+};
+
+// The output files of a selection in dir: checked before the first selection (a file of
+// another kind, or one of ours without `replace`, is refused).
+// Throws: ConfigError / IoError naming the file.
+void check_selection_outputs(const std::string& dir, const std::string& data, bool replace);
+
+}  // namespace perfit::app

@@ -1,0 +1,187 @@
+#include "perfit/io/selection_store.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/file_seal.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
+
+namespace perfit::io {
+
+namespace {
+
+using data::Column;
+
+// Per set: where its rows of /params, /ranges and /history start and how many there are.
+constexpr const char* kParts[] = {"params", "ranges", "history"};
+const char* const kMetricNames[] = {"metric_mape", "metric_rmse", "metric_r2", "metric_gmae", "metric_max_rel_err"};
+
+std::vector<double> metric_values(const model::FitMetrics& m) { return {m.mape, m.rmse, m.r2, m.gmae, m.max_rel_err}; }
+
+// One row of /winners: the result's fields, its metrics, and its parts' offsets.
+data::Attributes winner_row(const ResultFile& r, const std::int64_t first[3]) {
+  data::Attributes a = result_attributes(r);
+  const std::vector<double> m = metric_values(r.metrics);
+  for (std::size_t i = 0; i < m.size(); ++i) a[kMetricNames[i]] = m[i];
+  const std::size_t counts[3] = {r.params.size(), r.ranges.size(), r.history.size()};
+  for (int p = 0; p < 3; ++p) {
+    a[std::string(kParts[p]) + "_first"] = first[p];
+    a[std::string(kParts[p]) + "_count"] = static_cast<std::int64_t>(counts[p]);
+  }
+  return a;
+}
+
+// Rows of attribute maps (the same keys and types in each) as one table.
+data::MeasurementTable rows_table(const std::vector<data::Attributes>& rows) {
+  data::MeasurementTable t;
+  if (rows.empty()) return t;
+  for (const auto& [key, first] : rows.front()) {
+    Column c = std::visit([&](const auto& v) {
+      using T = std::decay_t<decltype(v)>;
+      std::vector<T> values;
+      values.reserve(rows.size());
+      for (const auto& r : rows) values.push_back(std::get<T>(r.at(key)));
+      return Column(key, std::move(values));
+    }, first);
+    t.add_column(std::move(c));
+  }
+  return t;
+}
+
+template <class T>
+void append(std::vector<T>& to, const std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+}  // namespace
+
+void write_selection_store(const std::string& path, std::vector<ResultFile> winners, const data::Attributes& about) {
+  std::sort(winners.begin(), winners.end(), [](const ResultFile& a, const ResultFile& b) { return a.set < b.set; });
+  for (std::size_t i = 1; i < winners.size(); ++i) {
+    if (winners[i].set == winners[i - 1].set) throw ConfigError("two winners for set '" + winners[i].set + "'");
+  }
+  std::vector<std::string> sets;
+  std::vector<data::Attributes> rows;
+  std::vector<ResultParam> params;
+  std::vector<MeasuredRange> ranges;
+  std::vector<double> history;
+  for (const auto& r : winners) {
+    const std::int64_t first[3] = {static_cast<std::int64_t>(params.size()), static_cast<std::int64_t>(ranges.size()),
+                                   static_cast<std::int64_t>(history.size())};
+    sets.push_back(r.set);
+    rows.push_back(winner_row(r, first));
+    append(params, r.params);
+    append(ranges, r.ranges);
+    append(history, r.history);
+  }
+  AtomicOutput out(path);
+  out.write_and_commit([&](const std::string& temp) {
+    StoreWriter w(temp, Seal::yes);
+    w.write_root_attribute("perfit_selection", std::string(kSelectionFormat));
+    w.write_root_attribute("winners", static_cast<std::int64_t>(winners.size()));
+    for (const auto& [key, value] : about) w.write_root_attribute(key, value);
+    if (!winners.empty()) {  // else only the description: no set had a winner
+      data::MeasurementTable index;
+      index.add_column(Column("set", sets));
+      w.write_group("/index", index);
+      w.write_group("/winners", rows_table(rows));
+      w.write_group("/params", params_table(params, true));
+      w.write_group("/ranges", ranges_table(ranges));
+      data::MeasurementTable h;
+      h.add_column(Column("best_cost", history));
+      w.write_group("/history", h);
+    }
+    w.close();
+  });
+}
+
+namespace {
+
+// Opens a selection store: sealed, and marked as one.
+StoreReader open_selection(const std::string& path) {
+  verify_seal(path, "selection store");
+  StoreReader rd(path);
+  const data::Attributes a = rd.root_attributes();
+  const auto fmt = a.find("perfit_selection");
+  if (fmt == a.end()) throw DataError("'" + path + "' is not a perfit selection store (no 'perfit_selection' attribute)");
+  if (data::attribute_text(fmt->second) != kSelectionFormat) {
+    throw DataError("'" + path + "' is a selection store of format '" + data::attribute_text(fmt->second) + "', expected '" +
+                    kSelectionFormat + "'");
+  }
+  return rd;
+}
+
+std::vector<std::string> index_of(const StoreReader& rd) {
+  if (!rd.has_group("/index")) return {};  // no set had a winner
+  return rd.read_group("/index").column("set").str();
+}
+
+// Row `i` of a table as attributes (column name -> value).
+data::Attributes row_attributes(const data::MeasurementTable& t) {
+  data::Attributes a;
+  for (const auto& c : t.columns()) {
+    switch (c.type()) {
+      case data::ColumnType::float64: a[c.name()] = c.f64().front(); break;
+      case data::ColumnType::int64: a[c.name()] = c.i64().front(); break;
+      case data::ColumnType::string: a[c.name()] = c.str().front(); break;
+    }
+  }
+  return a;
+}
+
+RowRange part_range(const data::Attributes& a, const std::string& part) {
+  const auto first = static_cast<std::size_t>(std::get<std::int64_t>(a.at(part + "_first")));
+  return {first, first + static_cast<std::size_t>(std::get<std::int64_t>(a.at(part + "_count")))};
+}
+
+}  // namespace
+
+std::vector<std::string> selection_sets(const std::string& path) { return index_of(open_selection(path)); }
+
+ResultFile read_selection_result(const std::string& path, const std::string& set) {
+  const StoreReader rd = open_selection(path);
+  const std::vector<std::string> sets = index_of(rd);
+  const auto it = std::lower_bound(sets.begin(), sets.end(), set);
+  if (it == sets.end() || *it != set) {
+    std::string some;
+    for (std::size_t i = 0; i < std::min<std::size_t>(sets.size(), 3); ++i) some += (i ? ", " : "") + sets[i];
+    throw DataError("'" + path + "' holds no winner for set '" + set + "' (its selection failed, or the glob did not "
+                    "match it; the summary beside it says which); it holds " + std::to_string(sets.size()) +
+                    " set(s)" + (some.empty() ? std::string() : ", e.g. " + some));
+  }
+  const auto k = static_cast<std::size_t>(it - sets.begin());
+  const data::Attributes a = row_attributes(rd.read_group("/winners", {k, k + 1}));
+  const std::string where = "'" + path + "' set '" + set + "'";
+  ResultFile r = result_from_attributes(a, where);
+  r.params = params_from_table(rd.read_group("/params", part_range(a, "params")));
+  r.ranges = ranges_from_table(rd.read_group("/ranges", part_range(a, "ranges")));
+  r.history = rd.read_group("/history", part_range(a, "history")).column("best_cost").f64();
+  std::vector<double> m;
+  for (const char* name : kMetricNames) m.push_back(std::get<double>(a.at(name)));
+  r.metrics = {m[0], m[1], m[2], m[3], m[4]};
+  return r;
+}
+
+ResultFile read_result(const std::string& path, const std::string& set) {
+  if (detect_file_kind(path) == FileKind::selection) {
+    if (set.empty()) {
+      const std::vector<std::string> sets = selection_sets(path);
+      throw DataError("'" + path + "' is a selection store holding the winners of " + std::to_string(sets.size()) +
+                      " set(s); pass --set NAME to read one" + (sets.empty() ? std::string() : " (e.g. --set " + sets.front() + ")"));
+    }
+    return read_selection_result(path, set);
+  }
+  ResultFile r = read_result_file(path);
+  if (!set.empty() && set != r.set) {
+    throw DataError("'" + path + "' is the result of set '" + r.set + "', not '" + set +
+                    "'; --set chooses a set in a selection store (select --set GLOB --out DIR writes DIR/selection.h5)");
+  }
+  return r;
+}
+
+}  // namespace perfit::io

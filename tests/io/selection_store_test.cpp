@@ -1,0 +1,80 @@
+#include "perfit/io/selection_store.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "perfit/core/error.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "support/temp_dir.hpp"
+
+namespace perfit::io {
+
+namespace {
+
+ResultFile winner(const std::string& set, std::size_t params, double scale) {
+  ResultFile r;
+  r.model_name = "pmnf_search";
+  r.model_yaml = "name: pmnf_search\n";
+  r.config_yaml = "seed: 1\n";
+  r.data_file = "calls.h5";
+  r.set = set;
+  r.data_checksum = "fnv1a64:00";
+  r.target = "time";
+  r.unit = "s";
+  r.rows = 25;
+  r.seed = 0xFFFFFFFFFFFFFFFFull;  // all 64 bits survive
+  for (std::size_t k = 0; k < params; ++k) r.params.push_back({"c" + std::to_string(k), scale * double(k + 1), -1e9, 1e9});
+  r.ranges = {{"p", 2.0, 32.0 * scale}};
+  r.history = std::vector<double>(params + 1, scale);
+  r.metrics = {1.0 * scale, 2.0, 0.99, 0.5, 3.0};
+  r.noise_log_sd = std::nan("");
+  r.choice_log_sd = 0.02 * scale;
+  r.warnings = {"first", "second"};
+  r.stop_reason = "converged";
+  return r;
+}
+
+}  // namespace
+
+TEST(SelectionStore, EachSetReadsBackAsItsResult) {
+  testing_support::TempDir dir;
+  const std::string path = dir.file("selection.h5");
+  // Out of order and of different shapes: rows are found by set name.
+  write_selection_store(path, {winner("/s/b/time", 3, 2.0), winner("/s/a/time", 1, 1.0), winner("/t/c/time", 2, 3.0)},
+                        {{"data_file", std::string("calls.h5")}, {"criterion", std::string("extrapolation")}});
+  EXPECT_EQ(detect_file_kind(path), FileKind::selection);
+  EXPECT_THAT(selection_sets(path), testing::ElementsAre("/s/a/time", "/s/b/time", "/t/c/time"));
+  const ResultFile b = read_selection_result(path, "/s/b/time");
+  const ResultFile want = winner("/s/b/time", 3, 2.0);
+  EXPECT_EQ(b.set, "/s/b/time");
+  ASSERT_EQ(b.params.size(), 3u);
+  EXPECT_EQ(b.params[2].name, "c2");
+  EXPECT_EQ(b.params[2].value, 6.0);
+  EXPECT_EQ(b.history, want.history);
+  ASSERT_EQ(b.ranges.size(), 1u);
+  EXPECT_EQ(b.ranges[0].hi, 64.0);
+  EXPECT_EQ(b.metrics.mape, 2.0);
+  EXPECT_EQ(b.seed, want.seed);
+  EXPECT_TRUE(std::isnan(b.noise_log_sd));
+  EXPECT_EQ(b.choice_log_sd, 0.04);
+  EXPECT_EQ(b.warnings, want.warnings);
+  EXPECT_EQ(read_result(path, "/t/c/time").params.size(), 2u);
+}
+
+TEST(SelectionStore, RefusesWhatItDoesNotHold) {
+  testing_support::TempDir dir;
+  const std::string path = dir.file("selection.h5");
+  write_selection_store(path, {winner("/s/a/time", 1, 1.0)}, {});
+  EXPECT_THAT([&] { read_selection_result(path, "/s/x/time"); },
+              testing::ThrowsMessage<DataError>(testing::HasSubstr("holds no winner for set '/s/x/time'")));
+  EXPECT_THAT([&] { read_result(path, ""); },
+              testing::ThrowsMessage<DataError>(testing::HasSubstr("pass --set NAME to read one (e.g. --set /s/a/time)")));
+  EXPECT_THROW(write_selection_store(dir.file("two.h5"), {winner("/a/b", 1, 1.0), winner("/a/b", 1, 1.0)}, {}), ConfigError);
+  // No winner at all: a valid, empty store.
+  write_selection_store(dir.file("none.h5"), {}, {});
+  EXPECT_TRUE(selection_sets(dir.file("none.h5")).empty());
+}
+
+}  // namespace perfit::io
