@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Model every call path, side by side in one run: Extra-P 4.2.5 (../shared/peers/extrap-4.2.5,
-its command line) and `perfit import` + `perfit select --set GLOB --models pmnf-search` on the
-same Extra-P text file.
+its command line) and `perfit import` + `perfit batch` of a manifest whose one entry is
+`select: {models: [pmnf-search]}` over every call path, on the same Extra-P text file.
 
 Call paths: one parameter p at 2, 4, 8, 16, 32, five repetitions each, the time
 c0 + c1 * p^(a/b) * log2(p)^j with (a/b, j) drawn from Extra-P's default building blocks
 (a/b in 1/2 .. 3, j in 0..2, not both 0), c0 in [1, 10], c1 such that the term is 10-90% of the
 time at p = 32, times log-normal noise (2% by default).
 
-Measured: wall time end to end (perfit: import + select + summary; Extra-P: its whole run), the
+Measured: wall time end to end (perfit: import + batch select + the selection store of every
+winner + summary; Extra-P: its whole run), the
 share of call paths where both choose the same hypothesis, and how often each finds the true
 one. Without the peer (or --no-extrap) only perfit's side runs.
 
@@ -69,17 +70,20 @@ def run_perfit(args, work, ranks):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
     store, out = os.path.join(work, f"x{ranks}.h5"), os.path.join(work, f"sel{ranks}")
-    for old in (store, os.path.join(out, "selection.csv"), os.path.join(out, "selection.json")):
-        if os.path.exists(old):
-            os.remove(old)
+    if os.path.exists(store):
+        os.remove(store)
+    shutil.rmtree(out, ignore_errors=True)
+    manifest = os.path.join(work, f"select{ranks}.yaml")
+    with open(manifest, "w") as f:
+        f.write(f"data: x{ranks}.h5\nfits:\n  - sets: ['/x/*/time']\n    select: {{models: [pmnf-search]}}\n")
     t0 = time.perf_counter()
     subprocess.run([args.perfit, "import", "paths.txt", "--format", "extrap", "--out", store, "--set", "/x"],
                    cwd=work, check=True, stdout=subprocess.DEVNULL)
-    r = subprocess.run([*launch, args.perfit, "select", "--data", store, "--set", "/x/*/time", "--models", "pmnf-search",
-                        "--out", out], cwd=work, env=env, capture_output=True, text=True)
+    r = subprocess.run([*launch, args.perfit, "batch", "--manifest", manifest, "--out", out],
+                       cwd=work, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if r.returncode != 0:
-        sys.exit(f"perfit select failed:\n{r.stderr[-2000:]}")
+        sys.exit(f"perfit batch failed:\n{r.stderr[-2000:]}")
     with open(os.path.join(out, "selection.csv")) as f:
         rows = {row["set"].split("/")[2]: row for row in csv.DictReader(f)}
     return wall, {k: perfit_shape(v["hypothesis"]) for k, v in rows.items() if v["status"] == "ok"}
@@ -125,7 +129,7 @@ def main():
         sys.exit("perfit at 2 ranks chose other hypotheses than at 1 rank")
     rate = lambda shapes: sum(shapes.get(n) == (e, j) for n, (e, j) in zip(names, truth)) / len(names)
     print(f"{args.paths} call paths, points {POINTS}, 5 repetitions, {100 * args.noise:g}% noise")
-    print(f"perfit import + select --set GLOB --models pmnf-search: {p1:.2f} s (1 rank), {p2:.2f} s (2 ranks); "
+    print(f"perfit import + batch select (pmnf-search): {p1:.2f} s (1 rank), {p2:.2f} s (2 ranks); "
           f"true hypothesis {100 * rate(ours):.1f}%")
     have_peer = not args.no_extrap and os.path.isdir(os.path.join(args.peer, "extrap"))
     if have_peer:

@@ -19,13 +19,17 @@ BatchSelections::BatchSelections(const io::Manifest& m, const std::string& dir)
 }
 
 nlohmann::ordered_json BatchSelections::fingerprint() const {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  // Per entry its options (the same for each of its sets, but for the set), per set its data.
+  nlohmann::ordered_json entries = nlohmann::ordered_json::object(), sets = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
-    j[tasks_[i].set] = {{"config", fit::run_config_to_yaml(tasks_[i].cfg)},
-                        {"select", select_choice_text(*args_of_[i])},
-                        {"data_checksum", tasks_[i].data_checksum}};
+    if (!entries.contains(tasks_[i].where)) {
+      fit::RunConfig c = tasks_[i].cfg;
+      c.set.clear();
+      entries[tasks_[i].where] = {{"config", fit::run_config_to_yaml(c)}, {"select", select_choice_text(*args_of_[i])}};
+    }
+    sets[tasks_[i].set] = {{"entry", tasks_[i].where}, {"data", tasks_[i].cfg.data}, {"data_checksum", tasks_[i].data_checksum}};
   }
-  return j;
+  return {{"entries", entries}, {"sets", sets}};
 }
 
 void BatchSelections::check_outputs(const std::string& dir) const {

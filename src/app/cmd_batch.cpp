@@ -27,6 +27,8 @@
 #include "perfit/io/batch_manifest.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/io/dir_lock.hpp"
+#include "perfit/io/file_seal.hpp"
+#include "perfit/io/store_reader.hpp"
 #include "perfit/fit/run_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/mpi/agreement.hpp"
@@ -280,6 +282,10 @@ int run_batch(BatchArgs& a) {
   const MPI_Comm world = parallel ? MPI_COMM_WORLD : MPI_COMM_NULL;
   const int rank = parallel ? a.env->rank() : 0, size = parallel ? a.env->size() : 1;
   BatchState s;
+  // The stores are inputs only: each is checked and each set described once for the whole
+  // batch (its plan, then every fit and selection that opens it).
+  const io::SealMemo checked_once;
+  const io::SetInfoMemo described_once;
   const auto setup = [&] {
     s.manifest = io::load_manifest(a.manifest);
     if (size % s.manifest.ranks_per_fit != 0) {

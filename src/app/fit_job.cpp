@@ -84,7 +84,8 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.checksum = s.info.attributes.count("checksum")
                    ? data::attribute_text(s.info.attributes.at("checksum"))
                    : "none (store written before perfit kept set checksums)";
-  s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
+  // Only a run with checkpoints records one (its YAML is a third of a small fit's set-up).
+  if (!c.checkpoint_dir.empty()) s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
   if (a.resume && c.checkpoint_dir.empty()) {
     throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
   }

@@ -30,6 +30,7 @@ struct Candidate {
   bool determined = true;
   std::vector<std::string> search_columns{};  // pmnf-search: Extra-P's search over these columns
   model::PmnfHypothesis found{};              // pmnf-search: the hypothesis on every row
+  std::optional<model::ModelSpec> found_spec{};  // pmnf-search: that hypothesis as a model
   std::optional<model::NaiveKind> naive{};    // naive-ideal / naive-loglog over search_columns[0]
   bool searched() const { return !search_columns.empty() && !naive; }
   bool procedure() const { return !search_columns.empty(); }  // computed per fold, not fitted

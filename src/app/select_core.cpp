@@ -142,7 +142,7 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
       std::vector<data::Fold> own = folds;
       if (!forward_column.empty()) keep_three_scale_origins(own, *set.rows, forward_column);
       cands[i].fits = search_folds(cands[i].search_columns, *set.rows, own, c.cost.residual, search);
-      searched_spec(cands[i].search_columns, *set.rows, search, cands[i].found);
+      cands[i].found_spec = searched_spec(cands[i].search_columns, *set.rows, search, cands[i].found);
     }
     cands[i].pooled = fit::pool(cands[i].fits, c.cost.residual);
     cands[i].score = score_of(cands[i], crit);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -203,6 +204,15 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     mpi::check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank");
     mpi::check(MPI_Comm_size(world, &size), "MPI_Comm_size");
   }
+  // Every set opens its store (twice: the selection, the winner's fit): each store's checksum
+  // is read once per run, and each is held open, since HDF5 shares an open file's metadata
+  // cache with every later open of it (the store's index is not read again per set).
+  const io::SealMemo checked_once;
+  const io::SetInfoMemo described_once;
+  std::map<std::string, io::StoreReader> keep_open;
+  for (const auto& u : run.units) {
+    if (!keep_open.count(u.cfg.data)) keep_open.emplace(u.cfg.data, io::StoreReader(u.cfg.data));
+  }
   std::optional<SelectionLedger> ledger;
   std::vector<std::size_t> todo;
   if (rank == 0) todo = start_ledger(run, ledger);
@@ -250,7 +260,6 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
 
 int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
-  const io::SealMemo checked_once;  // every set opens the store: its checksum is read once
   SelectManyRun run;
   run.out = cfg.out;
   run.about = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}};
@@ -265,9 +274,6 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   const std::size_t n = run.units.size();
   spdlog::info("select: {} set(s) match '{}'{}", n, cfg.set,
                a.parallel() ? ", handed out in chunks to " + std::to_string(a.env->size()) + " ranks" : std::string());
-  // Held open for the run: HDF5 shares an open file's metadata cache with every later open of
-  // it, so the set-by-set opens do not read the store's index again.
-  const io::StoreReader keep_open(cfg.data);
   const GracefulScope graceful;  // a signal stops the hand-out; the finished sets are written
   const std::optional<SelectionLedger> ledger = select_sets(run, a.comm());
   double ok = ledger ? static_cast<double>(ledger->count("ok")) : 0.0;

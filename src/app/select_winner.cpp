@@ -57,7 +57,7 @@ FitJob winner_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selectio
     job.cfg.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.factors)));
   } else {  // the hypothesis found on every row, its coefficients fitted as the search fits them
     model::PmnfHypothesis found;
-    job.model = searched_spec(best.search_columns, *set.rows, a.search, found);
+    job.model = best.found_spec ? *best.found_spec : searched_spec(best.search_columns, *set.rows, a.search, found);
     job.cfg.model = job.model->name;
     job.cfg.factors.clear();
     // Least squares, as Extra-P's (on the point means: the same when every point has as many

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <utility>
 #include <numeric>
 
 #include "perfit/core/error.hpp"
@@ -19,24 +21,31 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A store's sets, and the rows and checksum of those a manifest names, read when first asked
+// for (a store of 10^5 sets whose manifest names a few is not described set by set).
 struct StoreSets {
+  std::shared_ptr<io::StoreReader> store;
   std::vector<std::string> sets;
-  std::map<std::string, std::size_t> rows;
-  std::map<std::string, std::string> checksums;
+  std::map<std::string, std::pair<std::size_t, std::string>> described;  // set -> rows, checksum
+
+  const std::pair<std::size_t, std::string>& describe(const std::string& set) {
+    auto it = described.find(set);
+    if (it != described.end()) return it->second;
+    const io::SetInfo info = store->info(set);
+    const auto c = info.attributes.find("checksum");
+    return described.emplace(set, std::make_pair(info.rows, c == info.attributes.end() ? "" : data::attribute_text(c->second)))
+        .first->second;
+  }
+  std::size_t rows(const std::string& set) { return describe(set).first; }
+  std::string checksum(const std::string& set) { return describe(set).second; }
 };
 
-const StoreSets& sets_of(std::map<std::string, StoreSets>& cache, const std::string& data) {
+StoreSets& sets_of(std::map<std::string, StoreSets>& cache, const std::string& data) {
   auto it = cache.find(data);
   if (it != cache.end()) return it->second;
-  const io::StoreReader store(data);
   StoreSets s;
-  s.sets = store.sets();
-  for (const auto& set : s.sets) {
-    const io::SetInfo info = store.info(set);
-    s.rows[set] = info.rows;
-    const auto c = info.attributes.find("checksum");
-    s.checksums[set] = c == info.attributes.end() ? "" : data::attribute_text(c->second);
-  }
+  s.store = std::make_shared<io::StoreReader>(data);
+  s.sets = s.store->sets();
   return cache.emplace(data, std::move(s)).first->second;
 }
 
@@ -93,7 +102,7 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
   std::map<std::string, std::size_t> by_name;  // result stem -> task
   std::vector<FitTask> tasks;
   for (const auto& e : manifest.fits) {
-    const StoreSets& store = sets_of(stores, e.data);
+    StoreSets& store = sets_of(stores, e.data);
     const std::vector<std::string> sets = expand_sets(e, store);
     fit::RunConfig base = fit_config(manifest, e);
     for (const auto& model : e.models) {
@@ -106,7 +115,7 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
         t.model = model;
         t.model_name = spec.name;
         t.model_yaml = io::model_to_yaml(spec);
-        t.data_checksum = store.checksums.at(set);
+        t.data_checksum = store.checksum(set);
         t.name = result_stem(set, spec.name);
         t.where = e.where;
         t.cfg = base;
@@ -120,7 +129,7 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
         } catch (const ConfigError& err) {
           throw ConfigError(e.where + ": " + err.what());
         }
-        t.work = static_cast<double>(store.rows.at(set)) * static_cast<double>(spec.params.size());
+        t.work = static_cast<double>(store.rows(set)) * static_cast<double>(spec.params.size());
         const auto dup = by_name.find(t.name);
         if (dup != by_name.end()) {
           const FitTask& first = tasks[dup->second];
@@ -144,7 +153,7 @@ std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std:
   std::vector<SelectTask> out;
   for (const auto& e : manifest.fits) {
     if (e.select_yaml.empty()) continue;
-    const StoreSets& store = sets_of(stores, e.data);
+    StoreSets& store = sets_of(stores, e.data);
     const fit::RunConfig base = fit_config(manifest, e);
     for (const auto& set : expand_sets(e, store)) {
       if (const auto it = seen.find(set); it != seen.end()) {
@@ -152,7 +161,7 @@ std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std:
                           " too; the selection store holds one winner per set. Select each set once");
       }
       seen.emplace(set, e.where);
-      SelectTask t{set, e.where, e.select_yaml, store.checksums.at(set), base};
+      SelectTask t{set, e.where, e.select_yaml, store.checksum(set), base};
       t.cfg.set = set;
       t.cfg.out = (fs::path(results_dir) / "selection.h5").string();
       try {

@@ -1,6 +1,11 @@
 #include "perfit/io/store_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -133,7 +138,58 @@ bool StoreReader::has_set(const std::string& set) const {
   return is_set;
 }
 
+namespace {
+
+// SetInfoMemo's state: how many are alive and the descriptions read meanwhile.
+using FileSet = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t, std::string>;
+struct InfoMemo {
+  std::mutex m;
+  int alive = 0;
+  std::map<FileSet, SetInfo> infos;
+};
+InfoMemo& info_memo() {
+  static InfoMemo instance;
+  return instance;
+}
+bool file_set(const std::string& path, const std::string& set, FileSet& key) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  key = {st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, set};
+  return true;
+}
+
+}  // namespace
+
+SetInfoMemo::SetInfoMemo() {
+  std::lock_guard<std::mutex> lock(info_memo().m);
+  ++info_memo().alive;
+}
+
+SetInfoMemo::~SetInfoMemo() {
+  std::lock_guard<std::mutex> lock(info_memo().m);
+  if (--info_memo().alive == 0) info_memo().infos.clear();
+}
+
 SetInfo StoreReader::info(const std::string& set) const {
+  FileSet key;
+  bool memo = false;
+  {
+    std::lock_guard<std::mutex> lock(info_memo().m);
+    memo = info_memo().alive > 0 && file_set(path_, set, key);
+    if (memo) {
+      const auto it = info_memo().infos.find(key);
+      if (it != info_memo().infos.end()) return it->second;
+    }
+  }
+  SetInfo si = info_uncached(set);
+  if (memo) {
+    std::lock_guard<std::mutex> lock(info_memo().m);
+    info_memo().infos.emplace(key, si);
+  }
+  return si;
+}
+
+SetInfo StoreReader::info_uncached(const std::string& set) const {
   if (!has_set(set)) {
     const auto s = find_sets();
     throw DataError("'" + path_ + "' has no set '" + set + "'; sets there: " + join(s));

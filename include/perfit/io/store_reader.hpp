@@ -30,6 +30,19 @@ struct RowRange {
   std::size_t end = std::numeric_limits<std::size_t>::max();
 };
 
+// While one is alive, StoreReader::info reads each set's description (attributes, columns,
+// rows) once per file, as long as the file's identity (device, inode, size, modification
+// time) is unchanged: a selection over 10^4 sets asks for each set's description 4 times
+// (its columns, its rows for the candidates, then the winner's fit). For runs whose stores are
+// inputs only. Not copyable; nests.
+class SetInfoMemo {
+ public:
+  SetInfoMemo();
+  ~SetInfoMemo();
+  SetInfoMemo(const SetInfoMemo&) = delete;
+  SetInfoMemo& operator=(const SetInfoMemo&) = delete;
+};
+
 class StoreReader {
  public:
   // Throws: IoError if the file is missing or unreadable; DataError if it is not HDF5.
@@ -63,6 +76,7 @@ class StoreReader {
 
  private:
   SetInfo describe(const std::string& path) const;
+  SetInfo info_uncached(const std::string& set) const;
   data::MeasurementTable load(const SetInfo& si, const std::vector<ColumnInfo>& wanted,
                               std::size_t begin, std::size_t end) const;
   std::vector<std::string> find_sets() const;
