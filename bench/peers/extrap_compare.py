@@ -17,6 +17,7 @@ usage: extrap_compare.py --perfit PATH [--paths 10000] [--noise 0.02] [--seed 1]
                          [--peer DIR] [--no-extrap]
 Last line: speedup_vs_extrap=<Extra-P wall / perfit wall, 1 rank> ranks_2_vs_1=<perfit 2 ranks /
 1 rank> agree=<same hypothesis share> true_rate_perfit=<share> true_rate_extrap=<share>
+coef_agree=<of the paths with the same hypothesis, the share whose c0 and c1 agree to 1e-6>
 """
 import argparse
 import csv
@@ -66,6 +67,15 @@ def extrap_shape(s):
     return Fraction(m.group(1)) if m else Fraction(0), (int(Fraction(lg.group(1))) if lg else 0)
 
 
+def extrap_coefficients(s):
+    """'3.1+0.02*p**(3/2)' -> (3.1, 0.02); a constant 'c' -> (c, 0)."""
+    num = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+    m = re.match(rf"\s*({num})\s*(?:\+\s*\(?\s*({num})\s*\)?\s*\*)?", s)
+    if not m:
+        return None
+    return float(m.group(1)), float(m.group(2)) if m.group(2) else 0.0
+
+
 def run_perfit(args, work, ranks):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
@@ -86,7 +96,8 @@ def run_perfit(args, work, ranks):
         sys.exit(f"perfit batch failed:\n{r.stderr[-2000:]}")
     with open(os.path.join(out, "selection.csv")) as f:
         rows = {row["set"].split("/")[2]: row for row in csv.DictReader(f)}
-    return wall, {k: perfit_shape(v["hypothesis"]) for k, v in rows.items() if v["status"] == "ok"}
+    coef = {k: (float(v["c0"]), float(v.get("c1") or 0.0)) for k, v in rows.items() if v["status"] == "ok"}
+    return wall, {k: perfit_shape(v["hypothesis"]) for k, v in rows.items() if v["status"] == "ok"}, coef
 
 
 def run_extrap(peer, work):
@@ -97,12 +108,13 @@ def run_extrap(peer, work):
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         sys.exit(f"Extra-P failed:\n{r.stderr[-2000:]}")
-    shapes = {}
+    shapes, coef = {}, {}
     for line in r.stdout.splitlines():
         parts = line.split(";")
         if len(parts) == 3:
             shapes[parts[0]] = extrap_shape(parts[2])
-    return wall, shapes
+            coef[parts[0]] = extrap_coefficients(parts[2])
+    return wall, shapes, coef
 
 
 def main():
@@ -123,8 +135,8 @@ def main():
     with open(os.path.join(work, "paths.txt"), "w") as f:
         f.write(text)
     names = [f"r{k}" for k in range(args.paths)]
-    p1, ours = run_perfit(args, work, 1)
-    p2, ours2 = run_perfit(args, work, 2)
+    p1, ours, our_coef = run_perfit(args, work, 1)
+    p2, ours2, _ = run_perfit(args, work, 2)
     if ours2 != ours:
         sys.exit("perfit at 2 ranks chose other hypotheses than at 1 rank")
     rate = lambda shapes: sum(shapes.get(n) == (e, j) for n, (e, j) in zip(names, truth)) / len(names)
@@ -133,12 +145,16 @@ def main():
           f"true hypothesis {100 * rate(ours):.1f}%")
     have_peer = not args.no_extrap and os.path.isdir(os.path.join(args.peer, "extrap"))
     if have_peer:
-        e1, theirs = run_extrap(args.peer, work)
+        e1, theirs, their_coef = run_extrap(args.peer, work)
         agree = sum(ours.get(n) == theirs.get(n) for n in names) / len(names)
+        # Where both chose the same hypothesis: the coefficients within 1e-6 relative.
+        close = lambda a, b: all(abs(x - y) <= 1e-6 * max(abs(x), abs(y), 1e-12) for x, y in zip(a, b))
+        same = [n for n in names if ours.get(n) == theirs.get(n) and their_coef.get(n) and n in our_coef]
+        coef_agree = sum(close(our_coef[n], their_coef[n]) for n in same) / max(len(same), 1)
         print(f"Extra-P 4.2.5 --text: {e1:.2f} s; true hypothesis {100 * rate(theirs):.1f}%; "
               f"same hypothesis as perfit {100 * agree:.2f}%")
         print(f"speedup_vs_extrap={e1 / p1:.2f} ranks_2_vs_1={p2 / p1:.2f} agree={agree:.4f} "
-              f"true_rate_perfit={rate(ours):.4f} true_rate_extrap={rate(theirs):.4f}")
+              f"true_rate_perfit={rate(ours):.4f} true_rate_extrap={rate(theirs):.4f} coef_agree={coef_agree:.4f}")
     else:
         print(f"speedup_vs_extrap=- ranks_2_vs_1={p2 / p1:.2f} agree=- true_rate_perfit={rate(ours):.4f} true_rate_extrap=-")
 

@@ -419,3 +419,43 @@ def test_a_batch_select_entry_writes_one_selection_store():
     with open(os.path.join(work, "both.yaml"), "w") as f:
         f.write("data: sel.h5\nfits:\n  - sets: ['/s/*/time']\n    models: [amdahl]\n    select: {}\n")
     expect(["batch", "--manifest", "both.yaml", "--out", "selbad"], 2, "both 'models' and 'select' are given")
+
+
+# ---- a batch select: entry stopped by SIGTERM, then resumed: the uninterrupted choice ----
+def test_a_stopped_batch_selection_resumes_to_the_same_choice():
+    import csv
+    import signal
+    from ranks import INTERRUPTED, Watched, command, rank_pids
+    regions = 1500
+    with open(os.path.join(work, "sigsel.txt"), "w") as f:
+        f.write("PARAMETER p\nPOINTS 2 4 8 16 32\n")
+        for k in range(regions):
+            f.write(f"REGION r{k}\nMETRIC time\n")
+            for p in [2, 4, 8, 16, 32]:
+                t = 1 + (k % 7) + 0.01 * (1 + k % 5) * p ** (1 + k % 3)
+                f.write(f"DATA {t * 1.01:.6f} {t * 0.99:.6f}\n")
+    expect(["import", "sigsel.txt", "--format", "extrap", "--out", "sigsel.h5", "--set", "/m"], 0)
+    with open(os.path.join(work, "sigsel.yaml"), "w") as f:
+        f.write("data: sigsel.h5\nfits:\n  - sets: ['/m/*/time']\n    select: {models: [pmnf-search]}\n")
+
+    def table(out):
+        with open(os.path.join(work, out, "selection.csv")) as f:
+            return list(csv.DictReader(f))
+
+    expect(["batch", "--manifest", "sigsel.yaml", "--out", "sigsel_full"], 0, f"selection: {regions} set(s), {regions} ok")
+    w = Watched(command(perfit, mpiexec, 2, "batch", "--manifest", "sigsel.yaml", "--out", "sigsel_cut", "--log-level", "info"),
+                work)
+    w.wait_line(lambda line: "batch: 0 fits" in line, "the batch's start")
+    w.signal(signal.SIGTERM, rank_pids("sigsel_cut"))
+    code, _, err = w.finish()
+    rows = table("sigsel_cut")
+    statuses = {r["status"] for r in rows}
+    ok = sum(r["status"] == "ok" for r in rows)
+    if code != INTERRUPTED or len(rows) != regions or statuses - {"ok", "pending"} or "pending" not in statuses:
+        failures.append(f"SIGTERM in a batch selection: exit {code}, {len(rows)} rows, statuses {statuses}\n{err[-1500:]}")
+    r = expect(["batch", "--manifest", "sigsel.yaml", "--out", "sigsel_cut", "--resume", "--log-level", "info"], 0,
+               f"selection: {regions} set(s), {regions} ok", n=2)
+    if ok and f"{ok} set(s) selected before, {regions - ok} to select" not in r.stderr:
+        failures.append(f"resume: expected {ok} sets kept\n{r.stderr[-1500:]}")
+    if table("sigsel_cut") != table("sigsel_full"):
+        failures.append("the resumed selection differs from the uninterrupted one")
