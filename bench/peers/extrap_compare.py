@@ -13,14 +13,21 @@ winner + summary; Extra-P: its whole run), the
 share of call paths where both choose the same hypothesis, and how often each finds the true
 one. Without the peer (or --no-extrap) only perfit's side runs.
 
-usage: extrap_compare.py --perfit PATH [--paths 10000] [--noise 0.02] [--seed 1] [--work DIR]
-                         [--peer DIR] [--no-extrap]
+With --params 2: two parameters p and n on a 5 x 5 grid (p = 2..32, n = 16..256), five
+repetitions, c0 + c1*f(p)*g(n) or c0 + c1*f(p) + c2*g(n) with f, g drawn as above; perfit
+selects with `pmnf-search:p+n`, Extra-P runs its multi-parameter modeler; "same hypothesis"
+is then the same prediction (to 1e-6 relative) at p = 64, n = 512, and the true rate is not
+measured (reported as -).
+
+usage: extrap_compare.py --perfit PATH [--paths 10000] [--params 1|2] [--noise 0.02] [--seed 1]
+                         [--work DIR] [--peer DIR] [--no-extrap]
 Last line: speedup_vs_extrap=<Extra-P wall / perfit wall, 1 rank> ranks_2_vs_1=<perfit 2 ranks /
 1 rank> agree=<same hypothesis share> true_rate_perfit=<share> true_rate_extrap=<share>
 coef_agree=<of the paths with the same hypothesis, the share whose c0 and c1 agree to 1e-6>
 """
 import argparse
 import csv
+import math
 import os
 import re
 import shutil
@@ -51,6 +58,43 @@ def make_paths(n, noise, rng):
         for t in c0 + c1 * term:
             lines.append("DATA " + " ".join(f"{v:.8g}" for v in t * np.exp(noise * rng.standard_normal(5))))
     return truth, "\n".join(lines) + "\n"
+
+
+N_POINTS = [16, 32, 64, 128, 256]
+
+
+def draw_term(rng, x):
+    e = EXPONENTS[rng.integers(len(EXPONENTS))]
+    j = int(rng.integers(3))
+    return x ** float(e) * np.log2(x) ** j
+
+
+def make_paths_2(n, noise, rng):
+    """Two parameters on a full 5 x 5 grid: c0 + c1*f(p)*g(n) or c0 + c1*f(p) + c2*g(n)."""
+    grid = [(p, m) for p in POINTS for m in N_POINTS]
+    lines = ["PARAMETER p n", "POINTS " + " ".join(f"({p} {m})" for p, m in grid)]
+    p = np.array([g[0] for g in grid], dtype=float)
+    m = np.array([g[1] for g in grid], dtype=float)
+    for k in range(n):
+        f, g = draw_term(rng, p), draw_term(rng, m)
+        c0 = rng.uniform(1, 10)
+        t = c0 + (c0 * f * g / (f * g).max() if rng.integers(2) else c0 * (0.5 * f / f.max() + 0.5 * g / g.max()))
+        lines += [f"REGION r{k}", "METRIC time"]
+        for v in t:
+            lines.append("DATA " + " ".join(f"{x:.8g}" for x in v * np.exp(noise * rng.standard_normal(5))))
+    return None, "\n".join(lines) + "\n"
+
+
+def perfit_value(row, p, n):
+    """The row's hypothesis with its constants, at (p, n)."""
+    h = row["hypothesis"].replace("^", "**").replace("log2(", "math.log2(")
+    env = {"math": math, "p": p, "n": n}
+    env.update({k: float(v) for k, v in row.items() if re.fullmatch(r"c\d+", k or "") and v})
+    return eval(h, env)
+
+
+def extrap_value(s, p, n):
+    return eval(s.replace("log2(", "math.log2("), {"math": math, "p": p, "n": n})
 
 
 def perfit_shape(h):
@@ -85,7 +129,8 @@ def run_perfit(args, work, ranks):
     shutil.rmtree(out, ignore_errors=True)
     manifest = os.path.join(work, f"select{ranks}.yaml")
     with open(manifest, "w") as f:
-        f.write(f"data: x{ranks}.h5\nfits:\n  - sets: ['/x/*/time']\n    select: {{models: [pmnf-search]}}\n")
+        search = "pmnf-search" if args.params == 1 else "pmnf-search:p+n"
+        f.write(f"data: x{ranks}.h5\nfits:\n  - sets: ['/x/*/time']\n    select: {{models: [{search}]}}\n")
     t0 = time.perf_counter()
     subprocess.run([args.perfit, "import", "paths.txt", "--format", "extrap", "--out", store, "--set", "/x"],
                    cwd=work, check=True, stdout=subprocess.DEVNULL)
@@ -96,11 +141,13 @@ def run_perfit(args, work, ranks):
         sys.exit(f"perfit batch failed:\n{r.stderr[-2000:]}")
     with open(os.path.join(out, "selection.csv")) as f:
         rows = {row["set"].split("/")[2]: row for row in csv.DictReader(f)}
+    if args.params == 2:  # the prediction beyond the grid stands for the hypothesis and its constants
+        return wall, {k: perfit_value(v, 64, 512) for k, v in rows.items() if v["status"] == "ok"}, {}
     coef = {k: (float(v["c0"]), float(v.get("c1") or 0.0)) for k, v in rows.items() if v["status"] == "ok"}
     return wall, {k: perfit_shape(v["hypothesis"]) for k, v in rows.items() if v["status"] == "ok"}, coef
 
 
-def run_extrap(peer, work):
+def run_extrap(peer, work, params=1):
     env = dict(os.environ, PYTHONPATH=f"{peer}:{peer}/stubs")
     t0 = time.perf_counter()
     r = subprocess.run(["/usr/bin/python3", "-m", "extrap", "--text", "paths.txt", "--disable-progress",
@@ -112,6 +159,9 @@ def run_extrap(peer, work):
     for line in r.stdout.splitlines():
         parts = line.split(";")
         if len(parts) == 3:
+            if params == 2:
+                shapes[parts[0]] = extrap_value(parts[2], 64, 512)
+                continue
             shapes[parts[0]] = extrap_shape(parts[2])
             coef[parts[0]] = extrap_coefficients(parts[2])
     return wall, shapes, coef
@@ -122,6 +172,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--perfit", required=True)
     ap.add_argument("--paths", type=int, default=10000)
+    ap.add_argument("--params", type=int, choices=[1, 2], default=1)
     ap.add_argument("--noise", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--work")
@@ -131,32 +182,40 @@ def main():
     args.perfit = os.path.abspath(args.perfit)
     work = args.work or tempfile.mkdtemp(prefix="extrap_compare_")
     os.makedirs(work, exist_ok=True)
-    truth, text = make_paths(args.paths, args.noise, np.random.default_rng(args.seed))
+    make = make_paths if args.params == 1 else make_paths_2
+    truth, text = make(args.paths, args.noise, np.random.default_rng(args.seed))
     with open(os.path.join(work, "paths.txt"), "w") as f:
         f.write(text)
     names = [f"r{k}" for k in range(args.paths)]
     p1, ours, our_coef = run_perfit(args, work, 1)
     p2, ours2, _ = run_perfit(args, work, 2)
-    if ours2 != ours:
+    close = lambda a, b: a is not None and b is not None and abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12)
+    same_choice = (lambda a, b: a == b) if args.params == 1 else close
+    if any(not same_choice(ours2.get(n), ours.get(n)) for n in names):
         sys.exit("perfit at 2 ranks chose other hypotheses than at 1 rank")
-    rate = lambda shapes: sum(shapes.get(n) == (e, j) for n, (e, j) in zip(names, truth)) / len(names)
-    print(f"{args.paths} call paths, points {POINTS}, 5 repetitions, {100 * args.noise:g}% noise")
-    print(f"perfit import + batch select (pmnf-search): {p1:.2f} s (1 rank), {p2:.2f} s (2 ranks); "
-          f"true hypothesis {100 * rate(ours):.1f}%")
-    have_peer = not args.no_extrap and os.path.isdir(os.path.join(args.peer, "extrap"))
-    if have_peer:
-        e1, theirs, their_coef = run_extrap(args.peer, work)
-        agree = sum(ours.get(n) == theirs.get(n) for n in names) / len(names)
-        # Where both chose the same hypothesis: the coefficients within 1e-6 relative.
-        close = lambda a, b: all(abs(x - y) <= 1e-6 * max(abs(x), abs(y), 1e-12) for x, y in zip(a, b))
-        same = [n for n in names if ours.get(n) == theirs.get(n) and their_coef.get(n) and n in our_coef]
-        coef_agree = sum(close(our_coef[n], their_coef[n]) for n in same) / max(len(same), 1)
-        print(f"Extra-P 4.2.5 --text: {e1:.2f} s; true hypothesis {100 * rate(theirs):.1f}%; "
-              f"same hypothesis as perfit {100 * agree:.2f}%")
-        print(f"speedup_vs_extrap={e1 / p1:.2f} ranks_2_vs_1={p2 / p1:.2f} agree={agree:.4f} "
-              f"true_rate_perfit={rate(ours):.4f} true_rate_extrap={rate(theirs):.4f} coef_agree={coef_agree:.4f}")
+    if truth:
+        rate = lambda shapes: sum(shapes.get(n) == (e, j) for n, (e, j) in zip(names, truth)) / len(names)
+        rate_text = lambda shapes: f"{rate(shapes):.4f}"
     else:
-        print(f"speedup_vs_extrap=- ranks_2_vs_1={p2 / p1:.2f} agree=- true_rate_perfit={rate(ours):.4f} true_rate_extrap=-")
+        rate_text = lambda shapes: "-"
+    grid = f"points {POINTS}" if args.params == 1 else f"points p {POINTS} x n {N_POINTS}"
+    print(f"{args.paths} call paths, {grid}, 5 repetitions, {100 * args.noise:g}% noise")
+    print(f"perfit import + batch select (pmnf-search{'' if args.params == 1 else ':p+n'}): {p1:.2f} s (1 rank), "
+          f"{p2:.2f} s (2 ranks); true hypothesis {rate_text(ours)}")
+    have_peer = not args.no_extrap and os.path.isdir(os.path.join(args.peer, "extrap"))
+    if not have_peer:
+        print(f"speedup_vs_extrap=- ranks_2_vs_1={p2 / p1:.2f} agree=- true_rate_perfit={rate_text(ours)} true_rate_extrap=-")
+        return
+    e1, theirs, their_coef = run_extrap(args.peer, work, args.params)
+    agree = sum(same_choice(ours.get(n), theirs.get(n)) for n in names) / len(names)
+    # Where both chose the same hypothesis: the coefficients within 1e-6 relative.
+    same = [n for n in names if ours.get(n) == theirs.get(n) and their_coef.get(n) and n in our_coef]
+    coef_agree = sum(all(close(x, y) for x, y in zip(our_coef[n], their_coef[n])) for n in same) / max(len(same), 1)
+    print(f"Extra-P 4.2.5 --text: {e1:.2f} s; true hypothesis {rate_text(theirs)}; same hypothesis as perfit "
+          f"{100 * agree:.2f}%")
+    print(f"speedup_vs_extrap={e1 / p1:.2f} ranks_2_vs_1={p2 / p1:.2f} agree={agree:.4f} "
+          f"true_rate_perfit={rate_text(ours)} true_rate_extrap={rate_text(theirs)}"
+          + (f" coef_agree={coef_agree:.4f}" if args.params == 1 else ""))
 
 
 if __name__ == "__main__":
