@@ -79,6 +79,9 @@ int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Selection
 int run_select(const SelectArgs& a) {
   const fit::RunConfig cfg = a.read(false);
   if (is_set_glob(cfg.set)) return run_select_many(a, cfg);
+  if (a.result_files) {
+    throw ConfigError("--result-files is for a glob in --set (many sets); with one set --out FILE writes its winner");
+  }
   const fit::RunConfig& c = cfg;
   a.agreed([&] {
     if (!c.out.empty() && a.env->rank() == 0) {

@@ -44,6 +44,9 @@ const OptionTable<SelectArgs>& select_choice_options() {
       bool_option<A>("negative_exponents", [](A& a) -> auto& { return a.search.negative_exponents; },
                      "pmnf-search: also Extra-P's negative-exponent building blocks x^(-a/b) (times that fall "
                      "with x: strong scaling)"),
+      bool_option<A>("result_files", [](A& a) -> auto& { return a.result_files; },
+                     "over many sets (a glob in --set, a batch's select: entry): also each winner as its own result "
+                     "file, DIR/<set path, / -> __>__<model>.h5, beside DIR/selection.h5"),
   };
   return t;
 }

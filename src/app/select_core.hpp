@@ -29,6 +29,7 @@ struct SelectArgs : AnalysisOptions {
   Criterion criterion = Criterion::extrapolation;
   std::size_t folds = 5, holdout = 0;
   model::SearchOptions search{};
+  bool result_files = false;  // over many sets: each winner also as its own result file
   bool force = false;
 };
 
@@ -41,8 +42,9 @@ struct Selection {
   std::string how;          // how the ranking was made, in words
 };
 
-// How a set is selected (models, criterion, holdout, folds, negative_exponents), declared once:
-// `perfit select`'s flags and a batch manifest's `select:` map.
+// How a set is selected (models, criterion, holdout, folds, negative_exponents) and, over many
+// sets, what is kept (result_files), declared once: `perfit select`'s flags and a batch
+// manifest's `select:` map.
 const OptionTable<SelectArgs>& select_choice_options();
 // A manifest's `select:` map (YAML text) onto a. Throws: ConfigError naming where and the key.
 void apply_select_yaml(const std::string& yaml, const std::string& where, SelectArgs& a);

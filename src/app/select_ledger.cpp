@@ -29,7 +29,10 @@ std::string csv_field(const Row& v) {
 
 // Each constant in its own column: the union over the winners, in order of first appearance.
 std::string to_csv(const std::vector<Row>& rows) {
-  static const char* kFixed[] = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
+  std::vector<const char*> kFixed = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
+  if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.contains("result_file"); })) {
+    kFixed.push_back("result_file");
+  }
   static const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
   std::vector<std::string> constants;
   for (const auto& r : rows) {

@@ -77,6 +77,16 @@ Row ok_row(const std::string& set, const Selection& s, const io::ResultFile& res
   return r;
 }
 
+// --result-files: the winner as a result file beside the selection store, written by the rank
+// that selected it. Throws: ConfigError for a file of another kind in its place.
+std::string write_result_file_of(const SelectUnit& u, const io::ResultFile& r) {
+  const fs::path dir = fs::path(u.cfg.out).parent_path();
+  const std::string path = (dir / (batch::result_stem(u.cfg.set, r.model_name) + ".h5")).string();
+  io::check_output({path, "--out", io::FileKind::result, {u.cfg.data}, true});
+  io::write_result_file(path, r);
+  return path;
+}
+
 // One chunk's rows (as JSON text), each set selected on its own; sets not started before an
 // interrupt are left out (they stay pending).
 std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t>& chunk) {
@@ -87,7 +97,9 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
     Row row;
     try {
       const Selection sel = select_set(*u.args, u.cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
-      row = ok_row(u.cfg.set, sel, winner_result(*u.args, sel, u.cfg));
+      const io::ResultFile result = winner_result(*u.args, sel, u.cfg);
+      row = ok_row(u.cfg.set, sel, result);
+      if (u.args->result_files) row["result_file"] = write_result_file_of(u, result);
     } catch (const MpiError&) {
       throw;
     } catch (const Error& e) {
@@ -264,6 +276,9 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   run.out = cfg.out;
   run.about = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}};
   a.agreed([&] {
+    if (a.result_files && cfg.out.empty()) {
+      throw ConfigError("--result-files writes each winner beside the selection: pass --out DIR");
+    }
     for (const auto& set : matching_sets(cfg)) {
       run.units.push_back({&a, cfg});
       run.units.back().cfg.set = set;

@@ -360,6 +360,17 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
     expect(["predict", "--result", "seldir2/selection.h5", "--set", "/s/a/time", "--at", "p=64"], 0,
            "%.6g" % (float(a["c0"]) + float(a["c1"]) * 64 ** 1.5), "extrapolat")
     expect(["show", "seldir1/selection.h5"], 3, "holding the winners of 4 set(s); pass --set NAME", "--set /s/a/time")
+    # --result-files: each winner also as its own result file, named in the summary.
+    expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--out", "selfiles",
+            "--result-files"], 0, n=2)
+    with open(os.path.join(work, "selfiles", "selection.csv")) as f:
+        named = {r["set"]: r["result_file"] for r in csv.DictReader(f)}
+    own = as_json(expect(["show", named.get("/s/b/time", "missing"), "--json"], 0), "a winner's own file")
+    store = as_json(expect(["show", "selfiles/selection.h5", "--set", "/s/b/time", "--json"], 0), "the same winner")
+    if not named.get("/s/b/time", "").endswith("selfiles/s__b__time__pmnf_search.h5") or own.get("params") != store.get("params"):
+        failures.append(f"--result-files: {named}, own file {own.get('params')}, store {store.get('params')}")
+    expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--result-files"], 2,
+           "--result-files writes each winner beside the selection: pass --out DIR")
     expect(["show", "seldir1/selection.h5", "--set", "/t/e/time"], 3, "holds no winner for set '/t/e/time'")
     expect(["show", "lsq1.h5", "--set", "/s/a/time"], 3, "is the result of set '/l/main/time'")
     expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search"], 0,
