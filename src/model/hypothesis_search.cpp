@@ -1,6 +1,7 @@
 #include "perfit/model/hypothesis_search.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <map>
 
@@ -149,16 +150,22 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
   double min_x = pts.x[0][param];
   for (const auto& p : pts.x) min_x = std::min(min_x, p[param]);
   const bool logs = opt.negative_exponents ? min_x > 1.0 : min_x >= 1.0;
-  const double min_y = *std::min_element(pts.y.begin(), pts.y.end());
   for (const Block& b : building_blocks(opt.negative_exponents)) {
     if (b.log_exp != 0 && !logs) continue;
     PmnfHypothesis h;
     h.terms = {PmnfTerm{{PmnfFactor{param, b.num, b.den, b.log_exp}}, 0.0}};
     for (long k = 0; k < n; ++k) {
       fit_coefficients(h, pts, k);
-      if (min_y != 0.0 && std::fabs(h.c0 / min_y) < 0.0005) h.c0 = 0.0;  // clean_constant_coefficient
       const auto ku = static_cast<std::size_t>(k);
-      h.smape += smape_term(h.eval(pts.x[ku]), pts.y[ku]) / static_cast<double>(n - 1) * 100.0;
+      // clean_constant_coefficient against the training points' smallest value
+      double train_min = std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < pts.y.size(); ++i) {
+        if (i != ku) train_min = std::min(train_min, pts.y[i]);
+      }
+      if (train_min == 0.0 ? std::fabs(h.c0) < 0.0005 : std::fabs(h.c0 / train_min) < 0.0005) h.c0 = 0.0;
+      // Extra-P adds each held-out point's SMAPE / (training points + 1), i.e. / n: the mean over
+      // the n folds, comparable with the constant model's in-sample mean.
+      h.smape += smape_term(h.eval(pts.x[ku]), pts.y[ku]) / static_cast<double>(n) * 100.0;
     }
     fit_coefficients(h, pts, -1);
     const PmnfTerm& t = h.terms.front();

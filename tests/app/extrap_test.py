@@ -93,10 +93,10 @@ def test_extra_p_s_hypothesis_search_select_models_pmnf_search_agains():
             for k in range(n):
                 keep = np.arange(n) != k
                 c = np.linalg.lstsq(np.stack([np.ones(n - 1), t[keep]], 1), y[keep], rcond=None)[0]
-                if abs(c[0] / y.min()) < 0.0005:
+                if abs(c[0] / y[keep].min()) < 0.0005:  # Extra-P: the training points' minimum
                     c[0] = 0.0
                 pred = c[0] + c[1] * t[k]
-                loo += 2 * abs(pred - y[k]) / (abs(y[k]) + abs(pred)) / (n - 1) * 100
+                loo += 2 * abs(pred - y[k]) / (abs(y[k]) + abs(pred)) / n * 100  # Extra-P: / (n - 1 + 1)
             c = np.linalg.lstsq(np.stack([np.ones(n), t], 1), y, rcond=None)[0]
             if c[1] != 0 and np.max(abs(c[1] * t / y)) >= 0.0005 and loo < best[3]:
                 best = ((a, b, j), c[0], c[1], loo)
