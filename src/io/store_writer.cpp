@@ -49,7 +49,13 @@ StoreWriter::StoreWriter(std::string path, Seal seal) : path_(std::move(path)), 
   if (seal_ == Seal::yes) {
     h5_check_status(H5Pset_userblock(fcpl.get(), kSealBytes), "user block for the checksum");
   }
-  const hid_t id = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT);
+  // HDF5 1.10's file format: a small group keeps its links (and, create_group, its attributes)
+  // in its own header instead of a B-tree and heaps of its own: an import of 10^4 Extra-P
+  // call paths (25 rows each) 33.4 -> 22.6 MB and 1.9 -> 1.4 s. Readable by HDF5 >= 1.10
+  // (Debian 12's h5py included).
+  H5Plist fapl(h5_check(H5Pcreate(H5P_FILE_ACCESS), "file access plist"));
+  h5_check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST), "file format bounds");
+  const hid_t id = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get());
   if (id < 0) {
     const std::string stack = hdf5_error_stack();
     throw IoError("cannot create '" + path_ + "': " + std::strerror(errno) + " (HDF5: " + stack +
@@ -92,6 +98,8 @@ SetWriter StoreWriter::create_group(const std::string& set, const std::vector<Co
   h5_check_status(
       H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
       "track creation order");
+  // A set's attributes (about 10) in its own header, not in a B-tree and heap of their own.
+  h5_check_status(H5Pset_attr_phase_change(gcpl.get(), 32, 24), "compact attributes");
   H5Group g(h5_check(H5Gcreate2(file_.get(), set.c_str(), lcpl.get(), gcpl.get(), H5P_DEFAULT),
                      "create " + where));
   if (is_set) detail::write_attribute(g.get(), kFormatAttribute, std::string(kFormatVersion));
