@@ -1,6 +1,9 @@
 #include "batch_selections.hpp"
 
+#include <map>
+
 #include "perfit/fit/run_config.hpp"
+#include "perfit/io/store_reader.hpp"
 #include "select_many.hpp"
 
 namespace perfit::app {
@@ -20,14 +23,18 @@ BatchSelections::BatchSelections(const io::Manifest& m, const std::string& dir)
 
 nlohmann::ordered_json BatchSelections::fingerprint() const {
   // Per entry its options (the same for each of its sets, but for the set), per set its data.
-  nlohmann::ordered_json entries = nlohmann::ordered_json::object(), sets = nlohmann::ordered_json::object();
+  // Rows, not an object keyed by set: an ordered_json object finds a key by a linear search.
+  nlohmann::ordered_json entries = nlohmann::ordered_json::object(), sets = nlohmann::ordered_json::array();
+  std::map<std::string, io::StoreReader> stores;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    const std::string& data = tasks_[i].cfg.data;
+    if (!stores.count(data)) stores.emplace(data, io::StoreReader(data));
     if (!entries.contains(tasks_[i].where)) {
       fit::RunConfig c = tasks_[i].cfg;
       c.set.clear();
       entries[tasks_[i].where] = {{"config", fit::run_config_to_yaml(c)}, {"select", select_choice_text(*args_of_[i])}};
     }
-    sets[tasks_[i].set] = {{"entry", tasks_[i].where}, {"data", tasks_[i].cfg.data}, {"data_checksum", tasks_[i].data_checksum}};
+    sets.push_back({tasks_[i].set, tasks_[i].where, data, stores.at(data).set_attribute(tasks_[i].set, "checksum")});
   }
   return {{"entries", entries}, {"sets", sets}};
 }

@@ -109,9 +109,9 @@ std::size_t SelectionLedger::load(const std::string& dir) {
 }
 
 void SelectionLedger::write(const std::string& dir) const {
-  std::vector<io::ResultFile> winners;
+  std::vector<const io::ResultFile*> winners;
   winners.reserve(winners_.size());
-  for (const auto& [set, r] : winners_) winners.push_back(r);
+  for (const auto& [set, r] : winners_) winners.push_back(&r);
   data::Attributes about;
   for (const auto& [k, v] : about_.items()) {
     if (v.is_string()) about[k] = v.get<std::string>();

@@ -55,7 +55,9 @@ io::ResultFile winner_result(const SelectArgs& a, const Selection& s, const fit:
   cfg.checkpoint_dir.clear();
   FitJob job = winner_job(a, cfg, s);
   job.write = false;
-  return *run_fit_job(std::move(job), MPI_COMM_NULL).result;
+  FitJobOutcome out = run_fit_job(std::move(job), MPI_COMM_NULL);
+  if (!out.result) throw DataError("'" + c.data + "' set '" + c.set + "': the winner's fit was interrupted");
+  return std::move(*out.result);
 }
 
 Row ok_row(const std::string& set, const Selection& s, const io::ResultFile& result) {
@@ -243,7 +245,8 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   std::optional<Progress> progress;
   if (rank == 0) progress.emplace(todo.size());
   std::mutex mutex;  // finished() and flush() may run on different threads of rank 0
-  auto last_write = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  auto next_write = Clock::now() + std::chrono::seconds(10);
   batch::ScheduleHooks hooks;
   hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, chunks[c]); };
   hooks.finished = [&](std::size_t, const std::string& record) {
@@ -256,13 +259,15 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     }
     progress->finished(rows.size(), *ledger);
   };
-  // Written at most every 10 s while running: the files hold every set, so writing them after
-  // each chunk would cost O(N) per chunk.
+  // Written while running at most every 10 s, and at most every 10 times as long as the last
+  // write took: the files hold every set (a write of 35,000 winners takes ~4 s), so writing
+  // them after each chunk would cost O(N) per chunk, and at a fixed interval O(N) per 10 s.
   hooks.flush = [&] {
     const std::lock_guard<std::mutex> lock(mutex);
-    if (run.out.empty() || std::chrono::steady_clock::now() - last_write < std::chrono::seconds(10)) return;
+    if (run.out.empty() || Clock::now() < next_write) return;
+    const auto t0 = Clock::now();
     ledger->write(run.out);
-    last_write = std::chrono::steady_clock::now();
+    next_write = Clock::now() + std::max<Clock::duration>(std::chrono::seconds(10), 10 * (Clock::now() - t0));
   };
   hooks.stop_requested = [] { return interrupted(); };
   batch::run_schedule(world, 1, order, hooks);

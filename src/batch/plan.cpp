@@ -8,6 +8,7 @@
 #include <memory>
 #include <utility>
 #include <numeric>
+#include <unordered_set>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -52,12 +53,13 @@ StoreSets& sets_of(std::map<std::string, StoreSets>& cache, const std::string& d
 // The sets of one entry: every glob must match, a set matched twice is fitted once.
 std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets& store) {
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;  // a store may hold 10^5 sets
   for (const auto& glob : e.sets) {
     bool any = false;
     for (const auto& set : store.sets) {
       if (!set_matches(glob, set)) continue;
       any = true;
-      if (std::find(out.begin(), out.end(), set) == out.end()) out.push_back(set);
+      if (seen.insert(set).second) out.push_back(set);
     }
     if (!any) {
       throw ConfigError(e.where + ": set glob '" + glob + "' matches no set of '" + e.data +
@@ -102,6 +104,7 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
   std::map<std::string, std::size_t> by_name;  // result stem -> task
   std::vector<FitTask> tasks;
   for (const auto& e : manifest.fits) {
+    if (e.models.empty()) continue;  // a select: entry (plan_selections)
     StoreSets& store = sets_of(stores, e.data);
     const std::vector<std::string> sets = expand_sets(e, store);
     fit::RunConfig base = fit_config(manifest, e);
@@ -161,7 +164,7 @@ std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std:
                           " too; the selection store holds one winner per set. Select each set once");
       }
       seen.emplace(set, e.where);
-      SelectTask t{set, e.where, e.select_yaml, store.checksum(set), base};
+      SelectTask t{set, e.where, e.select_yaml, base};
       t.cfg.set = set;
       t.cfg.out = (fs::path(results_dir) / "selection.h5").string();
       try {

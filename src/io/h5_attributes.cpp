@@ -94,4 +94,10 @@ void write_attribute(hid_t obj, const std::string& name, const data::AttributeVa
   }
 }
 
+std::optional<data::AttributeValue> read_attribute(hid_t obj, const std::string& name, const std::string& where) {
+  if (H5Aexists(obj, name.c_str()) <= 0) return std::nullopt;
+  H5Attribute attr(h5_check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute '" + name + "' of " + where));
+  return read_one(attr.get(), "attribute '" + name + "' of " + where);
+}
+
 }  // namespace perfit::io::detail

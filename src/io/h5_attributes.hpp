@@ -1,6 +1,8 @@
 // Private helpers shared by the store reader and writer: HDF5 attributes and string types.
 #pragma once
 
+#include <optional>
+
 #include <string>
 
 #include "perfit/data/measurement_table.hpp"
@@ -12,6 +14,8 @@ namespace perfit::io::detail {
 H5Datatype vlen_string_type();
 
 data::Attributes read_attributes(hid_t obj, const std::string& where);
+// One attribute, or nullopt when obj has none of that name.
+std::optional<data::AttributeValue> read_attribute(hid_t obj, const std::string& name, const std::string& where);
 void write_attribute(hid_t obj, const std::string& name, const data::AttributeValue& v);
 
 }  // namespace perfit::io::detail

@@ -36,22 +36,30 @@ data::Attributes winner_row(const ResultFile& r, const std::int64_t first[3]) {
   return a;
 }
 
-// Rows of attribute maps (the same keys and types in each) as one table.
-data::MeasurementTable rows_table(const std::vector<data::Attributes>& rows) {
-  data::MeasurementTable t;
-  if (rows.empty()) return t;
-  for (const auto& [key, first] : rows.front()) {
-    Column c = std::visit([&](const auto& v) {
-      using T = std::decay_t<decltype(v)>;
-      std::vector<T> values;
-      values.reserve(rows.size());
-      for (const auto& r : rows) values.push_back(std::get<T>(r.at(key)));
-      return Column(key, std::move(values));
-    }, first);
-    t.add_column(std::move(c));
+// Rows of attribute maps (the same keys and types in each) as columns, one row at a time, so
+// that the rows need not all be held (10^5 winners of a few KB each).
+class RowsTable {
+ public:
+  void add(const data::Attributes& row) {
+    if (columns_.empty()) {
+      for (const auto& [key, v] : row) {
+        columns_.emplace_back(key, std::visit([](const auto& x) { return Column::Storage(std::vector<std::decay_t<decltype(x)>>{}); }, v));
+      }
+    }
+    for (auto& [key, values] : columns_) {
+      std::visit([&](auto& vec) { vec.push_back(std::get<typename std::decay_t<decltype(vec)>::value_type>(row.at(key))); },
+                 values);
+    }
   }
-  return t;
-}
+  data::MeasurementTable table() {
+    data::MeasurementTable t;
+    for (auto& [key, values] : columns_) t.add_column(Column(key, std::move(values)));
+    return t;
+  }
+
+ private:
+  std::vector<std::pair<std::string, Column::Storage>> columns_;
+};
 
 template <class T>
 void append(std::vector<T>& to, const std::vector<T>& from) {
@@ -60,21 +68,22 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
 
 }  // namespace
 
-void write_selection_store(const std::string& path, std::vector<ResultFile> winners, const data::Attributes& about) {
-  std::sort(winners.begin(), winners.end(), [](const ResultFile& a, const ResultFile& b) { return a.set < b.set; });
+void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners, const data::Attributes& about) {
+  std::sort(winners.begin(), winners.end(), [](const ResultFile* a, const ResultFile* b) { return a->set < b->set; });
   for (std::size_t i = 1; i < winners.size(); ++i) {
-    if (winners[i].set == winners[i - 1].set) throw ConfigError("two winners for set '" + winners[i].set + "'");
+    if (winners[i]->set == winners[i - 1]->set) throw ConfigError("two winners for set '" + winners[i]->set + "'");
   }
   std::vector<std::string> sets;
-  std::vector<data::Attributes> rows;
+  RowsTable rows;
   std::vector<ResultParam> params;
   std::vector<MeasuredRange> ranges;
   std::vector<double> history;
-  for (const auto& r : winners) {
+  for (const ResultFile* w : winners) {
+    const ResultFile& r = *w;
     const std::int64_t first[3] = {static_cast<std::int64_t>(params.size()), static_cast<std::int64_t>(ranges.size()),
                                    static_cast<std::int64_t>(history.size())};
     sets.push_back(r.set);
-    rows.push_back(winner_row(r, first));
+    rows.add(winner_row(r, first));
     append(params, r.params);
     append(ranges, r.ranges);
     append(history, r.history);
@@ -89,7 +98,7 @@ void write_selection_store(const std::string& path, std::vector<ResultFile> winn
       data::MeasurementTable index;
       index.add_column(Column("set", sets));
       w.write_group("/index", index);
-      w.write_group("/winners", rows_table(rows));
+      w.write_group("/winners", rows.table());
       w.write_group("/params", params_table(params, true));
       w.write_group("/ranges", ranges_table(ranges));
       data::MeasurementTable h;

@@ -140,6 +140,8 @@ bool StoreReader::has_set(const std::string& set) const {
 
 namespace {
 
+constexpr std::size_t kMemoSets = 4096;
+
 // SetInfoMemo's state: how many are alive and the descriptions read meanwhile.
 using FileSet = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t, std::string>;
 struct InfoMemo {
@@ -184,9 +186,19 @@ SetInfo StoreReader::info(const std::string& set) const {
   SetInfo si = info_uncached(set);
   if (memo) {
     std::lock_guard<std::mutex> lock(info_memo().m);
+    // Bounded: a run asks for a set's description a few times in a row, then moves on, so
+    // forgetting everything now and then costs one read, and 10^5 sets do not stay in memory.
+    if (info_memo().infos.size() >= kMemoSets) info_memo().infos.clear();
     info_memo().infos.emplace(key, si);
   }
   return si;
+}
+
+std::string StoreReader::set_attribute(const std::string& set, const std::string& name) const {
+  if (!has_set(set)) throw DataError("'" + path_ + "' has no set '" + set + "'");
+  H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
+  const auto v = detail::read_attribute(g.get(), name, where(set));
+  return v ? data::attribute_text(*v) : std::string();
 }
 
 SetInfo StoreReader::info_uncached(const std::string& set) const {

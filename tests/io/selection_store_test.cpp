@@ -42,7 +42,8 @@ TEST(SelectionStore, EachSetReadsBackAsItsResult) {
   testing_support::TempDir dir;
   const std::string path = dir.file("selection.h5");
   // Out of order and of different shapes: rows are found by set name.
-  write_selection_store(path, {winner("/s/b/time", 3, 2.0), winner("/s/a/time", 1, 1.0), winner("/t/c/time", 2, 3.0)},
+  const ResultFile b2 = winner("/s/b/time", 3, 2.0), a1 = winner("/s/a/time", 1, 1.0), c3 = winner("/t/c/time", 2, 3.0);
+  write_selection_store(path, {&b2, &a1, &c3},
                         {{"data_file", std::string("calls.h5")}, {"criterion", std::string("extrapolation")}});
   EXPECT_EQ(detect_file_kind(path), FileKind::selection);
   EXPECT_THAT(selection_sets(path), testing::ElementsAre("/s/a/time", "/s/b/time", "/t/c/time"));
@@ -66,12 +67,13 @@ TEST(SelectionStore, EachSetReadsBackAsItsResult) {
 TEST(SelectionStore, RefusesWhatItDoesNotHold) {
   testing_support::TempDir dir;
   const std::string path = dir.file("selection.h5");
-  write_selection_store(path, {winner("/s/a/time", 1, 1.0)}, {});
+  const ResultFile a = winner("/s/a/time", 1, 1.0), b = winner("/a/b", 1, 1.0);
+  write_selection_store(path, {&a}, {});
   EXPECT_THAT([&] { read_selection_result(path, "/s/x/time"); },
               testing::ThrowsMessage<DataError>(testing::HasSubstr("holds no winner for set '/s/x/time'")));
   EXPECT_THAT([&] { read_result(path, ""); },
               testing::ThrowsMessage<DataError>(testing::HasSubstr("pass --set NAME to read one (e.g. --set /s/a/time)")));
-  EXPECT_THROW(write_selection_store(dir.file("two.h5"), {winner("/a/b", 1, 1.0), winner("/a/b", 1, 1.0)}, {}), ConfigError);
+  EXPECT_THROW(write_selection_store(dir.file("two.h5"), {&b, &b}, {}), ConfigError);
   // No winner at all: a valid, empty store.
   write_selection_store(dir.file("none.h5"), {}, {});
   EXPECT_TRUE(selection_sets(dir.file("none.h5")).empty());

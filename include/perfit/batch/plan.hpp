@@ -34,7 +34,6 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
 struct SelectTask {
   std::string set, where;    // where: the manifest entry
   std::string select_yaml;   // the entry's select: map
-  std::string data_checksum;
   fit::RunConfig cfg;        // the entry's fit options, data and set filled in
 };
 

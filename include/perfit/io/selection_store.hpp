@@ -19,7 +19,7 @@ inline constexpr const char* kSelectionFormat = "perfit-selection-1";
 // Writes every winner (each r.set distinct) and the run's description (root attributes, e.g.
 // data_file, sets, criterion) to path, through a temporary name and a rename; sealed.
 // Throws: ConfigError for two winners of one set; IoError / H5Error.
-void write_selection_store(const std::string& path, std::vector<ResultFile> winners, const data::Attributes& about);
+void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners, const data::Attributes& about);
 
 // The sets that have a winner, sorted. Throws: DataError if path is not a selection store.
 std::vector<std::string> selection_sets(const std::string& path);

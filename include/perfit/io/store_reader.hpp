@@ -34,7 +34,7 @@ struct RowRange {
 // rows) once per file, as long as the file's identity (device, inode, size, modification
 // time) is unchanged: a selection over 10^4 sets asks for each set's description 4 times
 // (its columns, its rows for the candidates, then the winner's fit). For runs whose stores are
-// inputs only. Not copyable; nests.
+// inputs only; at most 4,096 descriptions are kept. Not copyable; nests.
 class SetInfoMemo {
  public:
   SetInfoMemo();
@@ -59,6 +59,9 @@ class StoreReader {
 
   // Throws: DataError if the set is missing (listing the sets there are) or malformed.
   SetInfo info(const std::string& set) const;
+  // One attribute of a set as text ("" when it has none), without describing the set (a plan
+  // that needs the checksums of 10^5 sets). Throws: DataError if the set is missing.
+  std::string set_attribute(const std::string& set, const std::string& name) const;
 
   // Loads `columns` (all when empty), in the order asked, for rows in `range`.
   // Throws: DataError for a missing set or column, or a range beyond the set.
