@@ -437,7 +437,9 @@ def test_a_stopped_batch_selection_resumes_to_the_same_choice():
     import csv
     import signal
     from ranks import INTERRUPTED, Watched, command, rank_pids
-    regions = 1500
+    # Enough sets that the selection outlasts the test's reaction to the start line by seconds
+    # (at ~1 ms a set and 2 ranks, ~2 s), even when the test process waits for a core.
+    regions = 4000
     with open(os.path.join(work, "sigsel.txt"), "w") as f:
         f.write("PARAMETER p\nPOINTS 2 4 8 16 32\n")
         for k in range(regions):
