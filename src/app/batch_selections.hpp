@@ -19,8 +19,8 @@ class BatchSelections {
   // Every rank. Throws: ConfigError naming the entry (a bad select: key, a glob matching
   // nothing, a set selected twice).
   BatchSelections(const io::Manifest& m, const std::string& dir);
-  bool empty() const { return tasks_.empty(); }
-  std::size_t size() const { return tasks_.size(); }
+  bool empty() const { return plan_.tasks.empty(); }
+  std::size_t size() const { return plan_.tasks.size(); }
   // What identifies each selection: changed since the first run means another batch.
   nlohmann::ordered_json fingerprint() const;
   // World rank 0, before any work. Throws: ConfigError / IoError naming the file.
@@ -29,9 +29,8 @@ class BatchSelections {
   std::optional<SelectionLedger> run(const std::string& dir, bool resume, MPI_Comm world) const;
 
  private:
-  std::vector<batch::SelectTask> tasks_;
-  std::deque<SelectArgs> args_;  // one per entry (a deque: tasks point into it)
-  std::vector<const SelectArgs*> args_of_;
+  batch::SelectPlan plan_;
+  std::deque<SelectArgs> args_;  // one per entry (a deque: units point into it)
   std::string manifest_;
 };
 

@@ -82,9 +82,9 @@ Row ok_row(const std::string& set, const Selection& s, const io::ResultFile& res
 // --result-files: the winner as a result file beside the selection store, written by the rank
 // that selected it. Throws: ConfigError for a file of another kind in its place.
 std::string write_result_file_of(const SelectUnit& u, const io::ResultFile& r) {
-  const fs::path dir = fs::path(u.cfg.out).parent_path();
-  const std::string path = (dir / (batch::result_stem(u.cfg.set, r.model_name) + ".h5")).string();
-  io::check_output({path, "--out", io::FileKind::result, {u.cfg.data}, true});
+  const fs::path dir = fs::path(u.cfg->out).parent_path();
+  const std::string path = (dir / (batch::result_stem(u.set, r.model_name) + ".h5")).string();
+  io::check_output({path, "--out", io::FileKind::result, {u.cfg->data}, true});
   io::write_result_file(path, r);
   return path;
 }
@@ -98,14 +98,15 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
     const SelectUnit& u = run.units[i];
     Row row;
     try {
-      const Selection sel = select_set(*u.args, u.cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
-      const io::ResultFile result = winner_result(*u.args, sel, u.cfg);
-      row = ok_row(u.cfg.set, sel, result);
+      const fit::RunConfig cfg = u.config();
+      const Selection sel = select_set(*u.args, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
+      const io::ResultFile result = winner_result(*u.args, sel, cfg);
+      row = ok_row(u.set, sel, result);
       if (u.args->result_files) row["result_file"] = write_result_file_of(u, result);
     } catch (const MpiError&) {
       throw;
     } catch (const Error& e) {
-      row = {{"set", u.cfg.set}, {"status", "error"}, {"message", e.what()}};
+      row = {{"set", u.set}, {"status", "error"}, {"message", e.what()}};
     }
     row["unit"] = i;
     rows.push_back(std::move(row));
@@ -151,7 +152,7 @@ class Progress {
 // units left to select.
 std::vector<std::size_t> start_ledger(const SelectManyRun& run, std::optional<SelectionLedger>& ledger) {
   std::vector<std::string> sets;
-  for (const auto& u : run.units) sets.push_back(u.cfg.set);
+  for (const auto& u : run.units) sets.push_back(u.set);
   ledger.emplace(sets, run.about);
   const std::size_t taken = run.resume && !run.out.empty() ? ledger->load(run.out) : 0;
   std::vector<std::size_t> todo;
@@ -212,6 +213,12 @@ void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const Selection
 
 bool is_set_glob(const std::string& set) { return set.find_first_of("*?[") != std::string::npos; }
 
+fit::RunConfig SelectUnit::config() const {
+  fit::RunConfig c = *cfg;
+  c.set = set;
+  return c;
+}
+
 std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm world) {
   int rank = 0, size = 1;
   if (world != MPI_COMM_NULL) {
@@ -225,7 +232,7 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   const io::SetInfoMemo described_once;
   std::map<std::string, io::StoreReader> keep_open;
   for (const auto& u : run.units) {
-    if (!keep_open.count(u.cfg.data)) keep_open.emplace(u.cfg.data, io::StoreReader(u.cfg.data));
+    if (!keep_open.count(u.cfg->data)) keep_open.emplace(u.cfg->data, io::StoreReader(u.cfg->data));
   }
   std::optional<SelectionLedger> ledger;
   std::vector<std::size_t> todo;
@@ -277,6 +284,8 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
 
 int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
+  fit::RunConfig base = cfg;  // every set's options; out: the selection store (the config as run)
+  base.out = (fs::path(cfg.out.empty() ? "." : cfg.out) / "selection.h5").string();
   SelectManyRun run;
   run.out = cfg.out;
   run.about = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}};
@@ -285,9 +294,7 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
       throw ConfigError("--result-files writes each winner beside the selection: pass --out DIR");
     }
     for (const auto& set : matching_sets(cfg)) {
-      run.units.push_back({&a, cfg});
-      run.units.back().cfg.set = set;
-      run.units.back().cfg.out = (fs::path(cfg.out.empty() ? "." : cfg.out) / "selection.h5").string();
+      run.units.push_back({&a, &base, set});
     }
     if (!cfg.out.empty() && (!a.parallel() || a.env->rank() == 0)) check_out_dir(a, cfg);
   });

@@ -17,10 +17,13 @@ namespace perfit::app {
 // A set path with glob characters (* ? [), as batch manifests take them.
 bool is_set_glob(const std::string& set);
 
-// One set of a selection over many: how it is selected and its fit options (cfg.set is it).
+// One set of a selection over many: how it is selected, its fit options (shared by the sets
+// of one entry or glob: cfg->set is not it; cfg->out is DIR/selection.h5) and the set.
 struct SelectUnit {
   const SelectArgs* args = nullptr;
-  fit::RunConfig cfg;
+  const fit::RunConfig* cfg = nullptr;
+  std::string set;
+  fit::RunConfig config() const;  // *cfg for this set
 };
 
 struct SelectManyRun {

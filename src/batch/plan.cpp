@@ -8,6 +8,7 @@
 #include <memory>
 #include <utility>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "perfit/core/error.hpp"
@@ -150,33 +151,33 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
   return tasks;
 }
 
-std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std::string& results_dir) {
+SelectPlan plan_selections(const io::Manifest& manifest, const std::string& results_dir) {
   std::map<std::string, StoreSets> stores;
-  std::map<std::string, std::string> seen;  // set -> the entry that selects it
-  std::vector<SelectTask> out;
+  std::unordered_map<std::string, std::string> seen;  // set -> the entry that selects it
+  SelectPlan plan;
   for (const auto& e : manifest.fits) {
     if (e.select_yaml.empty()) continue;
     StoreSets& store = sets_of(stores, e.data);
-    const fit::RunConfig base = fit_config(manifest, e);
+    SelectEntry entry{e.where, e.select_yaml, fit_config(manifest, e)};
+    entry.cfg.out = (fs::path(results_dir) / "selection.h5").string();
     for (const auto& set : expand_sets(e, store)) {
       if (const auto it = seen.find(set); it != seen.end()) {
         throw ConfigError(e.where + ": set '" + set + "' is selected in " + it->second +
                           " too; the selection store holds one winner per set. Select each set once");
       }
       seen.emplace(set, e.where);
-      SelectTask t{set, e.where, e.select_yaml, base};
-      t.cfg.set = set;
-      t.cfg.out = (fs::path(results_dir) / "selection.h5").string();
-      try {
-        fit::RunConfig check = t.cfg;
-        check.resolve();
-      } catch (const ConfigError& err) {
-        throw ConfigError(e.where + ": " + err.what());
-      }
-      out.push_back(std::move(t));
+      plan.tasks.push_back({set, plan.entries.size()});
     }
+    try {  // the entry's options as a fit checks them (the set is the only thing a set changes)
+      fit::RunConfig check = entry.cfg;
+      check.set = plan.tasks.back().set;
+      check.resolve();
+    } catch (const ConfigError& err) {
+      throw ConfigError(e.where + ": " + err.what());
+    }
+    plan.entries.push_back(std::move(entry));
   }
-  return out;
+  return plan;
 }
 
 std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks) {

@@ -29,18 +29,27 @@ struct FitTask {
 // result file with different options; DataError/IoError for an unreadable store.
 std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string& results_dir);
 
-// One set of a manifest's `select:` entry: selected among candidates, not fitted with a
-// named model; its winner goes into the batch's selection store (app/select_many.hpp).
+// A manifest's `select:` entries: each entry's options once, and every set it selects (sets
+// are selected among candidates, not fitted with a named model; their winners go into the
+// batch's selection store, app/select_many.hpp). A set holds only its name and its entry, so
+// that 10^5 sets do not hold 10^5 copies of the options.
+struct SelectEntry {
+  std::string where;        // the manifest entry, for messages
+  std::string select_yaml;  // its select: map
+  fit::RunConfig cfg;       // its fit options; data filled in, out = results_dir/selection.h5, no set
+};
 struct SelectTask {
-  std::string set, where;    // where: the manifest entry
-  std::string select_yaml;   // the entry's select: map
-  fit::RunConfig cfg;        // the entry's fit options, data and set filled in
+  std::string set;
+  std::size_t entry = 0;  // in SelectPlan::entries
+};
+struct SelectPlan {
+  std::vector<SelectEntry> entries;
+  std::vector<SelectTask> tasks;
 };
 
 // Throws: as plan_batch, and ConfigError for one set in two select entries (the selection
 // store holds one winner per set).
-// Each task's cfg.out is results_dir/selection.h5.
-std::vector<SelectTask> plan_selections(const io::Manifest& manifest, const std::string& results_dir);
+SelectPlan plan_selections(const io::Manifest& manifest, const std::string& results_dir);
 
 // Indices of tasks, longest expected first (ties in manifest order).
 std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks);
