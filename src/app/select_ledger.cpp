@@ -96,13 +96,19 @@ std::size_t SelectionLedger::load(const std::string& dir) {
   } catch (const nlohmann::json::exception&) {
     throw DataError("'" + json_path + "' is not the JSON perfit select writes; remove it, or use another --out");
   }
-  const std::vector<std::string> have = io::selection_sets(h5);
+  std::map<std::string, io::ResultFile> have;  // read at once: one winner at a time reads the index each time
+  for (auto& w : io::read_selection_winners(h5)) {
+    std::string set = w.set;
+    have.emplace(std::move(set), std::move(w));
+  }
   std::size_t taken = 0;
   for (const auto& r : earlier.value("rows", Row::array())) {
     const auto it = index_.find(r.value("set", ""));
-    if (it == index_.end() || r.value("status", "") != "ok" || !std::binary_search(have.begin(), have.end(), it->first)) continue;
+    if (it == index_.end() || r.value("status", "") != "ok") continue;
+    const auto w = have.find(it->first);
+    if (w == have.end()) continue;
     rows_[it->second] = r;
-    winners_[it->first] = io::read_selection_result(h5, it->first);
+    winners_[it->first] = std::move(w->second);
     ++taken;
   }
   return taken;

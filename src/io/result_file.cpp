@@ -1,5 +1,6 @@
 #include "perfit/io/result_file.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <type_traits>
@@ -83,9 +84,9 @@ data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges) {
   return t;
 }
 
-std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& g) {
+std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& g, std::size_t begin, std::size_t end) {
   std::vector<MeasuredRange> out;
-  for (std::size_t i = 0; i < g.rows(); ++i) {
+  for (std::size_t i = begin; i < std::min(end, g.rows()); ++i) {
     out.push_back({g.column("name").str()[i], g.column("min").f64()[i], g.column("max").f64()[i]});
   }
   return out;
@@ -125,9 +126,9 @@ data::MeasurementTable params_table(const std::vector<ResultParam>& ps, bool wit
   return params;
 }
 
-std::vector<ResultParam> params_from_table(const data::MeasurementTable& p) {
+std::vector<ResultParam> params_from_table(const data::MeasurementTable& p, std::size_t begin, std::size_t end) {
   std::vector<ResultParam> out;
-  for (std::size_t i = 0; i < p.rows(); ++i) {
+  for (std::size_t i = begin; i < std::min(end, p.rows()); ++i) {
     ResultParam q;
     q.name = p.column("name").str()[i];
     q.value = p.column("value").f64()[i];

@@ -131,21 +131,43 @@ std::vector<std::string> index_of(const StoreReader& rd) {
 }
 
 // Row `i` of a table as attributes (column name -> value).
-data::Attributes row_attributes(const data::MeasurementTable& t) {
+data::Attributes row_attributes(const data::MeasurementTable& t, std::size_t row) {
   data::Attributes a;
   for (const auto& c : t.columns()) {
     switch (c.type()) {
-      case data::ColumnType::float64: a[c.name()] = c.f64().front(); break;
-      case data::ColumnType::int64: a[c.name()] = c.i64().front(); break;
-      case data::ColumnType::string: a[c.name()] = c.str().front(); break;
+      case data::ColumnType::float64: a[c.name()] = c.f64()[row]; break;
+      case data::ColumnType::int64: a[c.name()] = c.i64()[row]; break;
+      case data::ColumnType::string: a[c.name()] = c.str()[row]; break;
     }
   }
   return a;
 }
 
+
 RowRange part_range(const data::Attributes& a, const std::string& part) {
   const auto first = static_cast<std::size_t>(std::get<std::int64_t>(a.at(part + "_first")));
   return {first, first + static_cast<std::size_t>(std::get<std::int64_t>(a.at(part + "_count")))};
+}
+
+// A winner from its /winners row and its rows of /params, /ranges, /history: `whole`, the
+// tables are the whole groups and its rows are picked by its offsets; else they hold its
+// rows alone.
+ResultFile assemble(const data::Attributes& a, const std::string& where, const data::MeasurementTable& params,
+                    const data::MeasurementTable& ranges, const std::vector<double>& history, bool whole) {
+  ResultFile r = result_from_attributes(a, where);
+  const RowRange p = part_range(a, "params"), g = part_range(a, "ranges"), h = part_range(a, "history");
+  r.params = whole ? params_from_table(params, p.begin, p.end) : params_from_table(params);
+  r.ranges = whole ? ranges_from_table(ranges, g.begin, g.end) : ranges_from_table(ranges);
+  if (whole) {
+    r.history.assign(history.begin() + static_cast<std::ptrdiff_t>(std::min(h.begin, history.size())),
+                     history.begin() + static_cast<std::ptrdiff_t>(std::min(h.end, history.size())));
+  } else {
+    r.history = history;
+  }
+  std::vector<double> m;
+  for (const char* name : kMetricNames) m.push_back(std::get<double>(a.at(name)));
+  r.metrics = {m[0], m[1], m[2], m[3], m[4]};
+  return r;
 }
 
 }  // namespace
@@ -164,16 +186,24 @@ ResultFile read_selection_result(const std::string& path, const std::string& set
                     " set(s)" + (some.empty() ? std::string() : ", e.g. " + some));
   }
   const auto k = static_cast<std::size_t>(it - sets.begin());
-  const data::Attributes a = row_attributes(rd.read_group("/winners", {k, k + 1}));
-  const std::string where = "'" + path + "' set '" + set + "'";
-  ResultFile r = result_from_attributes(a, where);
-  r.params = params_from_table(rd.read_group("/params", part_range(a, "params")));
-  r.ranges = ranges_from_table(rd.read_group("/ranges", part_range(a, "ranges")));
-  r.history = rd.read_group("/history", part_range(a, "history")).column("best_cost").f64();
-  std::vector<double> m;
-  for (const char* name : kMetricNames) m.push_back(std::get<double>(a.at(name)));
-  r.metrics = {m[0], m[1], m[2], m[3], m[4]};
-  return r;
+  const data::Attributes a = row_attributes(rd.read_group("/winners", {k, k + 1}), 0);
+  return assemble(a, "'" + path + "' set '" + set + "'", rd.read_group("/params", part_range(a, "params")),
+                  rd.read_group("/ranges", part_range(a, "ranges")),
+                  rd.read_group("/history", part_range(a, "history")).column("best_cost").f64(), false);
+}
+
+std::vector<ResultFile> read_selection_winners(const std::string& path) {
+  const StoreReader rd = open_selection(path);
+  if (!rd.has_group("/index")) return {};
+  const data::MeasurementTable w = rd.read_group("/winners"), params = rd.read_group("/params"),
+                               ranges = rd.read_group("/ranges");
+  const std::vector<double> history = rd.read_group("/history").column("best_cost").f64();
+  std::vector<ResultFile> out;
+  for (std::size_t k = 0; k < w.rows(); ++k) {
+    const data::Attributes a = row_attributes(w, k);
+    out.push_back(assemble(a, "'" + path + "' /winners row " + std::to_string(k), params, ranges, history, true));
+  }
+  return out;
 }
 
 ResultFile read_result(const std::string& path, const std::string& set) {

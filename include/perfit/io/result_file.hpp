@@ -107,8 +107,11 @@ data::Attributes result_attributes(const ResultFile& r);  // result_fields() and
 // Throws: DataError naming `where` and a missing or mistyped field.
 ResultFile result_from_attributes(const data::Attributes& a, const std::string& where);
 data::MeasurementTable params_table(const std::vector<ResultParam>& params, bool with_ci);
-std::vector<ResultParam> params_from_table(const data::MeasurementTable& t);
+// Rows [begin, end) of the table (end clamped): one result's among many (a selection store).
+std::vector<ResultParam> params_from_table(const data::MeasurementTable& t, std::size_t begin = 0,
+                                           std::size_t end = std::numeric_limits<std::size_t>::max());
 data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges);
-std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& t);
+std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& t, std::size_t begin = 0,
+                                             std::size_t end = std::numeric_limits<std::size_t>::max());
 
 }  // namespace perfit::io

@@ -27,6 +27,9 @@ std::vector<std::string> selection_sets(const std::string& path);
 // The winner of one set. Throws: DataError naming the set and a few that are there.
 ResultFile read_selection_result(const std::string& path, const std::string& set);
 
+// Every winner, in set order (a resumed run takes them back). Throws: as read_selection_result.
+std::vector<ResultFile> read_selection_winners(const std::string& path);
+
 // What show, predict, explain and recommend read: a result file (set empty, or the set that
 // file holds), or set's winner in a selection store. Throws: as read_result_file; DataError
 // for a selection store without a set ("pass --set").
