@@ -72,6 +72,12 @@ nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
   return {{"manifest", s.manifest.path}, {"fits", fits}, {"selections", s.selections->fingerprint()}};
 }
 
+// Whether the recorded plan's select: entries are this one's (a plan written before batches
+// had them had none).
+bool same_selections(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
+  return then.contains("selections") ? then["selections"] == now["selections"] : now["selections"]["sets"].empty();
+}
+
 // The first difference between the recorded plan and this one, or "".
 std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
   for (const auto& [name, fit] : now["fits"].items()) {
@@ -82,7 +88,7 @@ std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::
   for (const auto& [name, fit] : then["fits"].items()) {
     if (!now["fits"].contains(name)) return "fit '" + name + "' is gone";
   }
-  if (then.value("selections", nlohmann::ordered_json::object()) != now["selections"]) {
+  if (!same_selections(then, now)) {
     return "the sets of its select: entries, their options or their data changed";
   }
   return "";
@@ -116,7 +122,7 @@ void check_earlier_run(const BatchArgs& a, BatchState& s) {
       throw DataError("'" + path + "' is not the JSON plan perfit batch writes; remove it, or use another --out");
     }
     const std::string diff = plan_difference(then, now);
-    s.reuse_selections = a.resume && then.value("selections", nlohmann::ordered_json::object()) == now["selections"];
+    s.reuse_selections = a.resume && same_selections(then, now);
     if (!diff.empty() && !a.force) {
       throw ConfigError("the manifest '" + a.manifest + "' differs from the batch in '" + a.out + "' (" + diff +
                         "); pass --force to continue with the new manifest, or use another --out");
