@@ -52,7 +52,10 @@ const OptionTable<SelectArgs>& select_choice_options() {
 }
 
 void apply_select_yaml(const std::string& yaml, const std::string& where, SelectArgs& a) {
-  for (const auto& [key, text] : io::read_options_yaml(yaml, where)) {
+  for (const auto& key_text : io::read_options_yaml(yaml, where)) {
+    // Not a structured binding: lambdas cannot capture those before clang 16.
+    const std::string& key = key_text.first;
+    const std::string& text = key_text.second;
     const auto& table = select_choice_options();
     const auto it = std::find_if(table.begin(), table.end(), [&](const auto& o) { return o.key == key; });
     if (it == table.end()) {

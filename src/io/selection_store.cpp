@@ -46,9 +46,10 @@ class RowsTable {
         columns_.emplace_back(key, std::visit([](const auto& x) { return Column::Storage(std::vector<std::decay_t<decltype(x)>>{}); }, v));
       }
     }
-    for (auto& [key, values] : columns_) {
-      std::visit([&](auto& vec) { vec.push_back(std::get<typename std::decay_t<decltype(vec)>::value_type>(row.at(key))); },
-                 values);
+    for (auto& column : columns_) {  // not a structured binding: lambdas cannot capture those before clang 16
+      const data::AttributeValue& v = row.at(column.first);
+      std::visit([&](auto& vec) { vec.push_back(std::get<typename std::decay_t<decltype(vec)>::value_type>(v)); },
+                 column.second);
     }
   }
   data::MeasurementTable table() {
