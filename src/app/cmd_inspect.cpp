@@ -110,7 +110,7 @@ void print_summary(const io::StoreReader& store, const std::vector<std::string>&
   std::map<std::string, std::size_t> by_leaf;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& set : sets) {
-    const std::size_t n = store.info(set).rows;
+    const std::size_t n = store.rows(set);
     rows += n;
     ++by_leaf[set.substr(set.rfind('/') + 1)];
     if (listed && a.json) list.push_back({{"path", set}, {"rows", n}});

@@ -64,7 +64,7 @@ std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets
     }
     if (!any) {
       throw ConfigError(e.where + ": set glob '" + glob + "' matches no set of '" + e.data +
-                        "' (sets there: " + join(store.sets) + ")");
+                        "' (sets there: " + join_some(store.sets) + ")");
     }
   }
   std::sort(out.begin(), out.end());

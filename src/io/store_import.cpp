@@ -1,8 +1,10 @@
 #include "perfit/io/store_import.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <set>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -150,30 +152,52 @@ void merge_existing(const ImportOptions& o, const StoreReader& old, const std::s
   s.appended = true;
 }
 
+using NamedTables = std::vector<std::pair<std::string, data::MeasurementTable*>>;
+
+// The old store's sets that this import leaves alone, into w: a pack none of whose sets is
+// replaced is copied whole, the others' sets become tables of `kept` (written with the new ones).
+void copy_others(const StoreReader& old, const std::set<std::string>& ours, StoreWriter& w,
+                 std::vector<data::MeasurementTable>& kept, std::vector<std::string>& kept_names) {
+  std::set<std::string> packed;
+  for (const auto& pack : old.packs()) {
+    const bool touched = std::any_of(pack.sets.begin(), pack.sets.end(), [&](const std::string& s) { return ours.count(s) > 0; });
+    if (!touched) w.copy_pack(old, pack.path);
+    for (const auto& set : pack.sets) {
+      packed.insert(set);
+      if (touched && !ours.count(set)) {
+        kept.push_back(old.read(set));
+        kept_names.push_back(set);
+      }
+    }
+  }
+  for (const auto& set : old.sets()) {
+    if (!ours.count(set) && !packed.count(set)) w.copy_set(old, set);
+  }
+}
+
 // Rewrites the store through a temporary file: its other sets copied, these written (appended
 // to or replacing sets of the same path when the options say so).
-void write_sets(const ImportOptions& o, const std::vector<std::pair<std::string, data::MeasurementTable*>>& sets,
-                ImportSummary& s) {
+void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s) {
   std::error_code ec;
   s.created_store = !std::filesystem::exists(o.store, ec);
   AtomicOutput out(o.store);
   out.write_and_commit([&](const std::string& temp) {
     StoreWriter w(temp, Seal::yes);
-    std::vector<bool> exists(sets.size(), false);
+    std::vector<data::MeasurementTable> kept;
+    std::vector<std::string> kept_names;
     if (!s.created_store) {
       StoreReader old(o.store);
-      for (const auto& set : old.sets()) {
-        bool ours = false;
-        for (std::size_t k = 0; k < sets.size(); ++k) {
-          if (set == sets[k].first) exists[k] = ours = true;
-        }
-        if (!ours) w.copy_set(old, set);
-      }
-      for (std::size_t k = 0; k < sets.size(); ++k) {
-        if (exists[k]) merge_existing(o, old, sets[k].first, *sets[k].second, s);
+      std::set<std::string> ours;
+      for (const auto& set : sets) ours.insert(set.first);
+      copy_others(old, ours, w, kept, kept_names);
+      for (const auto& [path, table] : sets) {
+        if (old.has_set(path)) merge_existing(o, old, path, *table, s);
       }
     }
-    for (const auto& [path, table] : sets) w.write_set(path, *table);
+    std::vector<std::pair<std::string, const data::MeasurementTable*>> all;
+    for (const auto& [path, table] : sets) all.emplace_back(path, table);
+    for (std::size_t k = 0; k < kept.size(); ++k) all.emplace_back(kept_names[k], &kept[k]);
+    w.write_sets(all);
     w.close();
   });
 }
@@ -193,8 +217,7 @@ ImportSummary import_csv(const ImportOptions& o) {
   data::MeasurementTable table = std::move(csv.table);
   table.attributes() = provenance(o);
 
-  const std::vector<std::pair<std::string, data::MeasurementTable*>> sets{{o.set, &table}};
-  write_sets(o, sets, s);
+  write_sets(o, {{o.set, &table}}, s);
   s.rows_in_set = table.rows();
   return s;
 }
@@ -237,14 +260,15 @@ ImportSummary import_extrap(const ImportOptions& o) {
   if (o.append && o.replace) throw ConfigError("--append and --replace exclude each other");
   std::vector<ExtrapSet> read = read_extrap_file(o.csv);
   ImportSummary s;
-  std::vector<std::pair<std::string, data::MeasurementTable*>> sets;
+  NamedTables sets;
+  std::set<std::string> seen;
   for (auto& x : read) {
     std::string path = o.set + "/" + set_segment(x.region, "all");
     if (!x.metric.empty()) path += "/" + set_segment(x.metric, "metric");
     validate_set_path(path);
-    for (const auto& [other, t] : sets) {
-      if (other == path) throw DataError("'" + o.csv + "': region '" + x.region + "' metric '" + x.metric +
-                                         "' gives set '" + path + "' twice");
+    if (!seen.insert(path).second) {
+      throw DataError("'" + o.csv + "': region '" + x.region + "' metric '" + x.metric + "' gives set '" + path +
+                      "' twice");
     }
     s.rows_read += x.table.rows();
     s.rows_dropped += check_values(x.table, o, "region '" + x.region + "' metric '" + x.metric + "'");

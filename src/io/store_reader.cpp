@@ -11,6 +11,8 @@
 #include <fstream>
 
 #include "h5_attributes.hpp"
+#include "h5_columns.hpp"
+#include "store_pack.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/core/text.hpp"
@@ -23,36 +25,6 @@ using data::Column;
 using data::ColumnType;
 
 namespace {
-
-// Column names of a set group, in creation order when the group tracks it.
-herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* data) {
-  static_cast<std::vector<std::string>*>(data)->push_back(name);
-  return 0;
-}
-
-std::vector<std::string> member_names(hid_t group) {
-  std::vector<std::string> names;
-  hsize_t idx = 0;
-  if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, &names) < 0) {
-    hdf5_error_stack();  // not tracked (file written by another tool): fall back to names
-    names.clear();
-    idx = 0;
-    h5_check_status(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &names),
-                    "list group members");
-  }
-  return names;
-}
-
-ColumnType column_type_of(hid_t dset, const std::string& where) {
-  H5Datatype t(h5_check(H5Dget_type(dset), "type of " + where));
-  switch (H5Tget_class(t.get())) {
-    case H5T_FLOAT: return ColumnType::float64;
-    case H5T_INTEGER: return ColumnType::int64;
-    case H5T_STRING: return ColumnType::string;
-    default: break;
-  }
-  throw DataError(where + " has an unsupported HDF5 type class; expected float, integer or string");
-}
 
 herr_t find_set_groups(hid_t root, const char* name, const H5L_info_t* info, void* data) {
   if (info->type != H5L_TYPE_HARD) return 0;
@@ -87,6 +59,7 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
                     "(docs/hdf5-format.md); convert CSV with `perfit import`");
   }
   file_ = open_h5_read(path_);
+  packs_ = std::make_shared<const detail::PackedSets>(file_.get(), path_);
 }
 
 std::string StoreReader::where(const std::string& set) const {
@@ -97,6 +70,7 @@ std::vector<std::string> StoreReader::find_sets() const {
   std::vector<std::string> sets;
   h5_check_status(H5Lvisit(file_.get(), H5_INDEX_NAME, H5_ITER_INC, find_set_groups, &sets),
                   "walk '" + path_ + "'");
+  for (const auto& p : packs_->packs()) sets.insert(sets.end(), p.sets().begin(), p.sets().end());
   std::sort(sets.begin(), sets.end());
   return sets;
 }
@@ -122,6 +96,7 @@ bool StoreReader::has_set(const std::string& set) const {
   if (set.size() < 2 || set.front() != '/' || set.back() == '/' || set.find("//") != std::string::npos) {
     return false;
   }
+  if (packs_->find(set)) return true;
   for (std::size_t next = set.find('/', 1);; next = set.find('/', next + 1)) {
     const std::string prefix = set.substr(0, next);
     if (H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
@@ -194,7 +169,22 @@ SetInfo StoreReader::info(const std::string& set) const {
   return si;
 }
 
+std::size_t StoreReader::rows(const std::string& set) const {
+  if (const auto hit = packs_->find(set)) return hit->pack->rows(hit->index);
+  return info(set).rows;
+}
+
+std::vector<StoreReader::Pack> StoreReader::packs() const {
+  std::vector<Pack> out;
+  for (const auto& p : packs_->packs()) out.push_back({p.path(), p.sets()});
+  return out;
+}
+
 std::string StoreReader::set_attribute(const std::string& set, const std::string& name) const {
+  if (const auto hit = packs_->find(set)) {
+    const auto v = hit->pack->attribute(hit->index, name);
+    return v ? data::attribute_text(*v) : std::string();
+  }
   if (!has_set(set)) throw DataError("'" + path_ + "' has no set '" + set + "'");
   H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
   const auto v = detail::read_attribute(g.get(), name, where(set));
@@ -204,8 +194,9 @@ std::string StoreReader::set_attribute(const std::string& set, const std::string
 SetInfo StoreReader::info_uncached(const std::string& set) const {
   if (!has_set(set)) {
     const auto s = find_sets();
-    throw DataError("'" + path_ + "' has no set '" + set + "'; sets there: " + join(s));
+    throw DataError("'" + path_ + "' has no set '" + set + "'; sets there: " + join_some(s));
   }
+  if (const auto hit = packs_->find(set)) return hit->pack->info(hit->index);
   SetInfo info = describe(set);
   const std::string version = info.attributes.count(kFormatAttribute)
                                   ? data::attribute_text(info.attributes.at(kFormatAttribute))
@@ -228,7 +219,7 @@ SetInfo StoreReader::describe(const std::string& set) const {
   info.path = set;
   info.attributes = detail::read_attributes(g.get(), where(set));
   bool first = true;
-  for (const auto& name : member_names(g.get())) {
+  for (const auto& name : detail::member_names(g.get())) {
     const std::string w = where(set) + " dataset '" + name + "'";
     H5O_type_t type = H5O_TYPE_UNKNOWN;
     {
@@ -255,7 +246,7 @@ SetInfo StoreReader::describe(const std::string& set) const {
                       info.columns.front().name + "' has " + std::to_string(info.rows) +
                       "; all columns of a set must have the same length");
     }
-    info.columns.push_back({name, column_type_of(d.get(), w)});
+    info.columns.push_back({name, detail::column_type_of(d.get(), w)});
   }
   return info;
 }
@@ -279,59 +270,6 @@ data::Attributes StoreReader::root_attributes() const {
   H5Group root(h5_check(H5Gopen2(file_.get(), "/", H5P_DEFAULT), "open '" + path_ + "' root"));
   return detail::read_attributes(root.get(), "'" + path_ + "'");
 }
-
-namespace {
-
-Column read_column(hid_t dset, const ColumnInfo& ci, hsize_t begin, hsize_t count,
-                   const std::string& w) {
-  H5Dataspace fspace(h5_check(H5Dget_space(dset), "space of " + w));
-  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &begin, nullptr, &count,
-                                      nullptr),
-                  "select rows of " + w);
-  H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), "memory space"));
-  const std::size_t n = count;
-  switch (ci.type) {
-    case ColumnType::float64: {
-      std::vector<double> v(n);
-      h5_check_status(H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
-                              v.data()),
-                      "read " + w);
-      return Column(ci.name, std::move(v));
-    }
-    case ColumnType::int64: {
-      std::vector<std::int64_t> v(n);
-      h5_check_status(H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT,
-                              v.data()),
-                      "read " + w);
-      return Column(ci.name, std::move(v));
-    }
-    case ColumnType::string: break;
-  }
-  std::vector<std::string> out(n);
-  H5Datatype ftype(h5_check(H5Dget_type(dset), "type of " + w));
-  if (H5Tis_variable_str(ftype.get()) > 0) {
-    H5Datatype mtype = detail::vlen_string_type();
-    std::vector<char*> ptrs(n, nullptr);
-    h5_check_status(H5Dread(dset, mtype.get(), mspace.get(), fspace.get(), H5P_DEFAULT,
-                            ptrs.data()),
-                    "read " + w);
-    for (std::size_t i = 0; i < n; ++i) out[i] = ptrs[i] ? ptrs[i] : "";
-    H5Dvlen_reclaim(mtype.get(), mspace.get(), H5P_DEFAULT, ptrs.data());
-  } else {
-    const std::size_t size = H5Tget_size(ftype.get());
-    std::vector<char> buf(size * n);
-    h5_check_status(H5Dread(dset, ftype.get(), mspace.get(), fspace.get(), H5P_DEFAULT,
-                            buf.data()),
-                    "read " + w);
-    for (std::size_t i = 0; i < n; ++i) {
-      const char* s = buf.data() + i * size;
-      out[i].assign(s, strnlen(s, size));
-    }
-  }
-  return Column(ci.name, std::move(out));
-}
-
-}  // namespace
 
 data::MeasurementTable StoreReader::read(const std::string& set,
                                          const std::vector<std::string>& columns,
@@ -363,12 +301,13 @@ data::MeasurementTable StoreReader::read(const std::string& set,
 
 data::MeasurementTable StoreReader::load(const SetInfo& si, const std::vector<ColumnInfo>& wanted,
                                          std::size_t begin, std::size_t end) const {
+  if (const auto hit = packs_->find(si.path)) return hit->pack->read(hit->index, wanted, begin, end);
   H5Group g(h5_check(H5Gopen2(file_.get(), si.path.c_str(), H5P_DEFAULT), "open " + where(si.path)));
   data::MeasurementTable t;
   for (const auto& ci : wanted) {
     const std::string w = where(si.path) + " dataset '" + ci.name + "'";
     H5Dataset d(h5_check(H5Dopen2(g.get(), ci.name.c_str(), H5P_DEFAULT), "open " + w));
-    t.add_column(read_column(d.get(), ci, begin, end - begin, w));
+    t.add_column(detail::read_column(d.get(), ci, begin, end - begin, w));
   }
   t.attributes() = si.attributes;
   return t;

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <regex>
+#include <map>
+#include <cctype>
 
 #include "h5_attributes.hpp"
+#include "h5_columns.hpp"
+#include "store_pack.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/store_format.hpp"
@@ -16,8 +19,19 @@ using data::Column;
 using data::ColumnType;
 
 void validate_set_path(const std::string& set) {
-  static const std::regex kPath(R"(^(/[A-Za-z0-9_.+-]+){2,3}$)");
-  if (!std::regex_match(set, kPath)) {
+  // By hand, not std::regex: an Extra-P import checks 10^5 paths.
+  std::size_t levels = 0;
+  bool ok = !set.empty() && set.front() == '/' && set.back() != '/';
+  for (std::size_t i = 0; ok && i < set.size(); ++i) {
+    const char c = set[i];
+    if (c == '/') {
+      ok = i + 1 < set.size() && set[i + 1] != '/';
+      ++levels;
+    } else {
+      ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
+    }
+  }
+  if (!ok || levels < 2 || levels > 3) {
     throw ConfigError("set path '" + set +
                       "' is not of the form /<framework>/<model>[/<system>] (names of letters, "
                       "digits and . _ + -), e.g. /pytorch/resnet50");
@@ -30,15 +44,6 @@ H5Plist link_create_plist() {
   H5Plist lcpl(h5_check(H5Pcreate(H5P_LINK_CREATE), "link creation plist"));
   h5_check_status(H5Pset_create_intermediate_group(lcpl.get(), 1), "intermediate groups");
   return lcpl;
-}
-
-hid_t file_type_of(ColumnType t) {
-  switch (t) {
-    case ColumnType::float64: return H5T_IEEE_F64LE;
-    case ColumnType::int64: return H5T_STD_I64LE;
-    case ColumnType::string: break;
-  }
-  return H5I_INVALID_HID;
 }
 
 }  // namespace
@@ -69,6 +74,29 @@ void StoreWriter::copy_set(const StoreReader& src, const std::string& set) {
   h5_check_status(H5Ocopy(src.id(), set.c_str(), file_.get(), set.c_str(), H5P_DEFAULT,
                           lcpl.get()),
                   "copy set '" + set + "' from '" + src.path() + "' to '" + path_ + "'");
+}
+
+std::string StoreWriter::next_pack() { return std::string(kPackRoot) + "/" + std::to_string(packs_++); }
+
+void StoreWriter::copy_pack(const StoreReader& src, const std::string& pack) {
+  H5Plist lcpl = link_create_plist();
+  h5_check_status(H5Ocopy(src.id(), pack.c_str(), file_.get(), next_pack().c_str(), H5P_DEFAULT, lcpl.get()),
+                  "copy pack '" + pack + "' from '" + src.path() + "' to '" + path_ + "'");
+}
+
+void StoreWriter::write_sets(const std::vector<std::pair<std::string, const data::MeasurementTable*>>& sets) {
+  std::map<std::string, std::vector<detail::NamedTable>> shapes;
+  for (const auto& s : sets) {
+    validate_set_path(s.first);
+    shapes[detail::pack_signature(*s.second)].push_back(s);
+  }
+  for (auto& [signature, group] : shapes) {
+    if (group.size() >= kPackMinSets) {
+      detail::write_pack(file_.get(), next_pack(), std::move(group), "'" + path_ + "'");
+    } else {
+      for (const auto& [set, table] : group) write_set(set, *table);
+    }
+  }
 }
 
 SetWriter StoreWriter::create_set(const std::string& set, const std::vector<ColumnInfo>& columns,
@@ -138,29 +166,7 @@ SetWriter::SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t
                      std::string where)
     : checksum_(columns.size()), group_(std::move(group)), columns_(std::move(columns)), rows_(rows),
       where_(std::move(where)) {
-  const hsize_t n = rows_;
-  for (const auto& c : columns_) {
-    H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), "dataspace"));
-    H5Plist dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), "dataset creation plist"));
-    if (rows_ >= kChunkThresholdRows) {
-      const hsize_t chunk = std::min<hsize_t>(kChunkRows, n);
-      h5_check_status(H5Pset_chunk(dcpl.get(), 1, &chunk), "set chunk");
-      // Filters on variable-length strings would compress heap pointers, not text.
-      if (c.type != ColumnType::string) {
-        h5_check_status(H5Pset_shuffle(dcpl.get()), "set shuffle");
-        h5_check_status(H5Pset_deflate(dcpl.get(), kDeflateLevel), "set deflate");
-      }
-    }
-    H5Datatype vlen;
-    hid_t ftype = file_type_of(c.type);
-    if (c.type == ColumnType::string) {
-      vlen = detail::vlen_string_type();
-      ftype = vlen.get();
-    }
-    datasets_.emplace_back(h5_check(H5Dcreate2(group_.get(), c.name.c_str(), ftype, space.get(),
-                                               H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                                    "create " + where_ + " dataset '" + c.name + "'"));
-  }
+  for (const auto& c : columns_) datasets_.push_back(detail::create_column(group_.get(), c, rows_, kChunkRows, where_));
 }
 
 void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
@@ -173,42 +179,8 @@ void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const Column& col = chunk.column(columns_[i].name);
     checksum_.add(i, col);
-    const std::string w = "write " + where_ + " dataset '" + columns_[i].name + "'";
-    const hid_t d = datasets_[i].get();
-    H5Dataspace fspace(h5_check(H5Dget_space(d), w));
-    const hsize_t start = offset, count = chunk.rows();
-    h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count,
-                                        nullptr),
-                    w);
-    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
-    if (columns_[i].type == ColumnType::string) {
-      if (col.type() != ColumnType::string) {
-        throw DataError(w + ": column is string in the set, " + to_string(col.type()) +
-                        " in the rows");
-      }
-      std::vector<const char*> ptrs;
-      ptrs.reserve(col.size());
-      for (const auto& s : col.str()) ptrs.push_back(s.c_str());
-      H5Datatype t = detail::vlen_string_type();
-      // The conversion buffer of a string write is 1 MiB by default, zeroed per call: 4 ms
-      // of a small result file's write. A few slots per row are enough.
-      H5Plist dxpl(h5_check(H5Pcreate(H5P_DATASET_XFER), w));
-      const std::size_t bytes = std::clamp<std::size_t>(col.size() * 64, 4096, std::size_t{1} << 20);
-      h5_check_status(H5Pset_buffer(dxpl.get(), bytes, nullptr, nullptr), w);
-      h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), dxpl.get(), ptrs.data()),
-                      w);
-    } else if (columns_[i].type == ColumnType::int64 && col.type() == ColumnType::int64) {
-      h5_check_status(H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT,
-                               col.i64().data()),
-                      w);
-    } else if (columns_[i].type == ColumnType::float64 && col.type() == ColumnType::float64) {
-      h5_check_status(H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
-                               col.f64().data()),
-                      w);
-    } else {
-      throw DataError(w + ": column is " + to_string(columns_[i].type) + " in the set, " +
-                      to_string(col.type()) + " in the rows");
-    }
+    detail::write_column(datasets_[i].get(), columns_[i].type, col, offset,
+                         "write " + where_ + " dataset '" + columns_[i].name + "'");
   }
 }
 

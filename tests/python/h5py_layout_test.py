@@ -63,3 +63,34 @@ def test_the_store_as_h5py_reads_it():
         # The doc's pandas-free equivalent of its 3-line example: a dict of numpy columns.
         cols = {k: (v.asstr()[:] if v.dtype.kind == "O" else v[:]) for k, v in s.items()}
         check(list(cols["time_s"]) == [10.5, 5.25], "values round-trip")
+
+
+# ---- packed sets (an Extra-P import of many call paths), read with the doc's lines ----
+def test_packed_sets_as_h5py_reads_them():
+    text = ["PARAMETER p", "POINTS 2 4 8"]
+    for k in range(100):
+        text += [f"REGION r{k}", "METRIC time", f"DATA {k + 1} {k + 1.5}", "DATA 2 2.5", "DATA 3 3.5"]
+    paths = os.path.join(work, "paths.txt")
+    packed = os.path.join(work, "packed.h5")
+    with open(paths, "w") as out:
+        out.write("\n".join(text) + "\n")
+    subprocess.run([perfit, "import", paths, "--format", "extrap", "--out", packed, "--set", "/myapp"],
+                   check=True, stdout=subprocess.DEVNULL)
+    found = None
+    with h5py.File(packed, "r") as f:
+        for pack in f["/@packs"].values():
+            names = list(pack["index/set"].asstr()[:])
+            if "/myapp/r42/time" in names:
+                i = names.index("/myapp/r42/time")
+                first, n = pack["index/first"][i], pack["index/rows"][i]
+                # The doc's lines without pandas: a dict of numpy columns.
+                found = {k: v[first:first + n] for k, v in pack["columns"].items()}
+                check(pack.attrs["target"] == "value", "shared attributes on the pack")
+                check(pack["attributes/extrap_region"].asstr()[i] == "r42", "per-set attribute")
+                check(len(names) == 100 and names == sorted(names), "one sorted index entry per set")
+    check(found is not None, "set found in a pack")
+    if found is not None:
+        check(list(found) == ["p", "value"], f"columns {list(found)}")
+        check(list(found["p"]) == [2, 2, 4, 4, 8, 8] and list(found["value"][:2]) == [43, 43.5],
+              f"rows {found}")
+    assert not failures, failures

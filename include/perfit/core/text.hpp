@@ -15,6 +15,14 @@ inline std::string join(const std::vector<std::string>& items, const std::string
   return s.empty() ? empty : s;
 }
 
+// "a, b, c, ... and 9997 more": a message names a few of 10^5 sets, not all.
+inline std::string join_some(const std::vector<std::string>& items, std::size_t shown = 8) {
+  if (items.size() <= shown) return join(items);
+  std::string s;
+  for (std::size_t i = 0; i < shown; ++i) s += items[i] + ", ";
+  return s + "... and " + std::to_string(items.size() - shown) + " more";
+}
+
 // printf's %.<digits>g, for numbers in messages ("1e-06", "0.0016").
 inline std::string format_g(double v, int digits = 6) {
   char buf[40];

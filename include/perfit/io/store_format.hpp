@@ -16,3 +16,18 @@ inline constexpr std::size_t kChunkRows = 65536;  // 512 KiB of float64 per chun
 inline constexpr unsigned kDeflateLevel = 1;      // fast; grids compress well even at 1
 
 }  // namespace perfit::io
+
+namespace perfit::io {
+
+// Packed sets (docs/hdf5-format.md "Packed sets"): many small sets of the same columns in
+// shared tables under /@packs/<n> ('@' is never part of a set path). An import of at least
+// kPackMinSets such sets packs them: one group and three datasets per set is ~2 KB of HDF5
+// metadata, 10x the values of an Extra-P call path.
+inline constexpr const char* kPackRoot = "/@packs";
+inline constexpr const char* kPackAttribute = "perfit_pack";
+inline constexpr const char* kPackVersion = "perfit-pack-1";
+inline constexpr std::size_t kPackMinSets = 64;
+// Small chunks: reading one set of a pack decompresses one or two chunks, not 512 KiB.
+inline constexpr std::size_t kPackChunkRows = 8192;
+
+}  // namespace perfit::io

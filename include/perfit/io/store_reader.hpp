@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@
 #include "perfit/io/h5_handle.hpp"
 
 namespace perfit::io {
+
+namespace detail {
+class PackedSets;
+}
 
 struct ColumnInfo {
   std::string name;
@@ -59,6 +64,14 @@ class StoreReader {
 
   // Throws: DataError if the set is missing (listing the sets there are) or malformed.
   SetInfo info(const std::string& set) const;
+  // The set's row count; for a packed set without reading anything (inspect over 10^5 sets).
+  std::size_t rows(const std::string& set) const;
+  // The packs of the file (docs/hdf5-format.md "Packed sets"): each pack's group and sets.
+  struct Pack {
+    std::string path;
+    std::vector<std::string> sets;
+  };
+  std::vector<Pack> packs() const;
   // One attribute of a set as text ("" when it has none), without describing the set (a plan
   // that needs the checksums of 10^5 sets). Throws: DataError if the set is missing.
   std::string set_attribute(const std::string& set, const std::string& name) const;
@@ -87,6 +100,7 @@ class StoreReader {
 
   std::string path_;
   H5File file_;
+  std::shared_ptr<const detail::PackedSets> packs_;  // read at open: the index of every pack
 };
 
 }  // namespace perfit::io

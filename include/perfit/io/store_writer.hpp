@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perfit/data/checksum.hpp"
@@ -46,11 +47,16 @@ class StoreWriter {
   explicit StoreWriter(std::string path, Seal seal = Seal::no);
 
   void copy_set(const StoreReader& src, const std::string& set);
+  // Copies a whole pack (StoreReader::packs) as it is.
+  void copy_pack(const StoreReader& src, const std::string& pack);
   // Creates the set's group, attributes and empty column datasets of `rows` rows.
   SetWriter create_set(const std::string& set, const std::vector<ColumnInfo>& columns,
                        std::size_t rows, const data::Attributes& attributes);
   // Writes a whole table (its attributes become the set's).
   void write_set(const std::string& set, const data::MeasurementTable& table);
+  // Writes many tables: those of one shape (columns, attribute names and kinds) in groups of
+  // at least kPackMinSets as packs (docs/hdf5-format.md "Packed sets"), the rest as write_set.
+  void write_sets(const std::vector<std::pair<std::string, const data::MeasurementTable*>>& sets);
   // Writes a table as a plain group (not a measurement set): columns as 1-D datasets and
   // the table's attributes. For result files.
   void write_group(const std::string& path, const data::MeasurementTable& table);
@@ -64,9 +70,12 @@ class StoreWriter {
   SetWriter create_group(const std::string& path, const std::vector<ColumnInfo>& columns,
                          std::size_t rows, const data::Attributes& attributes, bool is_set);
 
+  std::string next_pack();
+
   std::string path_;
   Seal seal_;
   H5File file_;
+  std::size_t packs_ = 0;
 };
 
 }  // namespace perfit::io

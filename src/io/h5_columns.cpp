@@ -1,0 +1,188 @@
+#include "h5_columns.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "h5_attributes.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/store_format.hpp"
+
+namespace perfit::io::detail {
+
+using data::Column;
+using data::ColumnType;
+
+ColumnType column_type_of(hid_t dset, const std::string& where) {
+  H5Datatype t(h5_check(H5Dget_type(dset), "type of " + where));
+  switch (H5Tget_class(t.get())) {
+    case H5T_FLOAT: return ColumnType::float64;
+    case H5T_INTEGER: return ColumnType::int64;
+    case H5T_STRING: return ColumnType::string;
+    default: break;
+  }
+  throw DataError(where + " has an unsupported HDF5 type class; expected float, integer or string");
+}
+
+namespace {
+
+herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->push_back(name);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> member_names(hid_t group) {
+  std::vector<std::string> names;
+  hsize_t idx = 0;
+  if (H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, &names) < 0) {
+    hdf5_error_stack();  // not tracked (file written by another tool): fall back to names
+    names.clear();
+    idx = 0;
+    h5_check_status(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &names),
+                    "list group members");
+  }
+  return names;
+}
+
+namespace {
+
+H5Plist column_plist(std::size_t rows, std::size_t chunk_rows, bool filter) {
+  H5Plist dcpl(h5_check(H5Pcreate(H5P_DATASET_CREATE), "dataset creation plist"));
+  if (rows >= kChunkThresholdRows) {
+    const hsize_t chunk = std::min(chunk_rows, rows);
+    h5_check_status(H5Pset_chunk(dcpl.get(), 1, &chunk), "set chunk");
+    if (filter) {
+      h5_check_status(H5Pset_shuffle(dcpl.get()), "set shuffle");
+      h5_check_status(H5Pset_deflate(dcpl.get(), kDeflateLevel), "set deflate");
+    }
+  }
+  return dcpl;
+}
+
+hid_t file_type_of(ColumnType t) {
+  switch (t) {
+    case ColumnType::float64: return H5T_IEEE_F64LE;
+    case ColumnType::int64: return H5T_STD_I64LE;
+    case ColumnType::string: break;
+  }
+  return H5I_INVALID_HID;
+}
+
+}  // namespace
+
+H5Dataset create_column(hid_t group, const ColumnInfo& c, std::size_t rows, std::size_t chunk_rows,
+                        const std::string& where) {
+  const hsize_t n = rows;
+  H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), "dataspace"));
+  // Filters on variable-length strings would compress heap pointers, not text.
+  H5Plist dcpl = column_plist(rows, chunk_rows, c.type != ColumnType::string);
+  H5Datatype vlen;
+  hid_t ftype = file_type_of(c.type);
+  if (c.type == ColumnType::string) {
+    vlen = vlen_string_type();
+    ftype = vlen.get();
+  }
+  return H5Dataset(h5_check(H5Dcreate2(group, c.name.c_str(), ftype, space.get(), H5P_DEFAULT, dcpl.get(),
+                                       H5P_DEFAULT),
+                            "create " + where + " dataset '" + c.name + "'"));
+}
+
+void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offset, const std::string& w) {
+  H5Dataspace fspace(h5_check(H5Dget_space(d), w));
+  const hsize_t start = offset, count = col.size();
+  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
+  H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
+  if (type == ColumnType::string) {
+    if (col.type() != ColumnType::string) {
+      throw DataError(w + ": column is string in the set, " + to_string(col.type()) + " in the rows");
+    }
+    std::vector<const char*> ptrs;
+    ptrs.reserve(col.size());
+    for (const auto& s : col.str()) ptrs.push_back(s.c_str());
+    H5Datatype t = vlen_string_type();
+    // The conversion buffer of a string write is 1 MiB by default, zeroed per call: 4 ms
+    // of a small result file's write. A few slots per row are enough.
+    H5Plist dxpl(h5_check(H5Pcreate(H5P_DATASET_XFER), w));
+    const std::size_t bytes = std::clamp<std::size_t>(col.size() * 64, 4096, std::size_t{1} << 20);
+    h5_check_status(H5Pset_buffer(dxpl.get(), bytes, nullptr, nullptr), w);
+    h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), dxpl.get(), ptrs.data()), w);
+  } else if (type == ColumnType::int64 && col.type() == ColumnType::int64) {
+    h5_check_status(H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, col.i64().data()), w);
+  } else if (type == ColumnType::float64 && col.type() == ColumnType::float64) {
+    h5_check_status(H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, col.f64().data()), w);
+  } else {
+    throw DataError(w + ": column is " + to_string(type) + " in the set, " + to_string(col.type()) +
+                    " in the rows");
+  }
+}
+
+void write_fixed_strings(hid_t group, const std::string& name, const std::vector<std::string>& values,
+                         std::size_t chunk_rows, const std::string& where) {
+  const std::string w = "write " + where + " dataset '" + name + "'";
+  std::size_t width = 1;
+  for (const auto& v : values) width = std::max(width, v.size());
+  H5Datatype t(h5_check(H5Tcopy(H5T_C_S1), w));
+  h5_check_status(H5Tset_size(t.get(), width), w);
+  h5_check_status(H5Tset_strpad(t.get(), H5T_STR_NULLPAD), w);
+  h5_check_status(H5Tset_cset(t.get(), H5T_CSET_UTF8), w);
+  const hsize_t n = values.size();
+  H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), w));
+  H5Plist dcpl = column_plist(values.size(), chunk_rows, true);
+  H5Dataset d(h5_check(H5Dcreate2(group, name.c_str(), t.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), w));
+  std::vector<char> buf(values.size() * width, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(buf.data() + i * width, values[i].data(), values[i].size());
+  if (!values.empty()) h5_check_status(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), w);
+}
+
+namespace {
+
+Column read_strings(hid_t dset, const std::string& name, hid_t mspace, hid_t fspace, std::size_t n,
+                    const std::string& w) {
+  std::vector<std::string> out(n);
+  H5Datatype ftype(h5_check(H5Dget_type(dset), "type of " + w));
+  if (H5Tis_variable_str(ftype.get()) > 0) {
+    H5Datatype mtype = vlen_string_type();
+    std::vector<char*> ptrs(n, nullptr);
+    h5_check_status(H5Dread(dset, mtype.get(), mspace, fspace, H5P_DEFAULT, ptrs.data()), "read " + w);
+    for (std::size_t i = 0; i < n; ++i) out[i] = ptrs[i] ? ptrs[i] : "";
+    H5Dvlen_reclaim(mtype.get(), mspace, H5P_DEFAULT, ptrs.data());
+  } else {
+    const std::size_t size = H5Tget_size(ftype.get());
+    std::vector<char> buf(size * n);
+    h5_check_status(H5Dread(dset, ftype.get(), mspace, fspace, H5P_DEFAULT, buf.data()), "read " + w);
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* s = buf.data() + i * size;
+      out[i].assign(s, strnlen(s, size));
+    }
+  }
+  return Column(name, std::move(out));
+}
+
+}  // namespace
+
+Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::size_t n, const std::string& w) {
+  H5Dataspace fspace(h5_check(H5Dget_space(dset), "space of " + w));
+  const hsize_t begin = first, count = n;
+  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &begin, nullptr, &count, nullptr),
+                  "select rows of " + w);
+  H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), "memory space"));
+  switch (ci.type) {
+    case ColumnType::float64: {
+      std::vector<double> v(n);
+      h5_check_status(H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
+                      "read " + w);
+      return Column(ci.name, std::move(v));
+    }
+    case ColumnType::int64: {
+      std::vector<std::int64_t> v(n);
+      h5_check_status(H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
+                      "read " + w);
+      return Column(ci.name, std::move(v));
+    }
+    case ColumnType::string: break;
+  }
+  return read_strings(dset, ci.name, mspace.get(), fspace.get(), n, w);
+}
+
+}  // namespace perfit::io::detail

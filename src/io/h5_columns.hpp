@@ -1,0 +1,41 @@
+// Private helpers shared by the store's set and pack code: one column as a 1-D dataset
+// (created, written at an offset, read as a hyperslab).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/store_reader.hpp"
+
+namespace perfit::io::detail {
+
+// Names of a group's members, in creation order when the group tracks it (perfit's do).
+std::vector<std::string> member_names(hid_t group);
+
+// Throws: DataError for an HDF5 type other than float, integer or string.
+data::ColumnType column_type_of(hid_t dset, const std::string& where);
+
+// A 1-D dataset of `rows` rows; chunked by `chunk_rows` and (numbers) compressed when it has
+// at least kChunkThresholdRows rows, contiguous below.
+H5Dataset create_column(hid_t group, const ColumnInfo& column, std::size_t rows,
+                        std::size_t chunk_rows, const std::string& where);
+
+// Writes col's values at rows [offset, offset + col.size()) of a dataset of type `type`.
+// Throws: DataError when col's type is not the dataset's.
+void write_column(hid_t dset, data::ColumnType type, const data::Column& col, std::size_t offset,
+                  const std::string& where);
+
+// A 1-D fixed-length UTF-8 string dataset (as wide as the longest value, chunked and
+// compressed when long): text repeated across 10^5 rows compresses, variable-length strings
+// (a heap entry each) do not.
+void write_fixed_strings(hid_t group, const std::string& name, const std::vector<std::string>& values,
+                         std::size_t chunk_rows, const std::string& where);
+
+// Rows [begin, begin + count) of a column; any float or integer width, fixed or variable strings.
+data::Column read_column(hid_t dset, const ColumnInfo& column, std::size_t begin, std::size_t count,
+                         const std::string& where);
+
+}  // namespace perfit::io::detail

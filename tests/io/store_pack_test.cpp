@@ -1,0 +1,183 @@
+// Packed sets: many small sets in shared tables read back exactly like sets written alone.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <algorithm>
+
+#include "perfit/core/error.hpp"
+#include "perfit/data/checksum.hpp"
+#include "perfit/io/store_format.hpp"
+#include "perfit/io/store_import.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
+#include "support/temp_dir.hpp"
+
+namespace perfit::io {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using data::Column;
+using data::MeasurementTable;
+using testing_support::TempDir;
+
+namespace {
+
+// Set k: 3 + k % 5 rows of (p, kind, value); `model` and `scale` differ per set.
+MeasurementTable small_set(std::size_t k) {
+  MeasurementTable t;
+  const std::size_t n = 3 + k % 5;
+  std::vector<std::int64_t> p;
+  std::vector<double> v;
+  std::vector<std::string> kind;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.push_back(std::int64_t{1} << i);
+    v.push_back(0.1 * static_cast<double>(k) + 1.0 / static_cast<double>(i + 1));
+    kind.push_back(i % 2 ? "mpi" : "comp\xC3\xA9");
+  }
+  t.add_column(Column("p", std::move(p)));
+  t.add_column(Column("kind", std::move(kind)));
+  t.add_column(Column("value", std::move(v)));
+  t.attributes() = {{"target", std::string("value")}, {"unit", std::string("s")},
+                    {"model", "m" + std::to_string(k)}, {"scale", 0.5 * static_cast<double>(k)},
+                    {"repeat", std::int64_t{5}}};
+  return t;
+}
+
+std::string set_name(std::size_t k) { return "/app/m" + std::to_string(k) + "/time"; }
+
+// Writes `n` small sets through write_sets, and `alone` sets of another shape.
+void write_many(const std::string& path, std::size_t n, std::vector<MeasurementTable>& keep) {
+  keep.clear();
+  for (std::size_t k = 0; k < n; ++k) keep.push_back(small_set(k));
+  MeasurementTable other = small_set(0);
+  other.attributes()["extra"] = std::string("yes");
+  keep.push_back(other);
+  std::vector<std::pair<std::string, const MeasurementTable*>> sets;
+  for (std::size_t k = 0; k < n; ++k) sets.emplace_back(set_name(k), &keep[k]);
+  sets.emplace_back("/app/other", &keep.back());
+  StoreWriter w(path);
+  w.write_sets(sets);
+  w.close();
+}
+
+void expect_same(const MeasurementTable& a, const MeasurementTable& b) {
+  ASSERT_EQ(a.column_names(), b.column_names());
+  EXPECT_EQ(a.column("p").i64(), b.column("p").i64());
+  EXPECT_EQ(a.column("kind").str(), b.column("kind").str());
+  EXPECT_EQ(a.column("value").f64(), b.column("value").f64());
+}
+
+// Sets `/@packs/0/index/<name>[0]` of an unsealed store to v.
+void poke_index(const std::string& path, const char* name, std::int64_t v) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t d = H5Dopen2(f, (std::string(kPackRoot) + "/0/index/" + name).c_str(), H5P_DEFAULT);
+  ASSERT_GE(d, 0);
+  const hid_t fs = H5Dget_space(d);
+  const hsize_t start = 0, count = 1;
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, nullptr, &count, nullptr);
+  const hid_t ms = H5Screate_simple(1, &count, nullptr);
+  EXPECT_GE(H5Dwrite(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, &v), 0);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+}  // namespace
+
+TEST(StorePack, ManySetsOfOneShapeShareOnePackAndReadBackExactly) {
+  TempDir dir;
+  std::vector<MeasurementTable> tables;
+  write_many(dir.file("s.h5"), 100, tables);
+  const StoreReader r(dir.file("s.h5"));
+  ASSERT_EQ(r.packs().size(), 1u);
+  EXPECT_EQ(r.packs()[0].sets.size(), 100u);
+  const auto sets = r.sets();
+  ASSERT_EQ(sets.size(), 101u);
+  EXPECT_TRUE(std::is_sorted(sets.begin(), sets.end()));
+  for (std::size_t k = 0; k < 100; ++k) {
+    const std::string set = set_name(k);
+    ASSERT_TRUE(r.has_set(set)) << set;
+    const MeasurementTable t = r.read(set);
+    expect_same(t, tables[k]);
+    EXPECT_EQ(r.rows(set), tables[k].rows());
+    EXPECT_EQ(t.attribute_string("model"), "m" + std::to_string(k));
+    EXPECT_EQ(std::get<double>(t.attributes().at("scale")), 0.5 * static_cast<double>(k));
+    EXPECT_EQ(std::get<std::int64_t>(t.attributes().at("repeat")), 5);
+    EXPECT_EQ(t.target(), "value");
+    // The same checksum as the set written alone: results name the data, however it is stored.
+    EXPECT_EQ(r.set_attribute(set, "checksum"), data::table_checksum(tables[k]));
+    EXPECT_EQ(r.set_attribute(set, "unit"), "s");
+  }
+  expect_same(r.read("/app/other"), tables.back());
+  const MeasurementTable part = r.read(set_name(7), {"value", "p"}, {1, 3});
+  EXPECT_EQ(part.column_names(), (std::vector<std::string>{"value", "p"}));
+  EXPECT_EQ(part.column("p").i64(), (std::vector<std::int64_t>{2, 4}));
+  EXPECT_FALSE(r.has_set("/app/m100/time"));
+  EXPECT_THAT([&] { r.info("/app/nope"); },
+              ThrowsMessage<DataError>(HasSubstr("... and 93 more")));
+}
+
+TEST(StorePack, FewSetsStayGroupsOfTheirOwn) {
+  TempDir dir;
+  std::vector<MeasurementTable> tables;
+  write_many(dir.file("s.h5"), kPackMinSets - 1, tables);
+  const StoreReader r(dir.file("s.h5"));
+  EXPECT_TRUE(r.packs().empty());
+  EXPECT_EQ(r.sets().size(), kPackMinSets);
+  expect_same(r.read(set_name(3)), tables[3]);
+}
+
+TEST(StorePack, ImportAroundAPackCopiesItWholeOrRepacksWhatItKeeps) {
+  TempDir dir;
+  std::string text = "PARAMETER p\nPOINTS 1 2 4\n";
+  for (int k = 0; k < 70; ++k) {
+    text += "REGION r" + std::to_string(k) + "\nDATA 1 1.5\nDATA 2 2.5\nDATA " + std::to_string(3 + k) + "\n";
+  }
+  ImportOptions o;
+  o.csv = dir.write("x.txt", text);
+  o.format = "extrap";
+  o.store = dir.file("s.h5");
+  o.set = "/x";
+  import_extrap(o);
+  const MeasurementTable r5 = StoreReader(o.store).read("/x/r5");
+  ASSERT_EQ(StoreReader(o.store).packs().size(), 1u);
+
+  ImportOptions c;
+  c.csv = dir.write("a.csv", "p,time_s\n1,2.5\n2,1.5\n");
+  c.store = o.store;
+  c.set = "/pt/resnet";
+  c.target = "time_s";
+  import_csv(c);  // another set: the pack is copied as it is
+  {
+    const StoreReader r(o.store);
+    ASSERT_EQ(r.packs().size(), 1u);
+    EXPECT_EQ(r.sets().size(), 71u);
+    EXPECT_EQ(r.read("/x/r5").column("value").f64(), r5.column("value").f64());
+  }
+  c.set = "/x/r9";
+  c.replace = true;
+  import_csv(c);  // a set of the pack replaced: the other 69 are packed again
+  const StoreReader r(o.store);
+  ASSERT_EQ(r.packs().size(), 1u);
+  EXPECT_EQ(r.packs()[0].sets.size(), 69u);
+  EXPECT_EQ(r.read("/x/r9").column("time_s").f64(), (std::vector<double>{2.5, 1.5}));
+  EXPECT_EQ(r.read("/x/r5").column("value").f64(), r5.column("value").f64());
+  EXPECT_EQ(r.set_attribute("/x/r5", "checksum"), r5.attribute_string("checksum"));
+}
+
+TEST(StorePack, AnIndexThatPointsOutsideThePackIsRefusedByName) {
+  TempDir dir;
+  std::vector<MeasurementTable> tables;
+  write_many(dir.file("s.h5"), 80, tables);
+  poke_index(dir.file("s.h5"), "rows", 1000000);
+  EXPECT_THAT([&] { StoreReader r(dir.file("s.h5")); },
+              ThrowsMessage<DataError>(HasSubstr("pack '/@packs/0' set '/app/m0/time': rows [0, +1000000) are outside")));
+  write_many(dir.file("t.h5"), 80, tables);
+  poke_index(dir.file("t.h5"), "first", -4);
+  EXPECT_THAT([&] { StoreReader r(dir.file("t.h5")); }, ThrowsMessage<DataError>(HasSubstr("outside the pack's")));
+}
+
+}  // namespace perfit::io
