@@ -130,9 +130,19 @@ void write_fixed_strings(hid_t group, const std::string& name, const std::vector
   H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), w));
   H5Plist dcpl = column_plist(values.size(), chunk_rows, true);
   H5Dataset d(h5_check(H5Dcreate2(group, name.c_str(), t.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), w));
-  std::vector<char> buf(values.size() * width, '\0');
-  for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(buf.data() + i * width, values[i].data(), values[i].size());
-  if (!values.empty()) h5_check_status(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), w);
+  // In blocks: 10^5 rows of 2 KB texts would be a 200 MB buffer at once.
+  const std::size_t block = 8 * std::max<std::size_t>(chunk_rows, 1);
+  std::vector<char> buf;
+  for (std::size_t at = 0; at < values.size(); at += block) {
+    const std::size_t n_block = std::min(block, values.size() - at);
+    buf.assign(n_block * width, '\0');
+    for (std::size_t i = 0; i < n_block; ++i) std::memcpy(buf.data() + i * width, values[at + i].data(), values[at + i].size());
+    H5Dataspace fspace(h5_check(H5Dget_space(d.get()), w));
+    const hsize_t start = at, count = n_block;
+    h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
+    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
+    h5_check_status(H5Dwrite(d.get(), t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()), w);
+  }
 }
 
 namespace {

@@ -1,7 +1,12 @@
 #include "store_pack.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <mutex>
+#include <tuple>
 
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
@@ -152,104 +157,221 @@ std::size_t length_of(hid_t dset, const std::string& w) {
 
 }  // namespace
 
-Pack::Pack(hid_t file, std::string path, std::string where)
-    : path_(std::move(path)), where_(std::move(where) + " pack '" + path_ + "'") {
-  group_ = H5Group(h5_check(H5Gopen2(file, path_.c_str(), H5P_DEFAULT), "open " + where_));
-  shared_ = read_attributes(group_.get(), where_);
-  const auto version = shared_.find(kPackAttribute);
-  if (version == shared_.end() || data::attribute_text(version->second) != kPackVersion) {
-    throw DataError(where_ + " has " + kPackAttribute + "='" +
-                    (version == shared_.end() ? std::string() : data::attribute_text(version->second)) +
-                    "', expected '" + kPackVersion + "'. It was written by another perfit version; re-import it");
+namespace {
+
+std::vector<ColumnInfo> datasets_of(hid_t pack, const char* group, std::size_t length, const std::string& w) {
+  H5Group g(h5_check(H5Gopen2(pack, group, H5P_DEFAULT), "open " + w + " " + group));
+  std::vector<ColumnInfo> out;
+  for (const auto& name : member_names(g.get())) {
+    const std::string wd = w + " " + group + " '" + name + "'";
+    H5Dataset d(h5_check(H5Dopen2(g.get(), name.c_str(), H5P_DEFAULT), "open " + wd));
+    const std::size_t n = length_of(d.get(), wd);
+    if (n != length) throw DataError(wd + " has " + std::to_string(n) + " entries, expected " + std::to_string(length));
+    out.push_back({name, column_type_of(d.get(), wd)});
   }
-  shared_.erase(version);
-  shared_[kFormatAttribute] = std::string(kFormatVersion);
-  H5Group index(h5_check(H5Gopen2(group_.get(), kIndex, H5P_DEFAULT), "open " + where_ + " index"));
-  {
-    H5Dataset d(h5_check(H5Dopen2(index.get(), "set", H5P_DEFAULT), "open " + where_ + " index 'set'"));
-    names_ = read_column(d.get(), {"set", ColumnType::string}, 0, length_of(d.get(), where_), where_).str();
-  }
-  first_ = read_ints(index.get(), "first", names_.size(), where_);
-  rows_ = read_ints(index.get(), "rows", names_.size(), where_);
-  H5Group attrs(h5_check(H5Gopen2(group_.get(), kAttributes, H5P_DEFAULT), "open " + where_ + " attributes"));
-  for (const auto& name : member_names(attrs.get())) {
-    H5Dataset d(h5_check(H5Dopen2(attrs.get(), name.c_str(), H5P_DEFAULT), "open " + where_ + " attribute '" + name + "'"));
-    if (length_of(d.get(), where_) != names_.size()) throw DataError(where_ + " attribute '" + name + "' is not one per set");
-    varying_.push_back({{name, column_type_of(d.get(), where_)}, std::move(d)});
-  }
-  H5Group cols(h5_check(H5Gopen2(group_.get(), kColumns, H5P_DEFAULT), "open " + where_ + " columns"));
-  std::size_t total = 0;
-  for (const auto& name : member_names(cols.get())) {
-    H5Dataset d(h5_check(H5Dopen2(cols.get(), name.c_str(), H5P_DEFAULT), "open " + where_ + " column '" + name + "'"));
-    const std::size_t n = length_of(d.get(), where_);
-    if (!columns_.empty() && n != total) throw DataError(where_ + " column '" + name + "' has " + std::to_string(n) + " rows, the others " + std::to_string(total));
-    total = n;
-    columns_.push_back({name, column_type_of(d.get(), where_)});
-    column_sets_.push_back(std::move(d));
-  }
-  if (columns_.empty()) throw DataError(where_ + " has no column datasets");
-  check_index(total);
+  return out;
 }
 
-void Pack::check_index(std::size_t total_rows) const {
-  for (std::size_t i = 0; i < names_.size(); ++i) {
-    if (i > 0 && !(names_[i - 1] < names_[i])) {
-      throw DataError(where_ + " index 'set' is not sorted and unique at entry " + std::to_string(i) + " ('" + names_[i] + "')");
+void check_index(const PackIndex& x, std::size_t total_rows, const std::string& w) {
+  for (std::size_t i = 0; i < x.names.size(); ++i) {
+    if (i > 0 && !(x.names[i - 1] < x.names[i])) {
+      throw DataError(w + " index 'set' is not sorted and unique at entry " + std::to_string(i) + " ('" + x.names[i] + "')");
     }
-    if (first_[i] < 0 || rows_[i] < 0 || static_cast<std::size_t>(first_[i] + rows_[i]) > total_rows) {
-      throw DataError(where_ + " set '" + names_[i] + "': rows [" + std::to_string(first_[i]) + ", +" +
-                      std::to_string(rows_[i]) + ") are outside the pack's " + std::to_string(total_rows) + " rows");
+    if (x.first[i] < 0 || x.rows[i] < 0 || static_cast<std::size_t>(x.first[i] + x.rows[i]) > total_rows) {
+      throw DataError(w + " set '" + x.names[i] + "': rows [" + std::to_string(x.first[i]) + ", +" +
+                      std::to_string(x.rows[i]) + ") are outside the pack's " + std::to_string(total_rows) + " rows");
     }
   }
+}
+
+}  // namespace
+
+struct PackIndex::Blocks {
+  static constexpr std::size_t kBytes = std::size_t{64} << 20;
+  std::mutex m;
+  std::map<std::tuple<bool, std::size_t, std::size_t>, Column> decoded;  // (attribute, k, block)
+  std::size_t bytes = 0;
+};
+
+namespace {
+
+std::size_t bytes_of(const Column& c) {
+  if (c.type() != ColumnType::string) return 8 * c.size();
+  std::size_t n = 0;
+  for (const auto& v : c.str()) n += sizeof(std::string) + v.size();
+  return n;
+}
+
+// Appends entries [from, to) of block to out (of the block's type).
+void append(Column& out, const Column& block, std::size_t from, std::size_t to) {
+  const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
+  if (block.type() == ColumnType::float64) {
+    std::vector<double> v = out.f64();
+    v.insert(v.end(), block.f64().begin() + f, block.f64().begin() + t);
+    out = Column(block.name(), std::move(v));
+  } else if (block.type() == ColumnType::int64) {
+    std::vector<std::int64_t> v = out.i64();
+    v.insert(v.end(), block.i64().begin() + f, block.i64().begin() + t);
+    out = Column(block.name(), std::move(v));
+  } else {
+    std::vector<std::string> v = out.str();
+    v.insert(v.end(), block.str().begin() + f, block.str().begin() + t);
+    out = Column(block.name(), std::move(v));
+  }
+}
+
+std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path, const std::string& where) {
+  const std::string w = where + " pack '" + path + "'";
+  auto x = std::make_shared<PackIndex>();
+  x->path = path;
+  x->blocks = std::make_shared<PackIndex::Blocks>();
+  H5Group pack(h5_check(H5Gopen2(file, path.c_str(), H5P_DEFAULT), "open " + w));
+  x->shared = read_attributes(pack.get(), w);
+  const auto version = x->shared.find(kPackAttribute);
+  if (version == x->shared.end() || data::attribute_text(version->second) != kPackVersion) {
+    throw DataError(w + " has " + kPackAttribute + "='" +
+                    (version == x->shared.end() ? std::string() : data::attribute_text(version->second)) +
+                    "', expected '" + kPackVersion + "'. It was written by another perfit version; re-import it");
+  }
+  x->shared.erase(version);
+  x->shared[kFormatAttribute] = std::string(kFormatVersion);
+  H5Group index(h5_check(H5Gopen2(pack.get(), kIndex, H5P_DEFAULT), "open " + w + " index"));
+  {
+    H5Dataset d(h5_check(H5Dopen2(index.get(), "set", H5P_DEFAULT), "open " + w + " index 'set'"));
+    x->names = read_column(d.get(), {"set", ColumnType::string}, 0, length_of(d.get(), w), w).str();
+  }
+  x->first = read_ints(index.get(), "first", x->names.size(), w);
+  x->rows = read_ints(index.get(), "rows", x->names.size(), w);
+  x->varying = datasets_of(pack.get(), kAttributes, x->names.size(), w);
+  H5Group cols(h5_check(H5Gopen2(pack.get(), kColumns, H5P_DEFAULT), "open " + w + " columns"));
+  if (detail::member_names(cols.get()).empty()) throw DataError(w + " has no column datasets");
+  H5Dataset d0(h5_check(H5Dopen2(cols.get(), detail::member_names(cols.get()).front().c_str(), H5P_DEFAULT), "open " + w));
+  const std::size_t total = length_of(d0.get(), w);
+  x->total_rows = total;
+  x->columns = datasets_of(pack.get(), kColumns, total, w);
+  check_index(*x, total, w);
+  return x;
+}
+
+// The indexes of the files opened last, by identity (device, inode, size, modification time):
+// a file changed or replaced is read again.
+struct IndexMemo {
+  using Key = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t>;
+  std::mutex m;
+  std::deque<std::pair<Key, std::vector<std::shared_ptr<const PackIndex>>>> files;
+  static constexpr std::size_t kFiles = 4;
+};
+IndexMemo& index_memo() {
+  static IndexMemo memo;
+  return memo;
+}
+
+}  // namespace
+
+Pack::Pack(hid_t file, std::shared_ptr<const PackIndex> index, std::string where)
+    : file_(file), index_(std::move(index)), where_(std::move(where) + " pack '" + index_->path + "'"),
+      varying_sets_(index_->varying.size()), column_sets_(index_->columns.size()) {}
+
+hid_t Pack::dataset(std::vector<H5Dataset>& open, std::size_t k, const char* group, const std::string& name) const {
+  if (!open[k].valid()) {
+    const std::string p = index_->path + "/" + group + "/" + name;
+    open[k] = H5Dataset(h5_check(H5Dopen2(file_, p.c_str(), H5P_DEFAULT), "open " + where_ + " " + group + " '" + name + "'"));
+  }
+  return open[k].get();
 }
 
 std::optional<std::size_t> Pack::find(const std::string& set) const {
-  const auto it = std::lower_bound(names_.begin(), names_.end(), set);
-  if (it == names_.end() || *it != set) return std::nullopt;
-  return static_cast<std::size_t>(it - names_.begin());
+  const auto& names = index_->names;
+  const auto it = std::lower_bound(names.begin(), names.end(), set);
+  if (it == names.end() || *it != set) return std::nullopt;
+  return static_cast<std::size_t>(it - names.begin());
+}
+
+Column Pack::slice(bool attribute, std::size_t k, std::size_t begin, std::size_t count) const {
+  const ColumnInfo& ci = attribute ? index_->varying[k] : index_->columns[k];
+  Column out = ci.type == ColumnType::float64 ? Column(ci.name, std::vector<double>{})
+               : ci.type == ColumnType::int64 ? Column(ci.name, std::vector<std::int64_t>{})
+                                               : Column(ci.name, std::vector<std::string>{});
+  const std::size_t length = attribute ? index_->names.size() : index_->total_rows;
+  PackIndex::Blocks& cache = *index_->blocks;
+  std::lock_guard<std::mutex> lock(cache.m);
+  for (std::size_t at = begin; at < begin + count;) {
+    const std::size_t b = at / kPackChunkRows, first = b * kPackChunkRows;
+    auto it = cache.decoded.find({attribute, k, b});
+    if (it == cache.decoded.end()) {
+      if (cache.bytes > PackIndex::Blocks::kBytes) {
+        cache.decoded.clear();
+        cache.bytes = 0;
+      }
+      const hid_t d = attribute ? dataset(varying_sets_, k, kAttributes, ci.name) : dataset(column_sets_, k, kColumns, ci.name);
+      Column block = read_column(d, ci, first, std::min(kPackChunkRows, length - first),
+                                 where_ + (attribute ? " attribute '" : " column '") + ci.name + "'");
+      cache.bytes += bytes_of(block);
+      it = cache.decoded.emplace(std::make_tuple(attribute, k, b), std::move(block)).first;
+    }
+    const std::size_t to = std::min(begin + count, first + it->second.size());
+    append(out, it->second, at - first, to - first);
+    at = to;
+  }
+  return out;
 }
 
 std::optional<AttributeValue> Pack::attribute(std::size_t i, const std::string& name) const {
-  for (const auto& v : varying_) {
-    if (v.info.name != name) continue;
-    Column c = read_column(v.dataset.get(), v.info, i, 1, where_ + " attribute '" + name + "'");
+  for (std::size_t k = 0; k < index_->varying.size(); ++k) {
+    const ColumnInfo& v = index_->varying[k];
+    if (v.name != name) continue;
+    const Column c = slice(true, k, i, 1);
     if (c.type() == ColumnType::float64) return c.f64().front();
     if (c.type() == ColumnType::int64) return c.i64().front();
     return c.str().front();
   }
-  const auto it = shared_.find(name);
-  if (it == shared_.end()) return std::nullopt;
+  const auto it = index_->shared.find(name);
+  if (it == index_->shared.end()) return std::nullopt;
   return it->second;
 }
 
 SetInfo Pack::info(std::size_t i) const {
-  SetInfo si{names_[i], rows(i), columns_, shared_};
-  for (const auto& v : varying_) si.attributes[v.info.name] = *attribute(i, v.info.name);
+  SetInfo si{index_->names[i], rows(i), index_->columns, index_->shared};
+  for (const auto& v : index_->varying) si.attributes[v.name] = *attribute(i, v.name);
   return si;
 }
 
 data::MeasurementTable Pack::read(std::size_t i, const std::vector<ColumnInfo>& wanted, std::size_t begin,
                                   std::size_t end) const {
   data::MeasurementTable t;
+  const auto& cols = index_->columns;
   for (const auto& ci : wanted) {
     const auto k = static_cast<std::size_t>(
-        std::find_if(columns_.begin(), columns_.end(), [&](const ColumnInfo& c) { return c.name == ci.name; }) -
-        columns_.begin());
-    if (k == columns_.size()) throw DataError(where_ + " has no column '" + ci.name + "'");
-    const std::size_t at = static_cast<std::size_t>(first_[i]) + begin;
-    t.add_column(read_column(column_sets_[k].get(), ci, at, end - begin,
-                             where_ + " set '" + names_[i] + "' column '" + ci.name + "'"));
+        std::find_if(cols.begin(), cols.end(), [&](const ColumnInfo& c) { return c.name == ci.name; }) - cols.begin());
+    if (k == cols.size()) throw DataError(where_ + " has no column '" + ci.name + "'");
+    t.add_column(slice(false, k, static_cast<std::size_t>(index_->first[i]) + begin, end - begin));
   }
-  t.attributes() = info(i).attributes;
   return t;
 }
 
 PackedSets::PackedSets(hid_t file, const std::string& file_name) {
   if (H5Lexists(file, kPackRoot, H5P_DEFAULT) <= 0) return;
-  H5Group root(h5_check(H5Gopen2(file, kPackRoot, H5P_DEFAULT), "open '" + file_name + "' " + kPackRoot));
-  for (const auto& name : member_names(root.get())) {
-    packs_.emplace_back(file, std::string(kPackRoot) + "/" + name, "'" + file_name + "'");
+  struct stat st {};
+  const bool known = ::stat(file_name.c_str(), &st) == 0;
+  const IndexMemo::Key key{st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  std::vector<std::shared_ptr<const PackIndex>> indexes;
+  {
+    std::lock_guard<std::mutex> lock(index_memo().m);
+    for (const auto& [k, v] : index_memo().files) {
+      if (known && k == key) indexes = v;
+    }
   }
+  if (indexes.empty()) {
+    H5Group root(h5_check(H5Gopen2(file, kPackRoot, H5P_DEFAULT), "open '" + file_name + "' " + kPackRoot));
+    for (const auto& name : member_names(root.get())) {
+      indexes.push_back(read_index(file, std::string(kPackRoot) + "/" + name, "'" + file_name + "'"));
+    }
+    std::lock_guard<std::mutex> lock(index_memo().m);
+    auto& files = index_memo().files;
+    if (known) files.emplace_back(key, indexes);
+    if (files.size() > IndexMemo::kFiles) files.pop_front();
+  }
+  for (auto& x : indexes) packs_.emplace_back(file, std::move(x), "'" + file_name + "'");
 }
 
 std::optional<PackedSets::Hit> PackedSets::find(const std::string& set) const {

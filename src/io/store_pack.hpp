@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,44 +25,56 @@ std::string pack_signature(const data::MeasurementTable& t);
 // `checksum` attribute is computed from its rows, as for a set written alone.
 void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> sets, const std::string& where);
 
-// One pack, open: its index in memory (set paths, first row, rows), its datasets open so
-// that reading sets in order decompresses each chunk once.
+// What a pack's index says: read once per file and shared by every reader of it (a selection
+// opens the store a few times per set; each open reading 10^5 paths cost 0.1 s).
+struct PackIndex {
+  std::string path;  // /@packs/<n>
+  std::vector<std::string> names;  // sorted
+  std::vector<std::int64_t> first;
+  std::vector<std::int64_t> rows;
+  data::Attributes shared;  // with perfit_format, as a set's
+  std::vector<ColumnInfo> varying;  // attributes/ datasets
+  std::vector<ColumnInfo> columns;  // columns/ datasets
+  std::size_t total_rows = 0;       // of each columns/ dataset
+  // Blocks of kPackChunkRows entries of those datasets, decoded once per process and shared
+  // by every open of the store (a selection opens it a few times per set: inflating the same
+  // chunks at each open was a fifth of its time). Bounded: cleared past 64 MiB.
+  struct Blocks;
+  std::shared_ptr<Blocks> blocks;
+};
+
+// One pack of an open file: its index, and its datasets opened when first read and kept open
+// so that sets read in order decompress each chunk once.
 class Pack {
  public:
-  // Throws: DataError for a pack of another version or an inconsistent index.
-  Pack(hid_t file, std::string path, std::string where);
+  Pack(hid_t file, std::shared_ptr<const PackIndex> index, std::string where);
 
-  const std::string& path() const { return path_; }
-  const std::vector<std::string>& sets() const { return names_; }  // sorted
+  const std::string& path() const { return index_->path; }
+  const std::vector<std::string>& sets() const { return index_->names; }  // sorted
   std::optional<std::size_t> find(const std::string& set) const;
-  std::size_t rows(std::size_t i) const { return static_cast<std::size_t>(rows_[i]); }
+  std::size_t rows(std::size_t i) const { return static_cast<std::size_t>(index_->rows[i]); }
   SetInfo info(std::size_t i) const;
   std::optional<data::AttributeValue> attribute(std::size_t i, const std::string& name) const;
+  // Rows [begin, end) of set i's `wanted` columns (no attributes: info has them).
   data::MeasurementTable read(std::size_t i, const std::vector<ColumnInfo>& wanted, std::size_t begin,
                               std::size_t end) const;
 
  private:
-  struct Varying {
-    ColumnInfo info;
-    H5Dataset dataset;
-  };
-  void check_index(std::size_t total_rows) const;
+  hid_t dataset(std::vector<H5Dataset>& open, std::size_t k, const char* group, const std::string& name) const;
+  // Entries [begin, begin + count) of attributes/ (attribute = true) or columns/ dataset k.
+  data::Column slice(bool attribute, std::size_t k, std::size_t begin, std::size_t count) const;
 
-  std::string path_;
+  hid_t file_;
+  std::shared_ptr<const PackIndex> index_;
   std::string where_;
-  H5Group group_;
-  std::vector<std::string> names_;
-  std::vector<std::int64_t> first_;
-  std::vector<std::int64_t> rows_;
-  data::Attributes shared_;
-  std::vector<Varying> varying_;
-  std::vector<ColumnInfo> columns_;
-  std::vector<H5Dataset> column_sets_;
+  mutable std::vector<H5Dataset> varying_sets_;
+  mutable std::vector<H5Dataset> column_sets_;
 };
 
 // Every pack of a file (none when it has no /@packs).
 class PackedSets {
  public:
+  // Throws: DataError for a pack of another version or an inconsistent index.
   PackedSets(hid_t file, const std::string& file_name);
   bool empty() const { return packs_.empty(); }
   const std::vector<Pack>& packs() const { return packs_; }

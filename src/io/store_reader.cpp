@@ -301,7 +301,11 @@ data::MeasurementTable StoreReader::read(const std::string& set,
 
 data::MeasurementTable StoreReader::load(const SetInfo& si, const std::vector<ColumnInfo>& wanted,
                                          std::size_t begin, std::size_t end) const {
-  if (const auto hit = packs_->find(si.path)) return hit->pack->read(hit->index, wanted, begin, end);
+  if (const auto hit = packs_->find(si.path)) {
+    data::MeasurementTable t = hit->pack->read(hit->index, wanted, begin, end);
+    t.attributes() = si.attributes;
+    return t;
+  }
   H5Group g(h5_check(H5Gopen2(file_.get(), si.path.c_str(), H5P_DEFAULT), "open " + where(si.path)));
   data::MeasurementTable t;
   for (const auto& ci : wanted) {

@@ -1,5 +1,6 @@
-// Result and checkpoint files, as `perfit show`/`predict` and `--resume` read them. Bit 1 of
-// the first byte reads the rest as a checkpoint. A mutated file fails its checksum before
+// Result, checkpoint and selection files, as `perfit show`/`predict` and `--resume` read them.
+// Bit 1 of the first byte reads the rest as a checkpoint, bit 2 as a selection store (every
+// set's winner, one by one and all at once). A mutated file fails its checksum before
 // HDF5 parses it; re-sealing mutated files instead (so that HDF5 parses them) crashes
 // libhdf5 1.10.8 itself within a few dozen inputs (docs/reliability.md), which is why perfit
 // checks the seal first.
@@ -7,6 +8,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace perfit;
@@ -15,6 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     if (data[0] & 2) {
       (void)io::read_checkpoint(path);
+    } else if (data[0] & 4) {
+      for (const auto& set : io::selection_sets(path)) {
+        try {
+          (void)io::read_selection_result(path, set);
+        } catch (const Error&) {
+        }
+      }
+      (void)io::read_selection_winners(path);
     } else {
       (void)io::read_result_file(path);
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/store_format.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 #include "perfit/io/synth_store.hpp"
@@ -61,6 +62,28 @@ TEST(Store, RoundTripIsExactForSmallAndChunkedSets) {
     EXPECT_EQ(std::get<std::int64_t>(back.attributes().at("count")), 7);
     EXPECT_EQ(back.target(), "time_s");
   }
+}
+
+TEST(Store, PlainGroupsOfManyRowsKeepTextExactlyAsFixedLengthStrings) {
+  TempDir dir;
+  const auto path = dir.file("g.h5");
+  MeasurementTable t = table_of(kChunkThresholdRows + 1500);
+  std::vector<std::string> text(t.rows());
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = i % 7 ? std::string(i % 300, 'x') + "\n\xC3\xA9" : "";
+  t.add_column(Column("yaml", text));
+  {
+    StoreWriter w(path);
+    w.write_group("/winners", t);
+    w.close();
+  }
+  const StoreReader r(path);
+  const MeasurementTable back = r.read_group("/winners");
+  EXPECT_EQ(back.column_names(), (std::vector<std::string>{"p", "time_s", "fw", "yaml"}));
+  EXPECT_EQ(back.column("yaml").str(), text);
+  EXPECT_EQ(back.column("fw").str(), t.column("fw").str());
+  EXPECT_EQ(back.column("time_s").f64(), t.column("time_s").f64());
+  EXPECT_EQ(r.read_group("/winners", {9000, 9003}).column("yaml").str(),
+            (std::vector<std::string>(text.begin() + 9000, text.begin() + 9003)));
 }
 
 TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {

@@ -28,6 +28,6 @@ inline constexpr const char* kPackAttribute = "perfit_pack";
 inline constexpr const char* kPackVersion = "perfit-pack-1";
 inline constexpr std::size_t kPackMinSets = 64;
 // Small chunks: reading one set of a pack decompresses one or two chunks, not 512 KiB.
-inline constexpr std::size_t kPackChunkRows = 8192;
+inline constexpr std::size_t kPackChunkRows = 1024;
 
 }  // namespace perfit::io

@@ -27,6 +27,8 @@ class SetWriter {
   void write(std::size_t offset, const data::MeasurementTable& chunk);
   // After the last chunk (written in row order): stores the set's `checksum` attribute.
   void finish();
+  // The group, to add datasets of other kinds (StoreWriter::write_group).
+  H5Group release_group() { return std::move(group_); }
 
  private:
   data::SetChecksum checksum_{0};
