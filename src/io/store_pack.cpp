@@ -121,9 +121,10 @@ void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> set
   H5Group pack = ordered_group(file, path, where);
   write_attribute(pack.get(), kPackAttribute, std::string(kPackVersion));
   H5Group varying = ordered_group(pack.get(), kAttributes, w);
-  for (const auto& [key, value] : attrs.front()) {
-    const bool same = std::all_of(attrs.begin(), attrs.end(), [&](const data::Attributes& a) { return a.at(key) == value; });
-    if (same) write_attribute(pack.get(), key, value);
+  for (const auto& entry : attrs.front()) {
+    const std::string& key = entry.first;
+    const bool same = std::all_of(attrs.begin(), attrs.end(), [&](const data::Attributes& a) { return a.at(key) == entry.second; });
+    if (same) write_attribute(pack.get(), key, entry.second);
     else write_whole(varying.get(), attribute_column(key, attrs), kPackChunkRows, w);
   }
   H5Group index = ordered_group(pack.get(), kIndex, w);
