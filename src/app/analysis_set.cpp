@@ -48,23 +48,23 @@ fit::RunConfig AnalysisOptions::read(bool need_out) const {
 }
 
 std::vector<std::string> set_columns(const fit::RunConfig& cfg) {
-  io::StoreReader store(cfg.data);
   std::vector<std::string> names;
-  for (const auto& c : store.info(cfg.set).columns) names.push_back(c.name);
+  for (const auto& c : io::describe_set(cfg.data, cfg.set).columns) names.push_back(c.name);
   return names;
 }
 
 std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
                                                const std::vector<std::string>& columns, bool note) {
   const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors,
-                                     io::StoreReader(cfg.data).info(cfg.set).columns,
+                                     io::describe_set(cfg.data, cfg.set).columns,
                                      "'" + cfg.data + "' set '" + cfg.set + "'");
   if (note) note_unused(bound);
   return std::make_shared<const model::Model>(bound.spec, columns);
 }
 
 AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns) {
-  io::StoreReader store(cfg.data);
+  const std::shared_ptr<const io::StoreReader> reader = io::open_store(cfg.data);
+  const io::StoreReader& store = *reader;
   const io::SetInfo info = store.info(cfg.set);
   AnalysisSet s;
   for (const auto& c : info.columns) s.set_columns.push_back(c.name);

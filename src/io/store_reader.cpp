@@ -123,6 +123,7 @@ struct InfoMemo {
   std::mutex m;
   int alive = 0;
   std::map<FileSet, SetInfo> infos;
+  std::map<FileSet, std::shared_ptr<const StoreReader>> readers;  // set "": the file's reader
 };
 InfoMemo& info_memo() {
   static InfoMemo instance;
@@ -143,8 +144,29 @@ SetInfoMemo::SetInfoMemo() {
 }
 
 SetInfoMemo::~SetInfoMemo() {
+  std::map<FileSet, std::shared_ptr<const StoreReader>> closing;  // closed outside the lock
   std::lock_guard<std::mutex> lock(info_memo().m);
-  if (--info_memo().alive == 0) info_memo().infos.clear();
+  if (--info_memo().alive == 0) {
+    info_memo().infos.clear();
+    closing.swap(info_memo().readers);
+  }
+}
+
+std::shared_ptr<const StoreReader> open_store(const std::string& path) {
+  FileSet key;
+  {
+    std::lock_guard<std::mutex> lock(info_memo().m);
+    if (info_memo().alive == 0 || !file_set(path, "", key)) return std::make_shared<const StoreReader>(path);
+    const auto it = info_memo().readers.find(key);
+    if (it != info_memo().readers.end()) return it->second;
+  }
+  auto reader = std::make_shared<const StoreReader>(path);
+  std::lock_guard<std::mutex> lock(info_memo().m);
+  if (info_memo().alive > 0) {
+    if (info_memo().readers.size() >= 16) info_memo().readers.clear();
+    info_memo().readers.emplace(key, reader);
+  }
+  return reader;
 }
 
 SetInfo StoreReader::info(const std::string& set) const {
@@ -167,6 +189,18 @@ SetInfo StoreReader::info(const std::string& set) const {
     info_memo().infos.emplace(key, si);
   }
   return si;
+}
+
+SetInfo describe_set(const std::string& path, const std::string& set) {
+  {
+    std::lock_guard<std::mutex> lock(info_memo().m);
+    FileSet key;
+    if (info_memo().alive > 0 && file_set(path, set, key)) {
+      const auto it = info_memo().infos.find(key);
+      if (it != info_memo().infos.end()) return it->second;
+    }
+  }
+  return open_store(path)->info(set);
 }
 
 std::size_t StoreReader::rows(const std::string& set) const {

@@ -72,6 +72,28 @@ TEST(RunConfig, TheConfigAsRunLoadsBackToTheSameValues) {
   EXPECT_EQ(back.islands.per_island[1].F, 0.7);
 }
 
+TEST(RunConfig, ConfigsThatDifferInOneKeyEachReadBackAsThemselves) {
+  // The text is emitted entry by entry and each entry kept (10^5 winners' configs differ in the
+  // set only): the kept pieces must never leak one config's values into another's.
+  fit::RunConfig a;
+  apply_run_config_yaml("data: a.h5\nset: /x/a\nde: {strategy: jso, CR: 0.3}\n", "inline", a);
+  fit::RunConfig b = a;
+  b.set = "/x/b";
+  b.de.CR = 0.25;
+  const std::string ya = run_config_to_yaml(a), yb = run_config_to_yaml(b);
+  EXPECT_EQ(run_config_to_yaml(a), ya);
+  EXPECT_NE(ya, yb);
+  fit::RunConfig back_a, back_b;
+  apply_run_config_yaml(ya, "a", back_a);
+  apply_run_config_yaml(yb, "b", back_b);
+  for (const auto& o : fit::run_config_option_table()) {
+    EXPECT_EQ(o.format(back_a), o.format(a)) << o.key;
+    EXPECT_EQ(o.format(back_b), o.format(b)) << o.key;
+  }
+  EXPECT_EQ(back_b.set, "/x/b");
+  EXPECT_EQ(back_b.de.CR, 0.25);
+}
+
 TEST(RunConfig, PerIslandOverridesStartFromTheFinalBase) {
   fit::RunConfig c;
   // per_island comes before de: in the file but starts from the final de options.

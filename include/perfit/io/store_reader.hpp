@@ -37,7 +37,7 @@ struct RowRange {
 
 // While one is alive, StoreReader::info reads each set's description (attributes, columns,
 // rows) once per file, as long as the file's identity (device, inode, size, modification
-// time) is unchanged: a selection over 10^4 sets asks for each set's description 4 times
+// time) is unchanged, and open_store shares one reader per file: a selection over 10^4 sets asks for each set's description 4 times
 // (its columns, its rows for the candidates, then the winner's fit). For runs whose stores are
 // inputs only; at most 4,096 descriptions are kept. Not copyable; nests.
 class SetInfoMemo {
@@ -102,5 +102,15 @@ class StoreReader {
   H5File file_;
   std::shared_ptr<const detail::PackedSets> packs_;  // read at open: the index of every pack
 };
+
+// The reader of the store at path: while a SetInfoMemo is alive, one per file (same identity)
+// shared by every caller (a selection opens the store three times per set); else a new one.
+// Throws: as StoreReader.
+std::shared_ptr<const StoreReader> open_store(const std::string& path);
+
+// The description of one set of the store at path: from the SetInfoMemo when one is alive and
+// holds it, without opening the file (a selection asks for each set's columns a few times);
+// else StoreReader(path).info(set). Throws: as StoreReader and its info.
+SetInfo describe_set(const std::string& path, const std::string& set);
 
 }  // namespace perfit::io
