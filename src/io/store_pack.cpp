@@ -73,21 +73,35 @@ Column attribute_column(const std::string& name, const std::vector<data::Attribu
   return Column(name, std::move(v));
 }
 
-// One column of every set, back to back.
-Column concatenated(const std::string& name, ColumnType type, const std::vector<NamedTable>& sets, std::size_t total) {
-  std::vector<double> f;
-  std::vector<std::int64_t> i;
-  std::vector<std::string> s;
-  (type == ColumnType::float64 ? f.reserve(total) : type == ColumnType::int64 ? i.reserve(total) : s.reserve(total));
-  for (const auto& [path, t] : sets) {
-    const Column& c = t->column(name);
-    if (type == ColumnType::float64) f.insert(f.end(), c.f64().begin(), c.f64().end());
-    if (type == ColumnType::int64) i.insert(i.end(), c.i64().begin(), c.i64().end());
-    if (type == ColumnType::string) s.insert(s.end(), c.str().begin(), c.str().end());
+// Values of one column gathered from pieces of others (sets, decoded blocks), then one Column.
+class Gather {
+ public:
+  Gather(std::string name, ColumnType type) : name_(std::move(name)), type_(type) {}
+  void add(const Column& c, std::size_t from, std::size_t to) {
+    const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
+    if (type_ == ColumnType::float64) f64_.insert(f64_.end(), c.f64().begin() + f, c.f64().begin() + t);
+    if (type_ == ColumnType::int64) i64_.insert(i64_.end(), c.i64().begin() + f, c.i64().begin() + t);
+    if (type_ == ColumnType::string) str_.insert(str_.end(), c.str().begin() + f, c.str().begin() + t);
   }
-  if (type == ColumnType::float64) return Column(name, std::move(f));
-  if (type == ColumnType::int64) return Column(name, std::move(i));
-  return Column(name, std::move(s));
+  Column take() {
+    if (type_ == ColumnType::float64) return Column(name_, std::move(f64_));
+    if (type_ == ColumnType::int64) return Column(name_, std::move(i64_));
+    return Column(name_, std::move(str_));
+  }
+
+ private:
+  std::string name_;
+  ColumnType type_;
+  std::vector<double> f64_;
+  std::vector<std::int64_t> i64_;
+  std::vector<std::string> str_;
+};
+
+// One column of every set, back to back.
+Column concatenated(const std::string& name, ColumnType type, const std::vector<NamedTable>& sets) {
+  Gather g(name, type);
+  for (const auto& [path, t] : sets) g.add(t->column(name), 0, t->rows());
+  return g.take();
 }
 
 }  // namespace
@@ -133,7 +147,7 @@ void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> set
   write_whole(index.get(), Column("rows", std::move(rows)), kPackChunkRows, w);
   H5Group columns = ordered_group(pack.get(), kColumns, w);
   for (const auto& c : sets.front().second->columns()) {
-    write_whole(columns.get(), concatenated(c.name(), c.type(), sets, total), kPackChunkRows, w);
+    write_whole(columns.get(), concatenated(c.name(), c.type(), sets), kPackChunkRows, w);
   }
 }
 
@@ -201,24 +215,6 @@ std::size_t bytes_of(const Column& c) {
   std::size_t n = 0;
   for (const auto& v : c.str()) n += sizeof(std::string) + v.size();
   return n;
-}
-
-// Appends entries [from, to) of block to out (of the block's type).
-void append(Column& out, const Column& block, std::size_t from, std::size_t to) {
-  const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
-  if (block.type() == ColumnType::float64) {
-    std::vector<double> v = out.f64();
-    v.insert(v.end(), block.f64().begin() + f, block.f64().begin() + t);
-    out = Column(block.name(), std::move(v));
-  } else if (block.type() == ColumnType::int64) {
-    std::vector<std::int64_t> v = out.i64();
-    v.insert(v.end(), block.i64().begin() + f, block.i64().begin() + t);
-    out = Column(block.name(), std::move(v));
-  } else {
-    std::vector<std::string> v = out.str();
-    v.insert(v.end(), block.str().begin() + f, block.str().begin() + t);
-    out = Column(block.name(), std::move(v));
-  }
 }
 
 std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path, const std::string& where) {
@@ -290,9 +286,7 @@ std::optional<std::size_t> Pack::find(const std::string& set) const {
 
 Column Pack::slice(bool attribute, std::size_t k, std::size_t begin, std::size_t count) const {
   const ColumnInfo& ci = attribute ? index_->varying[k] : index_->columns[k];
-  Column out = ci.type == ColumnType::float64 ? Column(ci.name, std::vector<double>{})
-               : ci.type == ColumnType::int64 ? Column(ci.name, std::vector<std::int64_t>{})
-                                               : Column(ci.name, std::vector<std::string>{});
+  Gather out(ci.name, ci.type);
   const std::size_t length = attribute ? index_->names.size() : index_->total_rows;
   PackIndex::Blocks& cache = *index_->blocks;
   std::lock_guard<std::mutex> lock(cache.m);
@@ -311,10 +305,10 @@ Column Pack::slice(bool attribute, std::size_t k, std::size_t begin, std::size_t
       it = cache.decoded.emplace(std::make_tuple(attribute, k, b), std::move(block)).first;
     }
     const std::size_t to = std::min(begin + count, first + it->second.size());
-    append(out, it->second, at - first, to - first);
+    out.add(it->second, at - first, to - first);
     at = to;
   }
-  return out;
+  return out.take();
 }
 
 std::optional<AttributeValue> Pack::attribute(std::size_t i, const std::string& name) const {
