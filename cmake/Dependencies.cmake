@@ -14,3 +14,16 @@ find_package(spdlog 1.10 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(yaml-cpp 0.7 REQUIRED)  # target is plain `yaml-cpp` in 0.7
+
+# The Python package's extension: Debian's interpreter (where python3-numpy/pandas live, not a
+# pyenv python3 earlier on PATH), its headers (python3-dev) and pybind11-dev. Every static
+# library then holds position-independent code, since the extension links them.
+if(PERFIT_PYTHON)
+  if(NOT DEFINED Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python_EXECUTABLE /usr/bin/python3)
+  endif()
+  find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(pybind11 2.6 REQUIRED CONFIG)
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+endif()

@@ -11,6 +11,7 @@
 #include "common_flags.hpp"
 #include "factor_args.hpp"
 #include "measured_range.hpp"
+#include "prediction.hpp"
 #include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -33,36 +34,6 @@ struct PredictArgs {
   double interval = 0.0;  // > 0: the prediction interval at this level (fit/predictive.hpp)
   bool json = false, force = false;
 };
-
-// The interval predict reports: --interval's prediction interval, else (a result with
-// bootstrap refits) the constants' percentile interval; `contains` says which in words.
-struct Interval {
-  std::optional<fit::PredictionInterval> bounds;
-  double level = 0.0;
-  std::string contains;
-  bool asked_but_unavailable = false;
-};
-
-Interval interval_of(const PredictArgs& a, const io::ResultFile& r, const model::Evaluator& ev, const Eigen::VectorXd& pred) {
-  Interval out;
-  if (a.interval <= 0.0) {
-    if (!r.has_bootstrap()) return out;
-    out.bounds = fit::prediction_interval(ev, r.bootstrap, r.ci);
-    out.level = r.ci;
-    out.contains = "the constants' uncertainty only (" + std::to_string(r.bootstrap.front().size()) +
-                   " bootstrap refits), not one run's noise: --interval LEVEL adds it";
-    return out;
-  }
-  fit::SpreadParts parts{r.noise_log_sd, r.noise_dof, r.choice_log_sd, r.choice_dof, r.choice_how,
-                         r.has_bootstrap() ? r.bootstrap.front().size() : 0};
-  const Eigen::VectorXd spread = r.has_bootstrap() ? fit::log_spread(fit::replicate_predictions(ev, r.bootstrap)) : Eigen::VectorXd();
-  fit::PredictiveInterval pi = fit::predictive_interval(pred, spread, parts, a.interval);
-  out.level = a.interval;
-  out.contains = pi.contains;
-  out.asked_but_unavailable = !pi.available;
-  if (pi.available) out.bounds = fit::PredictionInterval{pi.lo, pi.hi};
-  return out;
-}
 
 // "p=64,b=256,d=1.28e6" -> a one-row table.
 data::MeasurementTable parse_at(const std::string& text) {
@@ -178,7 +149,6 @@ int run_predict(const PredictArgs& a) {
     io::check_output({a.out, "--out", io::FileKind::predictions, {a.result, a.grid}, a.force});
   }
   const io::ResultFile r = io::read_result(a.result, a.set);
-  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   io::CsvTable grid;
   if (!a.grid.empty()) {
     io::CsvOptions co;
@@ -186,26 +156,9 @@ int run_predict(const PredictArgs& a) {
     grid = io::read_csv(a.grid, co);
   }
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
-  data::MeasurementTable table = ResultNames(r, a.result).bind(a.at.empty() ? grid.table : parse_at(a.at), spec, where);
-  const std::vector<std::string> needed = model::Model::factors(spec);  // after the names are bound
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
-  std::vector<std::string> given = table.column_names();
-  if (a.at.empty()) {
-    std::erase_if(given, [&](const std::string& c) { return std::find(needed.begin(), needed.end(), c) == needed.end(); });
-  }
-  check_factors(needed, given, spec.name, where);
-  table.attributes().clear();  // no target: a prediction-only evaluator
-  const model::Model m(spec, table.column_names());
-  const model::Evaluator ev(m, table);
-  Eigen::VectorXd x(static_cast<Eigen::Index>(r.params.size()));
-  for (std::size_t k = 0; k < r.params.size(); ++k) x(static_cast<Eigen::Index>(k)) = r.params[k].value;
-  const Eigen::VectorXd pred = ev.predict(x);
-  const Eigen::MatrixXd terms = ev.term_values(x);
-  const auto& names = m.term_names();
-  const Interval iv = interval_of(a, r, ev, pred);
-  const RangeGuard guard(r, model::Model::factors(spec));
-  std::vector<std::vector<Outside>> outside(table.rows());
-  for (std::size_t i = 0; i < table.rows(); ++i) outside[i] = guard.check(table, i);
+  const Prediction p = predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at), where, !a.at.empty(), a.interval);
+  const auto& [table, pred, terms, names, iv, outside, guard] = p;
   guard.warn(outside, "predict");
   if (!a.grid.empty()) {
     std::vector<std::string> cells;
@@ -216,7 +169,7 @@ int run_predict(const PredictArgs& a) {
                 table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
     return 0;
   }
-  report_one(a, r, spec.name, table, {pred, terms, names, iv, outside[0], guard.known()});
+  report_one(a, r, r.model_name, table, {pred, terms, names, iv, outside[0], guard.known()});
   return 0;
 }
 

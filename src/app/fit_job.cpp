@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "fit_checkpoint.hpp"
+#include "fitted_rows.hpp"
 #include "measured_range.hpp"
 #include "set_binding.hpp"
 #include "perfit/core/error.hpp"
@@ -35,6 +36,7 @@ struct Setup {
   fit::RunConfig cfg;
   model::ModelSpec spec;
   std::optional<io::StoreReader> store;
+  std::shared_ptr<data::MeasurementTable> given;  // FitJob::table
   io::SetInfo info;
   std::shared_ptr<const model::Model> model;
   std::vector<std::string> load;  // columns to read: factors, target, weights
@@ -47,7 +49,7 @@ struct Setup {
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.cfg = a.cfg;
-  s.cfg.resolve();
+  s.cfg.resolve(a.write);
   const fit::RunConfig& c = s.cfg;
   if (world_size > 1) s.cfg.islands.validate(world_size);
   if (rank == 0 && a.write) {  // only rank 0 writes; checked before any data is read
@@ -57,8 +59,15 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     if (!a.model && std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
     io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
   }
-  s.store.emplace(c.data);
-  s.info = s.store->info(c.set);
+  if (a.table) {
+    if (world_size > 1) throw ConfigError("rows given in memory are fitted serially; run MPI fits with the CLI");
+    s.given = a.table;
+    s.info = {c.set, a.table->rows(), {}, a.table->attributes()};
+    for (const auto& col : a.table->columns()) s.info.columns.push_back({col.name(), col.type()});
+  } else {
+    s.store.emplace(c.data);
+    s.info = s.store->info(c.set);
+  }
   std::vector<std::string> names;
   for (const auto& col : s.info.columns) names.push_back(col.name);
   if (a.model) {
@@ -139,6 +148,11 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.model_yaml = io::model_to_yaml(s.spec);
   r.config_yaml = fit::run_config_to_yaml(s.cfg);
   r.data_file = c.data;
+  std::error_code ec;
+  if (!c.out.empty() && std::filesystem::is_regular_file(c.data, ec)) {
+    const std::filesystem::path dir = std::filesystem::absolute(c.out, ec).parent_path();
+    r.data_file_from_result = std::filesystem::relative(std::filesystem::absolute(c.data, ec), dir, ec).string();
+  }
   r.set = c.set;
   r.data_checksum = checksum;
   r.ranks = world_size;
@@ -262,9 +276,9 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
   const fit::RunConfig& cfg = s.cfg;
   // Not a structured binding: lambdas cannot capture those before clang 16.
   const auto slice = layout.row_slice(s.info.rows);
-  auto table = std::make_shared<data::MeasurementTable>();
+  auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
-  agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{slice.first, slice.second}); });
+  if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{slice.first, slice.second}); });
   dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
   agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
@@ -332,6 +346,11 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.result->choice_log_sd = job.choice_log_sd;
   out.result->choice_dof = job.choice_dof;
   out.result->choice_how = job.choice_how;
+  if (job.keep_rows) {
+    KeptRows kept = keep_rows(s.spec, table, s.target, fr.params);
+    out.result->kept_rows = std::move(kept.rows);
+    out.result->kept_stride = kept.stride;
+  }
   if (job.write) io::write_result_file(cfg.out, *out.result);
   // Printed once, by the table (or in --json's "warnings"); here only for --log-level debug.
   for (const auto& w : out.result->warnings) spdlog::debug("{}", w);
@@ -360,7 +379,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout, s.info.rows - dropped);
   island::RunHooks hooks;
   hooks.progress_every = job.verbose ? cfg.progress_every : 0;
-  hooks.interrupted = perfit::interrupted;
+  hooks.interrupted = job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
   add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
   if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
   std::optional<fit::FitReport> report;

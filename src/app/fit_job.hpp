@@ -5,11 +5,14 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "perfit/data/measurement_table.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/fit/run_config.hpp"
 #include "perfit/model/model.hpp"
@@ -23,7 +26,13 @@ struct FitJob {
   bool force = false;                // replace an existing result at cfg.out
   bool write = true;                 // false: the result is returned, not written (cfg.out unused)
   bool resume = false;               // continue from cfg.checkpoint_dir's checkpoint
+  // Rows given in memory (the Python package) instead of cfg.data's set, which then only names
+  // them in messages and in the result; serial runs only. The job may drop invalid rows from it.
+  std::shared_ptr<data::MeasurementTable> table;
+  // Polled once per generation instead of the process's signal flag (Python's Ctrl-C).
+  std::function<bool()> interrupted;
   bool verbose = true;               // set-up, progress and warnings at info; false: debug
+  bool keep_rows = true;             // the result keeps its rows (ResultFile::kept_rows); selection stores do not
   // With a checkpoint dir: every checkpoint_every generations too, or only when interrupted.
   bool periodic_checkpoints = true;
   // select: what its validation measured of the chosen procedure (io::ResultFile::choice_*).

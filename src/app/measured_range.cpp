@@ -94,11 +94,10 @@ std::string RangeGuard::cell(const std::vector<Outside>& o) {
   return s;
 }
 
-void RangeGuard::warn(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const {
+std::string RangeGuard::warning(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const {
   if (!known()) {
-    std::fprintf(stderr, "perfit %s: warning: measured range unknown (the result was written before perfit kept "
-                 "ranges; refit to get them): points are not checked for extrapolation\n", command.c_str());
-    return;
+    return "perfit " + command + ": warning: measured range unknown (the result was written before perfit kept "
+           "ranges; refit to get them): points are not checked for extrapolation";
   }
   std::size_t n = 0;
   std::vector<Outside> worst;  // per factor and side, the farthest
@@ -114,11 +113,16 @@ void RangeGuard::warn(const std::vector<std::vector<Outside>>& per_point, const 
       }
     }
   }
-  if (n == 0) return;
+  if (n == 0) return "";
   std::string farthest;
   for (const auto& w : worst) farthest += (farthest.empty() ? "" : "; ") + w.text();
-  std::fprintf(stderr, "perfit %s: warning: %zu of %zu point(s) extrapolate beyond the measured range (farthest: %s)\n",
-               command.c_str(), n, per_point.size(), farthest.c_str());
+  return "perfit " + command + ": warning: " + std::to_string(n) + " of " + std::to_string(per_point.size()) +
+         " point(s) extrapolate beyond the measured range (farthest: " + farthest + ")";
+}
+
+void RangeGuard::warn(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const {
+  const std::string line = warning(per_point, command);
+  if (!line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 }  // namespace perfit::app

@@ -48,6 +48,8 @@ class RangeGuard {
   // The one warning line of a command (nothing when every point is inside and the range is
   // known): how many of `points` lie outside, and the farthest per factor.
   void warn(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const;
+  // That line without printing it ("" when there is nothing to say): the Python package's warning.
+  std::string warning(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const;
   const std::vector<io::MeasuredRange>& ranges() const { return ranges_; }
 
  private:

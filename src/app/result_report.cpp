@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <variant>
 
@@ -31,17 +32,35 @@ std::string bound_note(const io::ResultParam& p, std::size_t rows) {
          "%, within the noise): widening will not change the fit";
 }
 
+// printf into a growing string: the table is text for the terminal and for Python alike.
+__attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  if (n > 0) {
+    const std::size_t old = out.size();
+    out.resize(old + static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(out.data() + old, static_cast<std::size_t>(n) + 1, format, again);
+    out.resize(old + static_cast<std::size_t>(n));
+  }
+  va_end(again);
+}
+
 }  // namespace
 
-void print_result_table(const io::ResultFile& r) {
-  std::printf("fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
+std::string result_table_text(const io::ResultFile& r) {
+  std::string out;
+  appendf(out, "fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
               r.data_file.c_str(), r.set.c_str(), r.rows, r.target.c_str());
   if (r.rows_dropped > 0) {
-    std::printf("  (%zu rows with NaN or inf were dropped before fitting: drop_invalid)\n", r.rows_dropped);
+    appendf(out, "  (%zu rows with NaN or inf were dropped before fitting: drop_invalid)\n", r.rows_dropped);
   }
   const bool ci = r.has_bootstrap();
-  if (r.params.empty()) std::printf("  no params: every value of the model is a fixed constant (show --full: its YAML)\n");
-  else std::printf("  %-12s %14s %12s %12s  %-6s%s\n", "param", "value", "lower", "upper", "scale",
+  if (r.params.empty()) appendf(out, "  no params: every value of the model is a fixed constant (show --full: its YAML)\n");
+  else appendf(out, "  %-12s %14s %12s %12s  %-6s%s\n", "param", "value", "lower", "upper", "scale",
                    ci ? (" " + std::string(25 - std::min<std::size_t>(25, (format_g(100.0 * r.ci, 3) + "% interval").size()), ' ') +
                          format_g(100.0 * r.ci, 3) + "% interval").c_str() : "");
   for (const auto& p : r.params) {
@@ -51,51 +70,54 @@ void print_result_table(const io::ResultFile& r) {
     } else if (p.at_bound) {
       note = bound_note(p, r.rows);
     }
-    std::printf("  %-12s %14.6g %12.4g %12.4g  %-6s", p.name.c_str(), p.value, p.lo, p.hi, p.log_scale ? "log" : "linear");
+    appendf(out, "  %-12s %14.6g %12.4g %12.4g  %-6s", p.name.c_str(), p.value, p.lo, p.hi, p.log_scale ? "log" : "linear");
     // An undetermined constant has no interval: its refits only wander where the data do not look.
-    if (ci && !p.identifiable) std::printf(" %25s", "undetermined");
-    if (ci && p.identifiable) std::printf(" %12.6g..%-12.6g", p.ci_lo, p.ci_hi);
-    std::printf("%s\n", note.c_str());
+    if (ci && !p.identifiable) appendf(out, " %25s", "undetermined");
+    if (ci && p.identifiable) appendf(out, " %12.6g..%-12.6g", p.ci_lo, p.ci_hi);
+    appendf(out, "%s\n", note.c_str());
   }
   const auto& x = r.metrics;
-  std::printf("metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
+  appendf(out, "metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
               x.mape, x.rmse, r.unit.c_str(), x.r2, x.gmae, x.max_rel_err);
   // "improved" only when the printed numbers show it.
   const std::string after = format_g(r.cost), before = format_g(r.cost_before_polish);
   const std::string polish = r.polish_improved && after != before
                                  ? "DE " + before + "; the polish improved it"
                                  : "the DE best; LM polish did not lower it";
-  std::printf("cost %s (%s), %zu generations, %zu evaluations, %.2f s\n", after.c_str(),
+  appendf(out, "cost %s (%s), %zu generations, %zu evaluations, %.2f s\n", after.c_str(),
               polish.c_str(), r.generations, r.evaluations, r.seconds);
-  std::printf("stopped: %s (%s)\n", r.stop_reason.c_str(), r.stop_message.c_str());
+  appendf(out, "stopped: %s (%s)\n", r.stop_reason.c_str(), r.stop_message.c_str());
   std::string linear;
   for (const auto& p : r.params) {
     if (p.linear) linear += (linear.empty() ? "" : ", ") + p.name;
   }
   if (!linear.empty()) {
-    std::printf("solved by least squares for each candidate (separable): %s\n", linear.c_str());
+    appendf(out, "solved by least squares for each candidate (separable): %s\n", linear.c_str());
   }
   if (ci) {
-    std::printf("bootstrap: %zu of %zu refits on rows resampled by %s; percentile intervals\n", r.bootstrap.front().size(),
+    appendf(out, "bootstrap: %zu of %zu refits on rows resampled by %s; percentile intervals\n", r.bootstrap.front().size(),
                 r.bootstrap_requested, r.bootstrap_resampled.c_str());
   }
   if (!r.lambda_split.empty()) {
-    std::printf("lambda auto: %s chose lambda %s; held-out cost per lambda:", r.lambda_split.c_str(),
+    appendf(out, "lambda auto: %s chose lambda %s; held-out cost per lambda:", r.lambda_split.c_str(),
                 format_g(r.lambda).c_str());
     for (std::size_t i = 0; i < r.lambda_grid.size(); ++i) {
-      std::printf(" %s:%s", format_g(r.lambda_grid[i]).c_str(), format_g(r.lambda_scores[i]).c_str());
+      appendf(out, " %s:%s", format_g(r.lambda_grid[i]).c_str(), format_g(r.lambda_scores[i]).c_str());
     }
-    std::printf("\n");
+    appendf(out, "\n");
   }
   if (!r.ranges.empty()) {
-    std::printf("measured range:");
+    appendf(out, "measured range:");
     for (const auto& m : r.ranges) {
-      std::printf(" %s %s..%s", m.name.c_str(), format_g(m.lo).c_str(), format_g(m.hi).c_str());
+      appendf(out, " %s %s..%s", m.name.c_str(), format_g(m.lo).c_str(), format_g(m.hi).c_str());
     }
-    std::printf(" (predictions outside are flagged)\n");
+    appendf(out, " (predictions outside are flagged)\n");
   }
-  for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
+  for (const auto& w : r.warnings) appendf(out, "warning: %s\n", w.c_str());
+  return out;
 }
+
+void print_result_table(const io::ResultFile& r) { std::fputs(result_table_text(r).c_str(), stdout); }
 
 namespace {
 

@@ -11,6 +11,8 @@
 namespace perfit::app {
 
 void print_result_table(const io::ResultFile& r);
+// The same table as text (the Python package's Fit.report()).
+std::string result_table_text(const io::ResultFile& r);
 // The table, then every scalar field of the result with what it means (`perfit show --full`).
 void print_full_report(const io::ResultFile& r);
 // The object `perfit fit --json` prints; `path` is the result file.

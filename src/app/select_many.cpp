@@ -55,6 +55,7 @@ io::ResultFile winner_result(const SelectArgs& a, const Selection& s, const fit:
   cfg.checkpoint_dir.clear();
   FitJob job = winner_job(a, cfg, s);
   job.write = false;
+  job.keep_rows = false;  // a selection store keeps no rows (10^5 winners)
   FitJobOutcome out = run_fit_job(std::move(job), MPI_COMM_NULL);
   if (!out.result) throw DataError("'" + c.data + "' set '" + c.set + "': the winner's fit was interrupted");
   return std::move(*out.result);

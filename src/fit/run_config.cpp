@@ -18,9 +18,9 @@ void RunConfig::validate(bool need_out) const {
   model::parse_factor_bindings(factors);
 }
 
-void RunConfig::resolve() {
+void RunConfig::resolve(bool need_out) {
   islands.per_island = per_island.empty() ? std::vector<de::DeOptions>{} : parse_per_island(per_island, de);
-  validate();
+  validate(need_out);
 }
 
 std::vector<de::DeOptions> parse_per_island(const std::string& text, const de::DeOptions& base) {

@@ -120,7 +120,7 @@ void check_output(const OutputCheck& c) {
                         describe(c.writes) + " and never replaces another kind of file. "
                         "Choose another output file");
     } else if (!c.force) {
-      throw ConfigError(what + " exists (" + describe(found) + "); pass --force to replace it");
+      throw ConfigError(what + " exists (" + describe(found) + "); pass " + c.force_hint + " to replace it");
     }
   }
   const fs::path t(c.path);

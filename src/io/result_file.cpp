@@ -62,6 +62,8 @@ const std::vector<ResultField>& result_fields() {
       {"choice_log_sd", &R::choice_log_sd, true, "select: rms ln(predicted/measured) of the chosen procedure on held-out scales"},
       {"choice_dof", &R::choice_dof, true, "select: held-out scales (folds) behind it (0: none)"},
       {"choice_how", &R::choice_how, true, "select: the validation that measured it"},
+      {"rows_kept_stride", &R::kept_stride, true, "/rows holds every k-th fitted row (0: no /rows)"},
+      {"data_file_from_result", &R::data_file_from_result, true, "the store, relative to the result's directory"},
       {"perfit_version", &R::perfit_version, false, "the perfit that wrote it"},
       {"git_revision", &R::git_revision, false, "its git revision"},
       {"created_utc", &R::created_utc, false, "when"},
@@ -162,6 +164,7 @@ data::Attributes result_attributes(const ResultFile& r) {
     }, f.member);
   }
   a["warnings"] = join_lines(r.warnings);
+  if (r.kept_rows.cols() == 0) a["rows_kept_stride"] = std::int64_t{0};  // what is written is what is said
   return a;
 }
 
@@ -179,6 +182,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     w.write_group("/params", params_table(r.params, r.has_bootstrap()));
 
     if (!r.ranges.empty()) w.write_group("/ranges", ranges_table(r.ranges));
+    if (r.kept_rows.cols() > 0) w.write_group("/rows", r.kept_rows);
 
     data::MeasurementTable history;
     history.add_column(Column("best_cost", r.history));
@@ -278,6 +282,10 @@ ResultFile read_result_file(const std::string& path) {
   r.params = params_from_table(p);
   r.history = rd.read_group("/history").column("best_cost").f64();
   if (rd.has_group("/ranges")) r.ranges = ranges_from_table(rd.read_group("/ranges"));
+  if (rd.has_group("/rows")) {
+    r.kept_rows = rd.read_group("/rows");
+    r.kept_rows.attributes().clear();
+  }
   if (p.find("ci_lo")) {
     const data::MeasurementTable reps = rd.read_group("/bootstrap");
     for (const auto& q : r.params) r.bootstrap.push_back(reps.column(q.name).f64());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -63,12 +64,14 @@ void add_time_from_throughput(CsvTable& csv, const ImportOptions& o) {
   csv.table.add_column(data::Column(o.target, std::move(time)));
 }
 
-// Checks the target column; drops invalid rows when asked. Returns rows dropped.
-std::size_t check_target(CsvTable& csv, const ImportOptions& o) {
-  const data::Column* t = csv.table.find(o.target);
+// Checks the target column; drops invalid rows when asked. Returns rows dropped. `where` names
+// a row in messages ("line 12" of a CSV file, "row 11" of a DataFrame).
+std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
+                         const std::function<std::string(std::size_t)>& where) {
+  const data::Column* t = table.find(o.target);
   if (!t) {
     throw DataError("'" + o.csv + "' has no target column '" + o.target +
-                    "'; header columns: " + column_list(csv.table) + ". Pass --target with one of them");
+                    "'; header columns: " + column_list(table) + ". Pass --target with one of them");
   }
   if (!t->is_numeric()) {
     throw DataError("'" + o.csv + "' target column '" + o.target +
@@ -91,19 +94,18 @@ std::size_t check_target(CsvTable& csv, const ImportOptions& o) {
     const std::string column = o.throughput.empty() ? "target column '" + o.target + "'"
                                                     : "throughput column '" + o.throughput + "'";
     if (!o.throughput.empty()) {
-      const data::Column& thr = *csv.table.find(o.throughput);
-      throw DataError("'" + o.csv + "' line " + std::to_string(csv.line_of_row[first_bad]) + ", " + column +
+      const data::Column& thr = *table.find(o.throughput);
+      throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column +
                       ": found " + thr.value_text(first_bad) + ", expected a finite throughput > 0 (" +
                       std::to_string(bad) + " such rows in all). Fix them, or pass --drop-invalid to "
                       "drop and count them");
     }
-    throw DataError("'" + o.csv + "' line " + std::to_string(csv.line_of_row[first_bad]) +
-                    ", " + column + ": found " + found +
+    throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column + ": found " + found +
                     ", expected a finite time > 0 (" + std::to_string(bad) +
                     " such rows in all). Fix them, or pass --drop-invalid to drop and count them");
   }
-  csv.table.filter_rows(keep);
-  if (csv.table.rows() == 0) {
+  table.filter_rows(keep);
+  if (table.rows() == 0) {
     throw DataError("'" + o.csv + "': all " + std::to_string(v.size()) + " rows have an invalid "
                     "target '" + o.target + "'; nothing to import");
   }
@@ -213,10 +215,22 @@ ImportSummary import_csv(const ImportOptions& o) {
   CsvTable csv = read_csv(o.csv, copts);
   s.rows_read = csv.table.rows();
   if (!o.throughput.empty()) add_time_from_throughput(csv, o);
-  s.rows_dropped = check_target(csv, o);
+  s.rows_dropped = check_target(csv.table, o, [&csv](std::size_t i) { return "line " + std::to_string(csv.line_of_row[i]); });
   data::MeasurementTable table = std::move(csv.table);
   table.attributes() = provenance(o);
 
+  write_sets(o, {{o.set, &table}}, s);
+  s.rows_in_set = table.rows();
+  return s;
+}
+
+ImportSummary import_table(const ImportOptions& o, data::MeasurementTable table) {
+  o.validate();
+  if (!o.throughput.empty()) throw ConfigError("throughput applies to CSV imports; compute the time column first");
+  ImportSummary s;
+  s.rows_read = table.rows();
+  s.rows_dropped = check_target(table, o, [](std::size_t i) { return "row " + std::to_string(i); });
+  table.attributes() = provenance(o);
   write_sets(o, {{o.set, &table}}, s);
   s.rows_in_set = table.rows();
   return s;

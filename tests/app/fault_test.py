@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Faults a long fit meets on a cluster, injected for real: a rank killed with SIGKILL (node
-crash, OOM killer), a full disk (a 64 KiB tmpfs, when this test may mount one) and a file-size
+crash, OOM killer), a full disk (a 1 MiB tmpfs, when this test may mount one) and a file-size
 limit (ulimit -f) while a result, checkpoint or store is written, and checkpoints damaged on
 disk (truncated, one flipped byte). Each must end in bounded time with a clear one-line error,
 keep the previous file, and lose nothing a --resume cannot recover.
@@ -129,12 +129,12 @@ def test_a_file_size_limit_ulimit_f_while_writing_clear_error_previou():
         failures.append("checkpoint over ulimit -f: the previous checkpoint changed or a temp file was left")
 
 
-# ---- a full disk (ENOSPC), on a 64 KiB tmpfs: result, store and checkpoint ----
-def test_a_full_disk_enospc_on_a_64_kib_tmpfs_result_store_and_checkp():
+# ---- a full disk (ENOSPC), on a 1 MiB tmpfs: result, store and checkpoint ----
+def test_a_full_disk_enospc_on_a_small_tmpfs_result_store_and_checkpoint():
     global before, ck_before, copy_in, fill, mnt, mounted, r
     mnt = os.path.join(work, "full")
     os.makedirs(mnt)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt],
                              capture_output=True).returncode == 0
 
 

@@ -47,7 +47,7 @@ struct RunConfig {
   // result of this fit (validate) leave out empty.
   void validate(bool need_out = true) const;
   // Fills islands.per_island from per_island and de, then validates. Throws: ConfigError.
-  void resolve();
+  void resolve(bool need_out = true);
 };
 
 // Every option: top-level keys, then cost.*, de.*, islands.*.

@@ -34,6 +34,7 @@ struct OutputCheck {
   std::vector<std::string> inputs;    // files the command reads: never the output
   bool force = false;
   bool merge = false;                 // the output is updated in place (import into a store)
+  std::string force_hint = "--force"; // how the user says "replace it" (Python: force=True)
 };
 
 // Throws: ConfigError (exit 2) for an input as output, another kind of file, or the same kind

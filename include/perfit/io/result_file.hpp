@@ -79,6 +79,13 @@ struct ResultFile {
   std::string choice_how;
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;
+  // The rows as fitted, so that a result answers on its own (figures, reports, another machine):
+  // the group /rows (each factor column the model reads, the target, predicted, residual) holds
+  // every kept_stride-th row; 0: none kept (older files, selection stores).
+  data::MeasurementTable kept_rows;
+  std::size_t kept_stride = 0;
+  // The store relative to the result's directory, for a result moved together with its data.
+  std::string data_file_from_result;
 };
 
 // One scalar of a result, declared once: its HDF5 root attribute (also its key in `--json`

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "perfit/data/measurement_table.hpp"
+
 namespace perfit::io {
 
 struct ImportOptions {
@@ -43,6 +45,11 @@ struct ImportSummary {
 
 // Throws: ConfigError, DataError, IoError, H5Error (each message names file, line, column).
 ImportSummary import_csv(const ImportOptions& options);
+
+// A table built in memory (the Python package's write_store) as a set, with import_csv's checks
+// and layout: options.csv names it in messages and in the set's `source`, a bad target is
+// reported by row index. Throws: as import_csv.
+ImportSummary import_table(const ImportOptions& options, data::MeasurementTable table);
 
 // Extra-P's text format (io/extrap_reader.hpp): one set per region x metric, named
 // <set>/<region>[/<metric>] (characters other than letters, digits, . _ - become _), a column

@@ -85,7 +85,7 @@ struct RunHooks {
   bool resume = false;  // continue from the states below (given on world rank 0 only)
   std::vector<std::vector<std::uint64_t>> resume_islands;
   JobSnapshot resume_job;
-  bool (*interrupted)() = nullptr;  // polled every generation on every rank
+  std::function<bool()> interrupted;  // polled every generation on every rank; empty: never
 };
 
 // Runs the islands; collective over layout.world. `objective` is this rank's part of its

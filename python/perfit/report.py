@@ -1,0 +1,283 @@
+"""One self-contained HTML report of a fit, a selection store or a batch directory: figures
+inline as SVG, no network, readable without JavaScript.
+
+    python3 -m perfit.report RESULT.h5 | SELECTION.h5 | BATCH_DIR --out report.html [--force]
+
+(`perfit report` runs this.) A fit: the data, the model, the constants with their intervals and
+diagnostics, the metrics, what is extrapolation, and the figures of perfit.figures. A selection
+store or a batch: one row per set (status, chosen model, constants, metrics) with a small
+figure each. Errors: one line on stderr naming the file, exit code by error class as the CLI.
+"""
+import argparse
+import base64
+import html
+import io
+import math
+import os
+import sys
+import tempfile
+import time
+
+import pandas as pd
+
+from . import _api, figures
+from ._perfit import ConfigError, DataError, IoError, PerfitError
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:72em;color:#222;padding:0 1em}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.9em}td,th{padding:.25em .6em;border-bottom:1px solid #eee;text-align:right}
+th{background:#f4f4f4}td.l,th.l{text-align:left}.warn{color:#8a4b00}.err{color:#a00}
+figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figure svg{max-width:100%;height:auto}
+td.fig svg{width:170px;height:auto}pre{background:#f7f7f7;padding:.6em;overflow-x:auto}
+"""
+
+
+def _svg(fig):
+    """The figure as an inline <svg> element (text kept as text: smaller, and searchable)."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _num(v, digits=6):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, (int, float)):
+        return f"{v:.{digits}g}"
+    return html.escape(str(v))
+
+
+def _table(df, left=()):
+    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
+    body = []
+    for _, row in df.iterrows():
+        cells = "".join(f'<td class="{"l" if c in left else ""}">{_num(row[c])}</td>' for c in df.columns)
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def _page(title, body):
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}"
+            f"<p><small>made by perfit {html.escape(_version())} on "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}</small></p></body></html>\n")
+
+
+def _version():
+    try:
+        return _api._perfit.version()
+    except AttributeError:
+        return ""
+
+
+def _expression(fit):
+    for line in fit.info.get("model_yaml", "").splitlines():
+        if line.strip().startswith("expression:"):
+            return line.split(":", 1)[1].strip().strip("'\"")
+    return fit.model
+
+
+def fit_html(fit, name):
+    """The report of one fit."""
+    info, m = fit.info, fit.metrics
+    p = fit.params.reset_index()
+    cols = ["name", "value", "lo", "hi"] + (["ci_lo", "ci_hi"] if info.get("bootstrap_requested") else [])
+    consts = p[cols].copy()
+    notes = []
+    for _, row in p.iterrows():
+        if not row["determined"]:
+            notes.append("not determined by this data")
+        elif row["at_bound"]:
+            notes.append("at a bound")
+        else:
+            notes.append("")
+    consts["note"] = notes
+    ranges = ", ".join(f"{html.escape(k)} {lo:g}..{hi:g}" for k, (lo, hi) in fit.ranges.items())
+    kept = len(fit.rows)
+    parts = [
+        "<h2>Data</h2>",
+        f"<p>{info['rows']} rows of set <code>{html.escape(info['set'])}</code> of "
+        f"<code>{html.escape(info['data_file'])}</code> (checksum <code>{html.escape(info['data_checksum'])}</code>), "
+        f"target <code>{html.escape(fit.target)}</code> in {html.escape(info['unit'])}; "
+        f"{kept} rows kept in the result" + (f" (every {info['rows_kept_stride']}th)" if info.get("rows_kept_stride", 1) > 1 else "") + ".</p>",
+        f"<p>Measured range: {ranges or 'unknown (an older result)'}.</p>",
+        "<h2>Model</h2>",
+        f"<p><code>{html.escape(fit.model)}</code>: <code>{html.escape(_expression(fit))}</code></p>",
+        "<h2>Constants</h2>", _table(consts, left=("name", "note")),
+        (f"<p>Intervals: {100 * info['ci']:g}% percentile intervals of {info['bootstrap_requested']} bootstrap refits "
+         "(the constants' uncertainty).</p>" if info.get("bootstrap_requested") else
+         "<p>No intervals: fit with <code>bootstrap=</code> (<code>--bootstrap</code>) for them.</p>"),
+        "<h2>Fit</h2>",
+        f"<p>MAPE {m['mape']:.3g}%, RMSE {m['rmse']:.4g} {html.escape(info['unit'])}, R<sup>2</sup> {m['r2']:.6f}, "
+        f"largest relative error {m['max_rel_err']:.3g}%. Stopped: {html.escape(fit.stop_reason)} after "
+        f"{info['generations']} generations ({info['seconds']:.2f} s).</p>",
+    ]
+    warns = list(fit.warnings)
+    if fit.ranges:
+        warns.append("predictions outside the measured range (" + ", ".join(
+            f"{k} {lo:g}..{hi:g}" for k, (lo, hi) in fit.ranges.items()) +
+            ") are extrapolations: perfit predict flags them; the shaded part of the first figure is one")
+    parts.append("<h2>Warnings</h2>" + ("".join(f'<p class="warn">{html.escape(w)}</p>' for w in warns) or "<p>none</p>"))
+    parts.append("<h2>Figures</h2>")
+    try:
+        for fn in (figures.scaling, figures.measured_vs_predicted, figures.residuals, figures.term_shares):
+            parts.append(f"<figure>{_svg(fn(fit))}</figure>")
+    except PerfitError as e:
+        parts.append(f'<p class="err">no figures: {html.escape(str(e))}</p>')
+    return _page(f"perfit: {fit.model} on {info['set']} ({name})", "".join(parts))
+
+
+def _small_figure(fit):
+    """A thumbnail: time against workers, measured means and the fitted line."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(2.4, 1.6))
+    figures.scaling(fit, ax=ax, extend=2.0)
+    ax.set_title("")
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    if ax.get_legend():
+        ax.get_legend().remove()
+    ax.tick_params(labelsize=6)
+    for t in ax.texts:
+        t.set_visible(False)
+    return _svg(fig)
+
+
+def table_html(summary, fits, title, name):
+    """A batch or selection: one row per set, a thumbnail per set with a fit."""
+    rows = []
+    shown = [c for c in summary.columns if c not in ("result", "message", "params")]
+    head = "".join(f'<th class="l">{html.escape(c)}</th>' for c in shown) + '<th class="l">message</th><th>figure</th>'
+    failed = 0
+    for i, row in summary.iterrows():
+        cells = "".join(f'<td class="l">{_num(row[c])}</td>' for c in shown)
+        msg = row.get("message", "")
+        status = str(row.get("status", "ok"))
+        failed += status != "ok"
+        cls = "err" if status not in ("ok",) else ""
+        thumb = ""
+        fit = fits(row)
+        if fit is not None:
+            try:
+                thumb = _small_figure(fit)
+            except PerfitError as e:
+                thumb = f'<span class="err">{html.escape(str(e))}</span>'
+        rows.append(f'<tr>{cells}<td class="l {cls}">{_num(msg) if isinstance(msg, str) else ""}</td>'
+                    f'<td class="fig">{thumb}</td></tr>')
+    body = (f"<p>{len(summary)} sets, {failed} not ok. Source: <code>{html.escape(name)}</code>.</p>"
+            f"<table><tr>{head}</tr>{''.join(rows)}</table>")
+    return _page(title, body)
+
+
+def _kind(path):
+    if os.path.isdir(path):
+        return "dir"
+    try:
+        import h5py
+        with h5py.File(path, "r") as h:
+            if "perfit_selection" in h.attrs:
+                return "selection"
+            if "perfit_result" in h.attrs:
+                return "result"
+    except OSError:
+        if not os.path.exists(path):
+            raise IoError(f"'{path}' does not exist; pass a result file, a selection store or a batch directory")
+    raise DataError(f"'{path}' is neither a perfit result, a selection store nor a batch directory")
+
+
+def _selection_summary(store):
+    csv = os.path.join(os.path.dirname(store), "selection.csv")
+    if os.path.exists(csv):
+        return pd.read_csv(csv, keep_default_na=False)
+    import h5py
+    with h5py.File(store, "r") as h:
+        sets = [s.decode() if isinstance(s, bytes) else str(s) for s in h["winners/set"][:]]
+    return pd.DataFrame({"set": sets, "status": "ok"})
+
+
+def build(path):
+    """The report's HTML for a result file, a selection store or a batch directory."""
+    kind = _kind(path)
+    name = os.path.basename(os.path.normpath(path))
+    if kind == "result":
+        return fit_html(_api.load(path), name)
+    if kind == "selection":
+        summary = _selection_summary(path)
+        return table_html(summary, lambda r: _api.load(path, r["set"]) if r.get("status", "ok") == "ok" else None,
+                          f"perfit: selection {name}", path)
+    summary_csv = os.path.join(path, "summary.csv")
+    selection = os.path.join(path, "selection.h5")
+    if os.path.exists(os.path.join(path, "selection.csv")) and os.path.exists(selection):
+        summary = pd.read_csv(os.path.join(path, "selection.csv"), keep_default_na=False)
+        return table_html(summary, lambda r: _api.load(selection, r["set"]) if r.get("status") == "ok" else None,
+                          f"perfit: selection in {name}", path)
+    if not os.path.exists(summary_csv):
+        raise DataError(f"'{path}' holds no summary.csv nor selection.csv: not a perfit batch directory")
+    summary = pd.read_csv(summary_csv, keep_default_na=False)
+
+    def result_of(r):
+        f = str(r.get("result", ""))
+        if r.get("status") != "ok" or not f:
+            return None
+        return _api.load(f if os.path.isabs(f) or os.path.exists(f) else os.path.join(path, os.path.basename(f)))
+
+    return table_html(summary, result_of, f"perfit: batch {name}", path)
+
+
+def write(html_text, out, force=False, inputs=()):
+    """Writes out atomically; never over an input, nor over a file that is not HTML unless force."""
+    out = os.path.abspath(out)
+    for i in inputs:
+        if os.path.exists(i) and os.path.exists(out) and os.path.samefile(i, out):
+            raise ConfigError(f"--out '{out}' is an input of the report; pass another file")
+    if os.path.exists(out) and not force:
+        raise ConfigError(f"--out '{out}' exists; pass --force to replace it")
+    if os.path.exists(out):
+        with open(out, "rb") as f:
+            head = f.read(256).lstrip().lower()
+        if not (head.startswith(b"<!doctype html") or head.startswith(b"<html") or not head):
+            raise ConfigError(f"--out '{out}' exists and is not an HTML file; it is not replaced")
+    d = os.path.dirname(out)
+    if not os.path.isdir(d):
+        raise IoError(f"--out '{out}': directory '{d}' does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".html", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(html_text)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+_EXIT = {"ConfigError": 2, "DataError": 3, "H5Error": 4, "MpiError": 5, "IoError": 6}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="perfit report", description=__doc__.split("\n\n")[0])
+    ap.add_argument("input", help="a result file, a selection store or a batch directory")
+    ap.add_argument("--out", required=True, help="the HTML file to write")
+    ap.add_argument("--force", action="store_true", help="replace an existing report at --out")
+    a = ap.parse_args(argv)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        started = time.monotonic()
+        text = build(a.input)
+        write(text, a.out, a.force, [a.input])
+    except PerfitError as e:
+        print(f"perfit report: error: {e}", file=sys.stderr)
+        return _EXIT.get(type(e).__name__, 1)
+    print(f"wrote {a.out} ({len(text) / 1e6:.2f} MB, {time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

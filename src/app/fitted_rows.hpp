@@ -1,0 +1,27 @@
+// What a result keeps of its rows, so that it answers on its own (figures, reports, another
+// machine): each factor column the model reads, the measured target, the prediction and the
+// residual, for every row or, past kKeptRowsMax rows, every k-th row.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <string>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/model/model.hpp"
+
+namespace perfit::app {
+
+inline constexpr std::size_t kKeptRowsMax = 10000;
+
+struct KeptRows {
+  data::MeasurementTable rows;  // factor columns, <target>, predicted, residual (measured - predicted)
+  std::size_t stride = 1;       // every stride-th row of those fitted
+};
+
+// `spec` as fitted (its factors bound to columns), `x` its constants.
+KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& rows, const std::string& target,
+                   const Eigen::VectorXd& x, std::size_t max_rows = kKeptRowsMax);
+
+}  // namespace perfit::app

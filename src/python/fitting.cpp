@@ -1,0 +1,201 @@
+#include "fitting.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <limits>
+
+#include "fit_job.hpp"
+#include "prediction.hpp"
+#include "result_report.hpp"
+#include "tables.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/data/checksum.hpp"
+#include "perfit/fit/run_config.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
+
+namespace py = pybind11;
+
+namespace perfit::python {
+
+namespace {
+
+// The run option a Python name means: its key ("de.seed") or its CLI flag with '_' for '-'
+// ("seed", "max_generations"). Throws: ConfigError naming the closest option.
+const Option<fit::RunConfig>& run_option(const std::string& name) {
+  const auto& table = fit::run_config_option_table();
+  std::string flag = name;
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  for (const auto& o : table) {
+    if (o.key == name || (!o.flag.empty() && o.flag == flag)) return o;
+  }
+  std::vector<std::string> names;
+  for (const auto& o : table) names.push_back(o.flag.empty() ? o.key : o.flag);
+  const std::string near = closest_match(flag, names);
+  throw ConfigError("perfit.fit: unknown option '" + name + "'" +
+                    (near.empty() ? "" : "; did you mean '" + near + "'?") + " (perfit.options() lists them)");
+}
+
+// Python's Ctrl-C during a fit: the fit polls this once per generation; a pending
+// KeyboardInterrupt (or any exception a signal handler raised) stops the fit and is raised again
+// once the GIL is back.
+class PythonSignals {
+ public:
+  bool poll() {
+    if (raised_) return true;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      PyErr_Fetch(&type_, &value_, &trace_);
+      raised_ = true;
+    }
+    return raised_;
+  }
+  // With the GIL held: raises what a signal handler raised, if it did.
+  void rethrow() {
+    if (!raised_) return;
+    raised_ = false;
+    PyErr_Restore(type_, value_, trace_);
+    throw py::error_already_set();
+  }
+
+ private:
+  bool raised_ = false;
+  PyObject *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;
+};
+
+io::ResultFile fit_columns(const py::dict& columns, const std::string& set, const std::string& target,
+                           const std::string& unit, const py::dict& options, bool verbose) {
+  app::FitJob job;
+  job.cfg.data = "DataFrame";
+  job.cfg.set = set;
+  for (const auto& [key, value] : options) {
+    const std::string name = py::str(key);
+    const auto& o = run_option(name);
+    try {
+      o.parse(job.cfg, py::str(value));
+    } catch (const ConfigError& e) {
+      throw ConfigError("perfit.fit option '" + name + "': " + e.what());
+    }
+  }
+  job.table = std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
+  auto& attributes = job.table->attributes();
+  attributes["target"] = target;
+  attributes["unit"] = unit;
+  attributes["checksum"] = data::table_checksum(*job.table);
+  job.write = false;
+  job.verbose = verbose;
+  PythonSignals signals;
+  job.interrupted = [&signals] { return signals.poll(); };
+  std::optional<app::FitJobOutcome> out;
+  {
+    py::gil_scoped_release released;
+    out = app::run_fit_job(std::move(job), MPI_COMM_NULL);
+  }
+  signals.rethrow();
+  if (!out->result) throw ConfigError("perfit.fit: the fit was checkpointed, not finished; run it again with resume=True");
+  return std::move(*out->result);
+}
+
+// {name: [...]} per constant: value, bounds, scale, at_bound, determined, linear, interval.
+py::dict params_columns(const io::ResultFile& r) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::string> name;
+  std::vector<double> value, lo, hi, ci_lo, ci_hi, past_bound;
+  std::vector<bool> log_scale, at_bound, determined, linear;
+  for (const auto& p : r.params) {
+    name.push_back(p.name);
+    value.push_back(p.value);
+    lo.push_back(p.lo);
+    hi.push_back(p.hi);
+    log_scale.push_back(p.log_scale);
+    at_bound.push_back(p.at_bound);
+    determined.push_back(p.identifiable);
+    linear.push_back(p.linear);
+    // An undetermined constant has no interval: its refits only wander where the data do not look.
+    const bool ci = r.has_bootstrap() && p.identifiable;
+    ci_lo.push_back(ci ? p.ci_lo : nan);
+    ci_hi.push_back(ci ? p.ci_hi : nan);
+    past_bound.push_back(p.past_bound);
+  }
+  py::dict d;
+  d["name"] = name;
+  d["value"] = value;
+  d["lo"] = lo;
+  d["hi"] = hi;
+  d["log_scale"] = log_scale;
+  d["at_bound"] = at_bound;
+  d["determined"] = determined;
+  d["linear"] = linear;
+  d["ci_lo"] = ci_lo;
+  d["ci_hi"] = ci_hi;
+  d["past_bound"] = past_bound;
+  return d;
+}
+
+py::dict predict_columns(const io::ResultFile& r, const std::string& name, const py::dict& columns, double interval) {
+  const app::Prediction p = app::predict_rows(r, name, table_from_columns(columns, "the DataFrame"),
+                                              "the DataFrame", false, interval);
+  py::dict d;
+  d["predicted"] = std::vector<double>(p.values.begin(), p.values.end());
+  py::dict terms;
+  for (std::size_t k = 0; k < p.term_names.size(); ++k) {
+    const auto col = p.terms.col(static_cast<Eigen::Index>(k));
+    terms[py::str(p.term_names[k])] = std::vector<double>(col.begin(), col.end());
+  }
+  d["terms"] = terms;
+  if (p.interval.bounds) {
+    d["lo"] = std::vector<double>(p.interval.bounds->lo.begin(), p.interval.bounds->lo.end());
+    d["hi"] = std::vector<double>(p.interval.bounds->hi.begin(), p.interval.bounds->hi.end());
+  }
+  d["level"] = p.interval.level;
+  d["contains"] = p.interval.contains;
+  d["interval_unavailable"] = p.interval.asked_but_unavailable;
+  std::vector<std::string> cells;
+  std::vector<bool> outside;
+  for (const auto& o : p.outside) {
+    cells.push_back(p.guard.known() ? app::RangeGuard::cell(o) : "range unknown");
+    outside.push_back(!o.empty());
+  }
+  d["outside"] = cells;
+  d["extrapolated"] = outside;
+  d["range_known"] = p.guard.known();
+  d["warning"] = p.guard.warning(p.outside, "predict");
+  return d;
+}
+
+void save_result(const io::ResultFile& r, const std::string& path, bool force) {
+  io::check_output({path, "path", io::FileKind::result, {}, force, false, "force=True"});
+  io::write_result_file(path, r);
+}
+
+}  // namespace
+
+void add_fitting(py::module_& m) {
+  py::class_<io::ResultFile>(m, "Result", "A fit's result: what `perfit fit --out` writes, in memory.")
+      .def("json", [](const io::ResultFile& r, const std::string& path) { return app::result_json(r, path).dump(); },
+           py::arg("path") = "")
+      .def("text", &app::result_table_text)
+      .def("rows", [](const io::ResultFile& r) { return columns_to_python(data::MeasurementTable(r.kept_rows)); })
+      .def("params", &params_columns)
+      .def("predict", &predict_columns, py::arg("name"), py::arg("columns"), py::arg("interval") = 0.0)
+      .def("save", &save_result, py::arg("path"), py::arg("force") = false);
+  m.def("fit", &fit_columns, py::arg("columns"), py::arg("set"), py::arg("target"), py::arg("unit"),
+        py::arg("options"), py::arg("verbose") = false);
+  m.def("load", &io::read_result, py::arg("path"), py::arg("set") = "");
+  m.def("options", [] {
+    py::list out;
+    fit::RunConfig defaults;
+    for (const auto& o : fit::run_config_option_table()) {
+      std::string name = o.flag.empty() ? o.key : o.flag;
+      for (char& c : name) c = c == '-' ? '_' : c;
+      out.append(py::make_tuple(name, o.key, o.format(defaults), o.expected, o.doc));
+    }
+    return out;
+  });
+}
+
+}  // namespace perfit::python
