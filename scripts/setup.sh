@@ -7,7 +7,8 @@
 #                                    (the local Slurm of scripts/slurm-local.sh, which the tests
 #                                    submit the slurm/ job scripts to), clang and its sanitizer
 #                                    and libFuzzer runtime (the sanitize preset, scripts/fuzz.sh),
-#                                    llvm-symbolizer (function names in sanitizer reports)
+#                                    llvm-symbolizer (function names in sanitizer reports),
+#                                    chromium (the report tests render HTML reports headless)
 #   bash scripts/setup.sh --slurm    slurm-wlm and munge only
 #
 # Root installs with apt-get. Without root it installs nothing and prints what a cluster user
@@ -19,7 +20,7 @@ for a in "$@"; do
   case "$a" in
     --slurm) want_slurm=1 ;;
     --test) want_slurm=1; want_clang=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -42,8 +43,10 @@ SLURM_PKGS=(slurm-wlm munge)
 # clang 14: ASan/UBSan/LSan and libFuzzer runtimes; llvm: llvm-symbolizer, which sanitizer
 # reports need for function names (a fresh Debian 12 has none; clang only recommends it)
 CLANG_PKGS=(clang libclang-rt-14-dev llvm)
+# the report tests render perfit's HTML reports in headless Chromium
+BROWSER_PKGS=(chromium)
 [ "$want_slurm" = 1 ] && PKGS+=("${SLURM_PKGS[@]}")
-[ "$want_clang" = 1 ] && PKGS+=("${CLANG_PKGS[@]}")
+[ "$want_clang" = 1 ] && PKGS+=("${CLANG_PKGS[@]}" "${BROWSER_PKGS[@]}")
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -92,36 +92,36 @@ def _group_column(fit, rows, workers, by):
     return None
 
 
-def _measured_at(rows, others, workers, x):
-    """The other factors' most frequent measured combination at the measured worker count
-    nearest to x (in log)."""
-    levels = np.sort(rows[workers].unique())
-    near = levels[np.argmin(np.abs(np.log(levels.astype(float)) - math.log(x)))]
-    sub = rows[rows[workers] == near]
+def _measured_combos(rows, others, workers):
+    """Per measured worker count, the other factors' most frequent measured combination."""
     if not others:
-        return {}
-    combo = sub.groupby(others, sort=False).size().idxmax()
-    combo = combo if isinstance(combo, tuple) else (combo,)
-    return dict(zip(others, combo))
+        return {w: {} for w in rows[workers].unique()}
+    counts = rows.groupby([workers, *others], sort=False).size().reset_index(name="_n")
+    best = counts.sort_values("_n", ascending=False, kind="stable").drop_duplicates(workers)
+    return {r[workers]: {c: r[c] for c in others} for _, r in best.iterrows()}
 
 
-def _curve(fit, rows, workers, group, value, extend):
+def _curve(fit, rows, workers, group, value, extend, points=80):
+    """Predictions along workers from the smallest measured count of the group to `extend`
+    times the largest: each point takes the other factors' combination measured most often at
+    the nearest measured worker count (in log)."""
     sub = rows if group is None else rows[rows[group] == value]
     lo, hi = float(sub[workers].min()), float(sub[workers].max())
     top = max(hi, float(rows[workers].max())) * extend
-    xs = np.unique(np.concatenate([np.geomspace(lo, top, 80), sub[workers].unique().astype(float)]))
+    xs = np.unique(np.concatenate([np.geomspace(lo, top, points), sub[workers].unique().astype(float)]))
     others = [c for c in factor_columns(fit, rows) if c not in (workers, group)]
-    grid = []
-    for x in xs:
-        point = _measured_at(sub, others, workers, x)
-        point[workers] = x
-        if group is not None:
-            point[group] = value
-        grid.append(point)
+    combos = _measured_combos(sub, others, workers)
+    levels = np.array(sorted(combos), dtype=float)
+    nearest = levels[np.abs(np.log(levels)[None, :] - np.log(xs)[:, None]).argmin(axis=1)]
+    lookup = {float(k): v for k, v in combos.items()}
+    grid = pd.DataFrame([lookup[n] for n in nearest]) if others else pd.DataFrame(index=range(len(xs)))
+    grid[workers] = xs
+    if group is not None:
+        grid[group] = value
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the extrapolated part is drawn as such
-        return fit.predict(pd.DataFrame(grid))
+        return fit.predict(grid)
 
 
 def _log_axes(ax, workers_axis=True):

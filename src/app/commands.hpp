@@ -22,6 +22,7 @@ void add_predict_command(CLI::App& app, Action& action);
 void add_explain_command(CLI::App& app, Action& action);
 void add_recommend_command(CLI::App& app, Action& action);
 void add_show_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
 void add_models_command(CLI::App& app, Action& action);
 void add_synth_command(CLI::App& app, Action& action);

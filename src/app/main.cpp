@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   perfit::app::add_recommend_command(app, action);
   perfit::app::add_pingpong_command(app, action, env);
   perfit::app::add_show_command(app, action);
+  perfit::app::add_report_command(app, action);
   perfit::app::add_import_command(app, action);
   perfit::app::add_inspect_command(app, action);
   perfit::app::add_models_command(app, action);

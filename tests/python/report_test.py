@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""`perfit report` of a fit, a selection and a batch, rendered in headless Chromium (Debian's
+chromium): the screenshot is not blank, every figure is in the rendered page, the console shows
+no message (checked to be seen on a page that logs one), and nothing is loaded from elsewhere.
+
+Run by pytest with the harness of tests/conftest.py (--perfit, --work).
+"""
+import os
+import re
+import shutil
+import subprocess
+
+import matplotlib.image as mpimg
+import pytest
+
+import ranks
+
+exe, work, _ = ranks.arguments()
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def perfit(*args, check=True):
+    r = subprocess.run([exe, *args], cwd=work, capture_output=True, text=True, timeout=240)
+    if check:
+        assert r.returncode == 0, f"perfit {' '.join(args)}: exit {r.returncode}\n{r.stderr[-2000:]}"
+    return r
+
+
+def render(page, name):
+    """(rendered DOM, console lines, screenshot pixels) of page in headless Chromium."""
+    assert CHROMIUM, "chromium is not installed: bash scripts/setup.sh --test installs it"
+    common = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+              "--user-data-dir=" + os.path.join(work, "chromium-" + name), "--enable-logging=stderr", "--v=0",
+              "--window-size=1280,1600"]
+    url = "file://" + os.path.abspath(page)
+    dom = subprocess.run(common + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-1500:]
+    shot = os.path.join(work, name + ".png")
+    r = subprocess.run(common + ["--screenshot=" + shot, url], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and os.path.exists(shot), r.stderr[-1500:]
+    console = [l for l in (dom.stderr + r.stderr).splitlines() if ":CONSOLE" in l]
+    return dom.stdout, console, mpimg.imread(shot)
+
+
+def check_page(page, name, figures):
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    # self-contained: no scripts, no stylesheets or images from elsewhere
+    assert "<script" not in text and "<link" not in text and not re.search(r"\ssrc=", text)
+    dom, console, pixels = render(page, name)
+    assert dom.count("<svg") == figures, f"{name}: {dom.count('<svg')} figures in the rendered page, expected {figures}"
+    assert not console, f"{name}: console messages {console}"
+    assert pixels.std() > 0.05, f"{name}: the screenshot is blank (std {pixels.std():.3f})"
+
+
+perfit("synth", "--out", "s.h5", "--rows", "600", "--seed", "4")
+
+
+def test_the_console_check_sees_a_message():
+    control = os.path.join(work, "control.html")
+    with open(control, "w") as f:
+        f.write('<!DOCTYPE html><html><body><p>x</p><script>console.error("seen")</script></body></html>')
+    _, console, _ = render(control, "control")
+    assert any('"seen"' in l for l in console), "a console error did not reach the check"
+
+
+def test_a_fit_report():
+    perfit("fit", "--data", "s.h5", "--set", "/pytorch/resnet50", "--model", "generic", "--bootstrap", "20",
+           "--out", "r.h5")
+    r = perfit("report", "r.h5", "--out", "fit.html")
+    assert r.stdout.startswith("wrote fit.html")
+    with open(os.path.join(work, "fit.html"), encoding="utf-8") as f:
+        text = f.read()
+    for needle in ("Constants", "ci_lo", "Measured range", "extrapolat", "MAPE"):
+        assert needle in text, needle
+    check_page(os.path.join(work, "fit.html"), "fit", 4)
+    # the result alone, elsewhere: its rows still give every figure
+    os.makedirs(os.path.join(work, "elsewhere"))
+    shutil.copy(os.path.join(work, "r.h5"), os.path.join(work, "elsewhere", "alone.h5"))
+    perfit("report", "elsewhere/alone.h5", "--out", "elsewhere/alone.html")
+    check_page(os.path.join(work, "elsewhere", "alone.html"), "alone", 4)
+
+
+def test_a_selection_and_a_batch_report():
+    perfit("select", "--data", "s.h5", "--set", "/pytorch/*", "--models", "amdahl,power", "--out", "sel")
+    sets = 3
+    perfit("report", "sel", "--out", "sel.html")
+    check_page(os.path.join(work, "sel.html"), "selection", sets)
+    perfit("report", "sel/selection.h5", "--out", "sel_store.html")
+    check_page(os.path.join(work, "sel_store.html"), "selection_store", sets)
+    with open(os.path.join(work, "m.yaml"), "w") as f:
+        f.write("data: s.h5\nfits:\n  - sets: ['/mxnet/*']\n    models: [amdahl, generic]\n")
+    perfit("batch", "--manifest", "m.yaml", "--out", "batch")
+    perfit("report", "batch", "--out", "batch.html")
+    check_page(os.path.join(work, "batch.html"), "batch", 6)
+
+
+def test_bad_input_is_one_line_and_nothing_is_written():
+    r = perfit("report", "s.h5", "--out", "store.html", check=False)
+    assert r.returncode == 3 and r.stderr.count("\n") == 1 and "neither a perfit result" in r.stderr, r.stderr
+    r = perfit("report", "r.h5", "--out", "fit.html", check=False)
+    assert r.returncode == 2 and "pass --force" in r.stderr, r.stderr
+    r = perfit("report", "r.h5", "--out", "s.h5", "--force", check=False)
+    assert r.returncode == 2 and "not an HTML file" in r.stderr, r.stderr
+    r = perfit("report", "nope.h5", "--out", "n.html", check=False)
+    assert r.returncode == 6 and "does not exist" in r.stderr, r.stderr
+    assert not any(n.startswith(".report.") for n in os.listdir(work))
+    assert not os.path.exists(os.path.join(work, "store.html")) and not os.path.exists(os.path.join(work, "n.html"))
