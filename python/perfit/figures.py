@@ -33,10 +33,13 @@ def _interactive():
         return False
 
 
-def rows_of(fit):
-    """The fit's rows (kept in the result); for results written before perfit kept them, the
-    store's rows, found as recorded or relative to the result. Raises DataError saying what is
-    missing when neither is there."""
+def rows_of(fit, rows=None):
+    """`rows` when given (a DataFrame with the fit's factor and target columns), else the fit's
+    rows (kept in the result); for results written before perfit kept them, the store's rows,
+    found as recorded or relative to the result. Raises DataError saying what is missing when
+    none is there."""
+    if rows is not None:
+        return rows
     rows = fit.rows
     if len(rows):
         return rows
@@ -65,11 +68,17 @@ def factor_columns(fit, rows=None):
     return cols
 
 
-def workers_column(fit, rows=None):
-    """The column of workers: the one bound to p (or named p), else the first that varies."""
+def workers_column(fit, rows=None, workers=None):
+    """The column of workers: `workers` (a factor or its column), else the one bound to p (or
+    named p), else the first that varies."""
     rows = rows_of(fit) if rows is None else rows
     cols = factor_columns(fit, rows)
     bound = fit.bindings
+    if workers is not None:
+        col = bound.get(workers, workers)
+        if col not in cols:
+            raise _api._perfit.ConfigError(f"{workers!r}: not a factor of model '{fit.model}' ({', '.join(cols)})")
+        return col
     for name in (bound.get("p"), "p", bound.get("gpus"), "gpus", "workers"):
         if name and name in cols:
             return name
@@ -141,14 +150,14 @@ def _log_axes(ax, workers_axis=True):
     ax.grid(True, which="major", alpha=0.3)
 
 
-def scaling(fit, by=None, extend=4.0, ax=None):
+def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None):
     """Time against workers, log-log: measured points (mean of the repetitions, bars from their
     smallest to their largest), one fitted line per measured value of `by` (batch size by
     default when it varies), the bootstrap band when the fit has refits, and the range beyond
     the largest measured worker count (up to `extend` times it) shaded as extrapolated."""
     plt = _pyplot()
-    rows = rows_of(fit)
-    workers = workers_column(fit, rows)
+    rows = rows_of(fit, rows)
+    workers = workers_column(fit, rows, workers)
     group = _group_column(fit, rows, workers, by)
     fig = None
     if ax is None:
@@ -181,10 +190,10 @@ def scaling(fit, by=None, extend=4.0, ax=None):
     return fig if fig is not None else ax.figure
 
 
-def measured_vs_predicted(fit, ax=None):
+def measured_vs_predicted(fit, ax=None, rows=None):
     """Every kept row, measured against predicted on log-log axes, with y = x."""
     plt = _pyplot()
-    rows = rows_of(fit)
+    rows = rows_of(fit, rows)
     t = fit.target
     pred = rows["predicted"] if "predicted" in rows else fit.predict(rows)[f"predicted_{t}"]
     fig = None
@@ -202,11 +211,11 @@ def measured_vs_predicted(fit, ax=None):
     return fig if fig is not None else ax.figure
 
 
-def residuals(fit):
+def residuals(fit, rows=None):
     """Relative residuals (measured / predicted - 1) against each factor that varies."""
     plt = _pyplot()
     from matplotlib import ticker
-    rows = rows_of(fit)
+    rows = rows_of(fit, rows)
     t = fit.target
     pred = rows["predicted"] if "predicted" in rows else fit.predict(rows)[f"predicted_{t}"]
     rel = 100.0 * (rows[t] / pred - 1.0)
@@ -227,12 +236,12 @@ def residuals(fit):
     return fig
 
 
-def term_shares(fit, by=None, ax=None):
-    """Each term's share of the predicted time along workers (stacked), the other factors at
-    measured values (at the value of `by` measured most often)."""
+def term_shares(fit, by=None, ax=None, rows=None, along=None):
+    """Each term's share of the predicted time along workers (or the factor `along`), stacked,
+    the other factors at measured values (at the value of `by` measured most often)."""
     plt = _pyplot()
-    rows = rows_of(fit)
-    workers = workers_column(fit, rows)
+    rows = rows_of(fit, rows)
+    workers = workers_column(fit, rows, along)
     group = _group_column(fit, rows, workers, by)
     value = None if group is None else rows[group].mode().iloc[0]
     pred = _curve(fit, rows, workers, group, value, 1.0)

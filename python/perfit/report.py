@@ -294,6 +294,14 @@ def write(html_text, out):
         raise
 
 
+def make(path, out, force=False):
+    """Writes the report of `path` (a result file, a selection store or a batch directory) to
+    `out`; returns out. Raises the package's errors with the CLI's messages."""
+    check_out(out, force, [path])
+    write(build(path), out)
+    return out
+
+
 _EXIT = {"ConfigError": 2, "DataError": 3, "H5Error": 4, "MpiError": 5, "IoError": 6}
 
 
@@ -307,13 +315,11 @@ def main(argv=None):
         import matplotlib
         matplotlib.use("Agg")
         started = time.monotonic()
-        check_out(a.out, a.force, [a.input])
-        text = build(a.input)
-        write(text, a.out)
+        make(a.input, a.out, a.force)
     except PerfitError as e:
         print(f"perfit report: error: {e}", file=sys.stderr)
         return _EXIT.get(type(e).__name__, 1)
-    print(f"wrote {a.out} ({len(text) / 1e6:.2f} MB, {time.monotonic() - started:.1f} s)")
+    print(f"wrote {a.out} ({os.path.getsize(a.out) / 1e6:.2f} MB, {time.monotonic() - started:.1f} s)")
     return 0
 
 
