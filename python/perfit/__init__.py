@@ -12,9 +12,10 @@ and seed), run in this process with the GIL released; Ctrl-C stops a fit at its 
 generation. docs/python.md walks through it.
 """
 from ._perfit import ConfigError, DataError, H5Error, IoError, MpiError, PerfitError
-from ._api import Fit, fit, load, options, read_store, write_store
+from ._api import Fit, Selection, batch_summary, fit, load, options, read_store, select, validate, write_store
 
 __all__ = [
-    "Fit", "fit", "load", "options", "read_store", "write_store",
+    "Fit", "Selection", "batch_summary", "fit", "load", "options", "read_store", "select", "validate",
+    "write_store",
     "PerfitError", "ConfigError", "DataError", "H5Error", "IoError", "MpiError",
 ]

@@ -88,10 +88,108 @@ def fit(df, model="generic", target="time", factors=None, unit="s", set="/datafr
     return Fit(result)
 
 
+def _on_a_store(df, target, unit, run):
+    """Runs run(store, set) on df written to a temporary store (select and validate read their
+    rows from a store, as on the command line)."""
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="perfit-") as d:
+        store = os.path.join(d, "rows.h5")
+        write_store(df, store, "/dataframe/rows", target=target, unit=unit, source="DataFrame")
+        return run(store, "/dataframe/rows")
+
+
+def _run_options(model, factors, options):
+    opts = {k: _option_text(v) for k, v in options.items()}
+    if model is not None:
+        opts["model"] = str(model)
+    bound = _factors_text(factors)
+    if bound:
+        opts["factors"] = bound
+    return opts
+
+
+def select(df, models=None, criterion="extrapolation", target="time", factors=None, unit="s", **options):
+    """Ranks candidate models as `perfit select` does (criterion extrapolation, kfold, aic or
+    bic; models: names or YAML files, default every built-in whose factors df has; folds=,
+    holdout=, negative_exponents= and every fit option) and fits the winner on every row.
+    Returns a Selection: .ranking (DataFrame, best first), .fit (the winner's Fit), .how."""
+    opts = _run_options(None, factors, options)
+    if models is not None:
+        opts["models"] = models if isinstance(models, str) else ",".join(str(m) for m in models)
+    opts["criterion"] = str(criterion)
+    got = _on_a_store(df, target, unit, lambda store, set: _perfit.select(store, set, opts))
+    return Selection(got)
+
+
+def validate(df, model="generic", split="kfold:5", target="time", factors=None, unit="s", **options):
+    """How well `model` predicts rows it was not fitted on, as `perfit validate` (split kfold:K,
+    group:COLUMN, scale:COLUMN[:K] or forward:COLUMN; a factor name works for its column).
+    Returns a DataFrame, one row per fold (train/test rows, held-out cost, metrics, constants),
+    with the pooled held-out metrics in attrs["summary"]."""
+    opts = _run_options(model, factors, options)
+    got = json.loads(_on_a_store(df, target, unit, lambda store, set: _perfit.validate(store, set, split, opts)))
+    rows = []
+    for f in got["folds"]:
+        row = {"fold": f["fold"], "train_rows": f["train_rows"], "test_rows": f["test_rows"],
+               "train_cost": f["train_cost"], "held_out_cost": f["held_out_cost"], **f["metrics"]}
+        row.update({f"param_{k}": v for k, v in f["params"].items()})
+        rows.append(row)
+    out = pd.DataFrame(rows).set_index("fold")
+    out.attrs["summary"] = got["summary"]
+    out.attrs["split"] = got["split"]
+    out.attrs["model"] = got["model"]
+    return out
+
+
+def batch_summary(directory):
+    """The summary of a `perfit batch` or `perfit select --set GLOB` output directory as a
+    DataFrame: summary.csv (fits: one row per fit) or selection.csv (one row per set: chosen
+    model, hypothesis, scores, metrics, each constant in its own column)."""
+    import os
+    for name in ("summary.csv", "selection.csv"):
+        path = os.path.join(str(directory), name)
+        if os.path.exists(path):
+            return pd.read_csv(path)
+    if not os.path.isdir(str(directory)):
+        raise _perfit.IoError(f"'{directory}' is not a directory; pass the --out directory of perfit batch or select")
+    raise _perfit.DataError(f"'{directory}' holds neither summary.csv nor selection.csv: not the output of "
+                            "perfit batch or perfit select --set GLOB")
+
+
 def load(path, set=""):
     """A result file written by `perfit fit --out` or Fit.save (or, with `set`, one winner of
     a selection store) as a Fit."""
     return Fit(_perfit.load(str(path), set), path=str(path))
+
+
+class Selection:
+    """A model selection: the ranking (best first) and the winner fitted on every row.
+    Unpacks as (ranking, fit)."""
+
+    def __init__(self, got):
+        rows = []
+        for r in json.loads(got["ranking"]):
+            row = {"model": r["model"], "source": r["source"], "score": r["score"], "params": r["params"],
+                   "failed": r["failed"], "determined": r["determined"],
+                   "hypothesis": (r.get("hypothesis") or {}).get("expression", "")}
+            row.update(r.get("metrics", {}))
+            rows.append(row)
+        self.ranking = pd.DataFrame(rows)
+        self.ranking.index = pd.RangeIndex(1, len(rows) + 1, name="rank")
+        self.fit = Fit(got["winner"])
+        self.how = got["how"]
+        self.criterion = got["criterion"]
+
+    def __iter__(self):
+        return iter((self.ranking, self.fit))
+
+    def __repr__(self):
+        return f"model selection by {self.criterion} ({self.how}):\n{self.ranking.to_string()}"
+
+    def _repr_html_(self):
+        return (f"<p><b>perfit select</b> by {html.escape(self.criterion)} ({html.escape(self.how)}); "
+                f"lower score is better</p>" + self.ranking.to_html(na_rep=""))
 
 
 class Fit:

@@ -26,7 +26,7 @@ struct AnalysisOptions {
   bool json = false;
   OptionFlags<fit::RunConfig> flags;
   mpi::MpiEnvironment* env = nullptr;
-  bool parallel() const { return env->initialized() && env->size() > 1; }
+  bool parallel() const { return env && env->initialized() && env->size() > 1; }  // no env: in-process (Python)
   MPI_Comm comm() const { return parallel() ? MPI_COMM_WORLD : MPI_COMM_NULL; }
   // --config then the flags, agreed on by every rank. Throws: ConfigError.
   fit::RunConfig read(bool need_out) const;

@@ -30,25 +30,6 @@ namespace perfit::app {
 
 namespace {
 
-nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criterion crit) {
-  nlohmann::ordered_json r = nlohmann::ordered_json::array();
-  for (const auto& m : ranked) {
-    const auto& x = m.pooled.metrics;
-    nlohmann::ordered_json e = {{"model", m.model->spec().name}, {"source", m.word},
-                                {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
-                                {"params", m.model->n_params()}, {"failed", m.pooled.failed},
-                                {"determined", m.determined}};
-    if (m.within_noise) e["within_noise"] = true;
-    if (m.searched()) e["hypothesis"] = hypothesis_json(m);
-    if (!m.pooled.failed) {
-      e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
-      e[crit == Criterion::aic || crit == Criterion::bic ? "in_sample_cost" : "held_out_cost"] = m.pooled.cost;
-    }
-    r.push_back(e);
-  }
-  return r;
-}
-
 void print_table(const std::vector<Candidate>& ranked, const std::string& criterion, const std::string& how) {
   std::printf("model selection by %s (%s); lower score is better\n", criterion.c_str(), how.c_str());
   std::printf("  %-4s %-20s %6s %14s %9s %9s %9s %9s\n", "rank", "model", "params", "score", "MAPE", "GMAE", "R^2",

@@ -12,6 +12,7 @@
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/validation.hpp"
+#include "validate_core.hpp"
 
 namespace perfit::app {
 
@@ -20,10 +21,6 @@ namespace {
 struct ValidateArgs : AnalysisOptions {
   std::string split = "kfold:5";
 };
-
-nlohmann::ordered_json metrics_json(const model::FitMetrics& m) {
-  return {{"mape", m.mape}, {"gmae", m.gmae}, {"rmse", m.rmse}, {"r2", m.r2}, {"max_rel_err", m.max_rel_err}};
-}
 
 void print_row(const std::string& name, std::size_t train, std::size_t test, const model::FitMetrics& m,
                const std::string& unit) {
@@ -35,48 +32,12 @@ void print_row(const std::string& name, std::size_t train, std::size_t test, con
 int run_validate(const ValidateArgs& a) {
   const fit::RunConfig cfg = a.read(false);
   const fit::RunConfig& c = cfg;
-  data::SplitSpec split;
-  std::shared_ptr<const model::Model> model;
-  AnalysisSet set;
-  std::vector<data::Fold> folds;
-  a.agreed([&] {
-    split = data::parse_split(a.split);
-    split.column = model::column_of(model::parse_factor_bindings(c.factors), split.column);  // scale:p
-    model = bind_model(c.model, c, set_columns(c), true);
-    std::vector<std::string> columns = model->columns_used();
-    for (const auto& extra : {split.column, c.scale}) {
-      if (!extra.empty()) columns.push_back(extra);
-    }
-    set = load_analysis_set(c, columns);
-    folds = data::make_folds(split, *set.rows, model->columns_used(), c.de.seed);
-  });
-  std::vector<fit::FoldJob> jobs;
-  for (const auto& f : folds) {
-    jobs.push_back({{model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale}, &f});
-  }
-  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.search(), a.comm());
-  const fit::Pooled pooled = fit::pool(fits, c.cost.residual);
-  for (const auto& f : fits) {
-    if (f.failed) {
-      throw DataError("validate: the fit of model '" + model->spec().name + "' on the training rows of " + f.fold +
-                      " failed (the warning above says why)");
-    }
-  }
+  const Validation v = run_validation(c, a.split, [&](const std::function<void()>& fn) { a.agreed(fn); }, a.comm());
+  const auto& [split, model, set, fits, pooled] = v;
   if (a.parallel() && a.env->rank() != 0) return 0;
   const std::string unit = set.rows->attribute_string("unit", "s");
   if (a.json) {
-    nlohmann::ordered_json j = {{"model", model->spec().name}, {"data", c.data}, {"set", c.set},
-                                {"split", split.text()}, {"rows", set.rows->rows()}};
-    j["folds"] = nlohmann::ordered_json::array();
-    for (const auto& f : fits) {
-      nlohmann::ordered_json params = nlohmann::ordered_json::object();
-      for (std::size_t k = 0; k < model->n_params(); ++k) params[model->param_names()[k]] = f.params(static_cast<Eigen::Index>(k));
-      j["folds"].push_back({{"fold", f.fold}, {"train_rows", f.train_rows}, {"test_rows", f.test_rows},
-                            {"train_cost", f.train_cost}, {"held_out_cost", f.test_cost},
-                            {"metrics", metrics_json(f.test)}, {"params", params}});
-    }
-    j["summary"] = {{"test_rows", pooled.rows}, {"held_out_cost", pooled.cost}, {"metrics", metrics_json(pooled.metrics)}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << validation_json(v, c).dump(2) << "\n";
     return 0;
   }
   std::printf("validate model '%s' on '%s' set '%s' (%zu rows), split %s: %zu fold(s)\n",

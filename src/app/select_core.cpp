@@ -183,6 +183,25 @@ nlohmann::ordered_json hypothesis_json(const Candidate& m) {
   return h;
 }
 
+nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criterion crit) {
+  nlohmann::ordered_json r = nlohmann::ordered_json::array();
+  for (const auto& m : ranked) {
+    const auto& x = m.pooled.metrics;
+    nlohmann::ordered_json e = {{"model", m.model->spec().name}, {"source", m.word},
+                                {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
+                                {"params", m.model->n_params()}, {"failed", m.pooled.failed},
+                                {"determined", m.determined}};
+    if (m.within_noise) e["within_noise"] = true;
+    if (m.searched()) e["hypothesis"] = hypothesis_json(m);
+    if (!m.pooled.failed) {
+      e["metrics"] = {{"mape", x.mape}, {"gmae", x.gmae}, {"rmse", x.rmse}, {"r2", x.r2}, {"max_rel_err", x.max_rel_err}};
+      e[crit == Criterion::aic || crit == Criterion::bic ? "in_sample_cost" : "held_out_cost"] = m.pooled.cost;
+    }
+    r.push_back(e);
+  }
+  return r;
+}
+
 Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& guard, MPI_Comm comm) {
   const Criterion crit = a.criterion;
   std::vector<Candidate> cands;

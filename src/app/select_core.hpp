@@ -60,6 +60,9 @@ using Guard = std::function<void(const std::function<void()>&)>;
 // set when every candidate fails.
 Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& guard, MPI_Comm comm);
 
+// The ranking as `select --json` prints it: per candidate its model, score, metrics, hypothesis.
+nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criterion crit);
+
 // {"expression", "c0", "c1"..., "loo_smape" | "smape"}: the hypothesis found on every row.
 nlohmann::ordered_json hypothesis_json(const Candidate& m);
 

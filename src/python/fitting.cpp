@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fit_job.hpp"
+#include "options.hpp"
 #include "prediction.hpp"
 #include "result_report.hpp"
 #include "tables.hpp"
@@ -23,22 +24,6 @@ namespace py = pybind11;
 namespace perfit::python {
 
 namespace {
-
-// The run option a Python name means: its key ("de.seed") or its CLI flag with '_' for '-'
-// ("seed", "max_generations"). Throws: ConfigError naming the closest option.
-const Option<fit::RunConfig>& run_option(const std::string& name) {
-  const auto& table = fit::run_config_option_table();
-  std::string flag = name;
-  for (char& c : flag) c = c == '_' ? '-' : c;
-  for (const auto& o : table) {
-    if (o.key == name || (!o.flag.empty() && o.flag == flag)) return o;
-  }
-  std::vector<std::string> names;
-  for (const auto& o : table) names.push_back(o.flag.empty() ? o.key : o.flag);
-  const std::string near = closest_match(flag, names);
-  throw ConfigError("perfit.fit: unknown option '" + name + "'" +
-                    (near.empty() ? "" : "; did you mean '" + near + "'?") + " (perfit.options() lists them)");
-}
 
 // Python's Ctrl-C during a fit: the fit polls this once per generation; a pending
 // KeyboardInterrupt (or any exception a signal handler raised) stops the fit and is raised again
@@ -72,15 +57,7 @@ io::ResultFile fit_columns(const py::dict& columns, const std::string& set, cons
   app::FitJob job;
   job.cfg.data = "DataFrame";
   job.cfg.set = set;
-  for (const auto& [key, value] : options) {
-    const std::string name = py::str(key);
-    const auto& o = run_option(name);
-    try {
-      o.parse(job.cfg, py::str(value));
-    } catch (const ConfigError& e) {
-      throw ConfigError("perfit.fit option '" + name + "': " + e.what());
-    }
-  }
+  for (const auto& [key, value] : options) apply_run_option(job.cfg, py::str(key), py::str(value), "perfit.fit");
   job.table = std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
   auto& attributes = job.table->attributes();
   attributes["target"] = target;

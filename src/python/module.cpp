@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "fitting.hpp"
+#include "selecting.hpp"
 #include "tables.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/logging.hpp"
@@ -92,4 +93,5 @@ PYBIND11_MODULE(_perfit, m) {
   m.def("version", [] { return std::string(version()) + " (" + git_revision() + ")"; });
   m.def("set_log_level", [](const std::string& level) { init_logging(0, parse_log_level(level)); });
   python::add_fitting(m);
+  python::add_selecting(m);
 }

@@ -198,3 +198,34 @@ def test_a_result_keeps_its_rows_and_travels_alone():
     big["time"] = 2 + 600 / big.gpus
     g = perfit.fit(big, model="amdahl", target="time", factors={"p": "gpus"})
     assert g.info["rows_kept_stride"] == 3 and len(g.rows) == 8334
+
+
+def test_select_validate_and_batch_summary_equal_the_cli():
+    df = own_columns()
+    path = os.path.join(work, "sel.h5")
+    perfit.write_store(df, path, "/pytorch/own", target="time")
+    r = cli("select", "--data", path, "--set", "/pytorch/own", "--models", "amdahl,power,usl", "--factors", "p=gpus",
+            "--json")
+    assert r.returncode == 0, r.stderr
+    want = json.loads(r.stdout)
+    s = perfit.select(df, models=["amdahl", "power", "usl"], factors={"p": "gpus"})
+    ranking, winner = s
+    assert list(ranking["model"]) == [x["model"] for x in want["ranking"]]
+    assert list(ranking["score"]) == [x["score"] for x in want["ranking"]]
+    assert winner.model == want["best"] and winner.info["data_file"] == "DataFrame"
+    assert "<table" in s._repr_html_() and "extrapolation" in repr(s)
+    r = cli("validate", "--data", path, "--set", "/pytorch/own", "--model", "amdahl", "--factors", "p=gpus",
+            "--split", "scale:p", "--json")
+    assert r.returncode == 0, r.stderr
+    want = json.loads(r.stdout)
+    v = perfit.validate(df, model="amdahl", split="scale:p", factors={"p": "gpus"})
+    assert v.attrs["summary"] == want["summary"] and list(v.index) == [f["fold"] for f in want["folds"]]
+    with pytest.raises(perfit.ConfigError, match="criterion"):
+        perfit.select(df, criterion="best", factors={"p": "gpus"})
+    out = os.path.join(work, "many")
+    r = cli("select", "--data", store, "--set", "/pytorch/*", "--models", "amdahl,power", "--out", out)
+    assert r.returncode == 0, r.stderr
+    summary = perfit.batch_summary(out)
+    assert list(summary["set"]) == ["/pytorch/resnet50"] and set(summary["status"]) == {"ok"}
+    with pytest.raises(perfit.DataError, match="neither summary.csv nor selection.csv"):
+        perfit.batch_summary(work)
