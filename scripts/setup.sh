@@ -37,7 +37,7 @@ PKGS=(
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-pytest                  # the CLI and script tests (tests/app, tests/scripts)
   python3-dev pybind11-dev python3-pandas  # the Python package perfit (docs/python.md)
-  python3-venv                    # pip install of the package into a venv (docs/python.md)
+  python3-venv python3-setuptools python3-wheel  # pip install of the package into a venv (docs/python.md)
 )
 SLURM_PKGS=(slurm-wlm munge)
 # clang 14: ASan/UBSan/LSan and libFuzzer runtimes; llvm: llvm-symbolizer, which sanitizer
