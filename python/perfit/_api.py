@@ -257,6 +257,17 @@ class Fit:
         return pd.DataFrame(self._result.rows(), copy=False)
 
     @property
+    def candidates(self):
+        """A selection's candidates (`perfit select --out`, perfit.select), best first: rank,
+        model, source, score, held_out_mape, curve (fitted on every row). Empty otherwise."""
+        return pd.DataFrame(self._result.candidates(),
+                            columns=["rank", "model", "source", "score", "held_out_mape", "curve"])
+
+    def candidate(self, rank):
+        """The candidate of that rank (1: this fit) as a Fit, for its predictions and figures."""
+        return Fit(self._result.candidate(int(rank) - 1), path=self._path)
+
+    @property
     def info(self):
         """Every field of the result, as `perfit fit --json` prints it."""
         return dict(self._json)

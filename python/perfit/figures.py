@@ -266,6 +266,46 @@ def term_shares(fit, by=None, ax=None, rows=None, along=None):
     return fig if fig is not None else ax.figure
 
 
+def candidates(fit, extend=4.0, ax=None, rows=None):
+    """A selection's candidates (fit.candidates) against the measured points: one curve per
+    candidate fitted on every row, along workers, the extrapolated range shaded. Candidates
+    that read a factor the kept rows lack are left out (named in the title)."""
+    plt = _pyplot()
+    rows = rows_of(fit, rows)
+    workers = workers_column(fit, rows)
+    table = fit.candidates
+    fig = None
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
+    t = fit.target
+    stats = rows.groupby(workers)[t].agg(["mean", "min", "max"])
+    ax.errorbar(stats.index, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
+                fmt="o", ms=4, color="k", capsize=2, label="measured", zorder=5)
+    left = []
+    for _, c in table.iterrows():
+        if not c["curve"]:
+            left.append(c["model"])
+            continue
+        try:
+            pred = _curve(fit.candidate(c["rank"]), rows, workers, None, None, extend)
+        except _api._perfit.PerfitError:
+            left.append(c["model"])
+            continue
+        win = " (chosen)" if c["rank"] == 1 else ""
+        ax.plot(pred[workers], pred[f"predicted_{t}"], "-", lw=2.2 if win else 1.2,
+                label=f"{c['rank']}. {c['source']}{win}")
+    top = float(rows[workers].max())
+    ax.axvspan(top, top * extend, color="0.85", alpha=0.5, lw=0, zorder=0)
+    ax.text(top * math.sqrt(extend), 0.97, "extrapolated", transform=ax.get_xaxis_transform(),
+            ha="center", va="top", fontsize=8, color="0.35")
+    _log_axes(ax)
+    ax.set_xlabel(workers)
+    ax.set_ylabel(f"{t} [{fit.info.get('unit', 's')}]")
+    ax.set_title("candidates fitted on every row" + (f" (no curve: {', '.join(left)})" if left else ""), fontsize=10)
+    ax.legend(fontsize=8)
+    return fig if fig is not None else ax.figure
+
+
 def save(fig, path):
     """SVG, PDF or PNG (300 dpi) by the suffix of path."""
     import os

@@ -118,6 +118,15 @@ def fit_html(fit, name):
         f"largest relative error {m['max_rel_err']:.3g}%. Stopped: {html.escape(fit.stop_reason)} after "
         f"{info['generations']} generations ({info['seconds']:.2f} s).</p>",
     ]
+    cands = fit.candidates
+    if len(cands):
+        parts.append("<h2>Selection</h2><p>Candidates ranked by the selection (lower score is better); "
+                     "each fitted on every row for the figure below.</p>")
+        parts.append(_table(cands.drop(columns=["curve"]), left=("model", "source")))
+        try:
+            parts.append(f"<figure>{_svg(figures.candidates(fit))}</figure>")
+        except PerfitError as e:
+            parts.append(f'<p class="err">no figure of the candidates: {html.escape(str(e))}</p>')
     warns = list(fit.warnings)
     if fit.ranges:
         warns.append("predictions outside the measured range (" + ", ".join(

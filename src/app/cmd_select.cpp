@@ -52,7 +52,10 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
 
 // The winner's fit on every row, written by the same job as `perfit fit`.
 int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
-  const FitJobOutcome out = run_fit_job(winner_job(a, cfg, s), a.comm());
+  FitJob job = winner_job(a, cfg, s);
+  // Rank 0 writes the result: there the other candidates too are fitted on every row.
+  if (!a.parallel() || a.env->rank() == 0) job.candidates = candidate_fits(a, cfg, s);
+  const FitJobOutcome out = run_fit_job(std::move(job), a.comm());
   if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", s.ranked.front().model->spec().name, out.out);
   return out.code;
 }

@@ -346,6 +346,12 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.result->choice_log_sd = job.choice_log_sd;
   out.result->choice_dof = job.choice_dof;
   out.result->choice_how = job.choice_how;
+  out.result->candidates = job.candidates;
+  for (auto& c : out.result->candidates) {
+    if (c.rank != 1) continue;
+    c.model_yaml = out.result->model_yaml;
+    for (const auto& p : out.result->params) c.params.push_back(p.value);
+  }
   if (job.keep_rows) {
     KeptRows kept = keep_rows(s.spec, table, s.target, fr.params);
     out.result->kept_rows = std::move(kept.rows);

@@ -33,6 +33,8 @@ struct FitJob {
   std::function<bool()> interrupted;
   bool verbose = true;               // set-up, progress and warnings at info; false: debug
   bool keep_rows = true;             // the result keeps its rows (ResultFile::kept_rows); selection stores do not
+  // select --out: the selection's candidates (ResultFile::candidates); rank 1's constants are this fit's.
+  std::vector<io::CandidateFit> candidates;
   // With a checkpoint dir: every checkpoint_every generations too, or only when interrupted.
   bool periodic_checkpoints = true;
   // select: what its validation measured of the chosen procedure (io::ResultFile::choice_*).

@@ -1,7 +1,10 @@
 #include "select_winner.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 
+#include "perfit/core/error.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "select_naive.hpp"
@@ -40,13 +43,42 @@ ChoiceSpread choice_spread(const Selection& s) {
 }
 
 FitJob winner_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
-  const Candidate& best = s.ranked.front();
-  const AnalysisSet& set = s.set;
+  FitJob job = candidate_job(a, cfg, s, 0);
   const ChoiceSpread spread = choice_spread(s);
-  FitJob job;
   job.choice_log_sd = spread.log_sd;
   job.choice_dof = spread.dof;
   job.choice_how = spread.how;
+  return job;
+}
+
+std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
+  std::vector<io::CandidateFit> out;
+  for (std::size_t k = 0; k < s.ranked.size(); ++k) {
+    const Candidate& c = s.ranked[k];
+    io::CandidateFit f{k + 1, c.model->spec().name, c.word, c.score, c.pooled.failed ? NAN : c.pooled.metrics.mape, "", {}};
+    if (k > 0 && std::isfinite(c.score)) {  // the winner's constants are the result's own
+      FitJob job = candidate_job(a, cfg, s, k);
+      job.write = false;
+      job.keep_rows = false;
+      try {
+        const FitJobOutcome done = run_fit_job(std::move(job), MPI_COMM_NULL);
+        if (done.result) {
+          f.model_yaml = done.result->model_yaml;
+          for (const auto& p : done.result->params) f.params.push_back(p.value);
+        }
+      } catch (const Error& e) {  // listed without a curve; the ranking already holds its score
+        spdlog::debug("select: candidate '{}' on every row: {}", c.word, e.what());
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s, std::size_t k) {
+  const Candidate& best = s.ranked.at(k);
+  const AnalysisSet& set = s.set;
+  FitJob job;
   job.cfg = cfg;
   job.cfg.model = best.word;
   if (best.naive) {  // computed from every row: constants only, nothing to fit

@@ -15,6 +15,7 @@
 #include "perfit/core/text.hpp"
 #include "perfit/data/checksum.hpp"
 #include "perfit/fit/run_config.hpp"
+#include "perfit/io/model_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/selection_store.hpp"
@@ -144,6 +145,43 @@ py::dict predict_columns(const io::ResultFile& r, const std::string& name, const
   return d;
 }
 
+py::list candidates_of(const io::ResultFile& r) {
+  py::list out;
+  for (const auto& c : r.candidates) {
+    py::dict d;
+    d["rank"] = c.rank;
+    d["model"] = c.model;
+    d["source"] = c.source;
+    d["score"] = c.score;
+    d["held_out_mape"] = c.mape;
+    d["curve"] = !c.params.empty();
+    out.append(d);
+  }
+  return out;
+}
+
+// The result as if candidate k had been the fit: its model and constants, the rows and ranges
+// of the selection's winner (which is what a figure of every candidate draws against).
+io::ResultFile as_candidate(const io::ResultFile& r, std::size_t k) {
+  if (k >= r.candidates.size()) throw ConfigError("candidate " + std::to_string(k) + ": the result has " +
+                                                  std::to_string(r.candidates.size()));
+  const io::CandidateFit& c = r.candidates[k];
+  if (c.params.empty()) throw DataError("candidate '" + c.model + "' has no fit on every row (its fit failed)");
+  const model::ModelSpec spec = io::parse_model_yaml(c.model_yaml, "candidate '" + c.model + "'");
+  io::ResultFile x = r;
+  x.model_name = c.model;
+  x.model_yaml = c.model_yaml;
+  x.params.clear();
+  for (std::size_t i = 0; i < spec.params.size() && i < c.params.size(); ++i) {
+    const auto& p = spec.params[i];
+    x.params.push_back({p.name, c.params[i], p.lo, p.hi, p.log_scale, false, true, false});
+  }
+  x.bootstrap.clear();
+  x.candidates.clear();
+  x.warnings.clear();
+  return x;
+}
+
 void save_result(const io::ResultFile& r, const std::string& path, bool force) {
   io::check_output({path, "path", io::FileKind::result, {}, force, false, "force=True"});
   io::write_result_file(path, r);
@@ -156,6 +194,8 @@ void add_fitting(py::module_& m) {
       .def("json", [](const io::ResultFile& r, const std::string& path) { return app::result_json(r, path).dump(); },
            py::arg("path") = "")
       .def("text", &app::result_table_text)
+      .def("candidates", &candidates_of)
+      .def("candidate", &as_candidate, py::arg("k"))
       .def("rows", [](const io::ResultFile& r) { return columns_to_python(data::MeasurementTable(r.kept_rows)); })
       .def("params", &params_columns)
       .def("predict", &predict_columns, py::arg("name"), py::arg("columns"), py::arg("interval") = 0.0)

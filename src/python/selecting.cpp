@@ -35,6 +35,7 @@ py::dict select_set(const std::string& data, const std::string& set, const py::d
     ranking = app::ranking_json(s.ranked, a.criterion).dump();
     how = s.how;
     app::FitJob job = app::winner_job(a, cfg, s);
+    job.candidates = app::candidate_fits(a, cfg, s);
     job.write = false;
     job.verbose = false;
     app::FitJobOutcome fitted = app::run_fit_job(std::move(job), MPI_COMM_NULL);

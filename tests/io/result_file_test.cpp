@@ -1,5 +1,6 @@
 #include "perfit/io/result_file.hpp"
 
+#include <cmath>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -59,6 +60,38 @@ TEST(ResultFile, RoundTripKeepsEverything) {
   // The stored model parses back to the same model.
   const auto spec = parse_model_yaml(b.model_yaml, "stored");
   EXPECT_EQ(model_to_yaml(spec), r.model_yaml);
+  EXPECT_TRUE(b.candidates.empty());
+  EXPECT_EQ(b.kept_rows.cols(), 0u);
+  EXPECT_EQ(b.kept_stride, 0u);  // no /rows written, and the file says so
+}
+
+TEST(ResultFile, KeptRowsAndCandidatesRoundTripExactly) {
+  testing_support::TempDir dir;
+  ResultFile r;
+  r.model_name = "amdahl";
+  r.model_yaml = model_to_yaml(load_model("amdahl"));
+  r.params = {{"t1", 100.0, 0, 1e9, false, false}, {"s", 0.1, 0, 1, false, false}};
+  r.history = {1.0};
+  r.kept_rows.add_column(data::Column("gpus", std::vector<std::int64_t>{1, 2, 4}));
+  r.kept_rows.add_column(data::Column("time", std::vector<double>{100.0, 55.0, 32.5}));
+  r.kept_rows.add_column(data::Column("predicted", std::vector<double>{100.0, 55.0, 32.5}));
+  r.kept_rows.add_column(data::Column("residual", std::vector<double>{0.0, 0.0, 0.0}));
+  r.kept_stride = 1;
+  r.candidates = {{1, "amdahl", "amdahl", 1.5, 1.5, r.model_yaml, {100.0, 0.1}},
+                  {2, "power", "power", 2.25, 2.25, model_to_yaml(load_model("power")), {0.1 + 0.2, 1.0 / 3.0}},
+                  {3, "usl", "usl", std::nan(""), std::nan(""), "", {}}};
+  write_result_file(dir.file("r.h5"), r);
+  const ResultFile b = read_result_file(dir.file("r.h5"));
+  EXPECT_EQ(b.kept_stride, 1u);
+  ASSERT_EQ(b.kept_rows.cols(), 4u);
+  EXPECT_EQ(b.kept_rows.column("gpus").i64(), r.kept_rows.column("gpus").i64());
+  EXPECT_EQ(b.kept_rows.column("time").f64(), r.kept_rows.column("time").f64());
+  ASSERT_EQ(b.candidates.size(), 3u);
+  EXPECT_EQ(b.candidates[1].model, "power");
+  EXPECT_EQ(b.candidates[1].params, r.candidates[1].params);  // every bit of 0.1 + 0.2 and 1/3
+  EXPECT_EQ(b.candidates[1].model_yaml, r.candidates[1].model_yaml);
+  EXPECT_TRUE(std::isnan(b.candidates[2].score));
+  EXPECT_TRUE(b.candidates[2].params.empty());
 }
 
 TEST(ResultFile, AStoreIsNotAResult) {

@@ -229,3 +229,17 @@ def test_select_validate_and_batch_summary_equal_the_cli():
     assert list(summary["set"]) == ["/pytorch/resnet50"] and set(summary["status"]) == {"ok"}
     with pytest.raises(perfit.DataError, match="neither summary.csv nor selection.csv"):
         perfit.batch_summary(work)
+
+
+def test_a_selection_keeps_every_candidate_fitted_on_every_row():
+    df = own_columns()
+    s = perfit.select(df, models=["amdahl", "power", "usl"], factors={"p": "gpus"})
+    c = s.fit.candidates
+    assert list(c["model"]) == list(s.ranking["model"]) and c["curve"].all()
+    second = s.fit.candidate(2)
+    assert second.model == c["model"][1]
+    assert second.predict(pd.DataFrame({"gpus": [8]}))["predicted_time"][0] > 0
+    out = os.path.join(work, "winner.h5")
+    r = cli("select", "--data", store, "--set", "/pytorch/resnet50", "--models", "amdahl,power", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert list(perfit.load(out).candidates["rank"]) == [1, 2]

@@ -81,6 +81,15 @@ def test_a_fit_report():
     check_page(os.path.join(work, "elsewhere", "alone.html"), "alone", 4)
 
 
+def test_a_selection_result_draws_every_candidate():
+    perfit("select", "--data", "s.h5", "--set", "/pytorch/bert", "--models", "amdahl,power,generic", "--out", "w.h5")
+    perfit("report", "w.h5", "--out", "winner.html")
+    with open(os.path.join(work, "winner.html"), encoding="utf-8") as f:
+        text = f.read()
+    assert "Selection" in text and "candidates fitted on every row" in text
+    check_page(os.path.join(work, "winner.html"), "winner", 5)
+
+
 def test_a_selection_and_a_batch_report():
     perfit("select", "--data", "s.h5", "--set", "/pytorch/*", "--models", "amdahl,power", "--out", "sel")
     sets = 3

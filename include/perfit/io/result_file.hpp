@@ -36,6 +36,17 @@ struct MeasuredRange {
   double lo = 0.0, hi = 0.0;
 };
 
+// A candidate of a selection (`perfit select --out`), fitted on every row like the winner, so
+// that a report can draw each candidate's curve: its rank (1: the winner), names, score, held-out
+// MAPE, the model as fitted and its constants in the model's order.
+struct CandidateFit {
+  std::size_t rank = 0;
+  std::string model, source;
+  double score = 0.0, mape = 0.0;
+  std::string model_yaml;
+  std::vector<double> params;
+};
+
 struct ResultFile {
   std::string model_name, model_yaml, config_yaml;
   std::string data_file, set, data_checksum, target, unit;
@@ -86,6 +97,8 @@ struct ResultFile {
   std::size_t kept_stride = 0;
   // The store relative to the result's directory, for a result moved together with its data.
   std::string data_file_from_result;
+  // select --out: every candidate of the selection, the winner first (the group /candidates).
+  std::vector<CandidateFit> candidates;
 };
 
 // One scalar of a result, declared once: its HDF5 root attribute (also its key in `--json`
