@@ -150,6 +150,24 @@ def _log_axes(ax, workers_axis=True):
     ax.grid(True, which="major", alpha=0.3)
 
 
+def _measured_points(ax, rows, workers, target, **style):
+    """Means of the repetitions per worker count, bars from the smallest to the largest."""
+    stats = rows.groupby(workers)[target].agg(["mean", "min", "max"])
+    ax.errorbar(stats.index, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
+                fmt="o", ms=4, capsize=2, **style)
+
+
+def _workers_axes(ax, fit, rows, workers, extend):
+    """The range past the largest measured worker count shaded and labelled, log-log axes."""
+    top = float(rows[workers].max())
+    ax.axvspan(top, top * extend, color="0.85", alpha=0.5, lw=0, zorder=0)
+    ax.text(top * math.sqrt(extend), 0.97, "extrapolated", transform=ax.get_xaxis_transform(),
+            ha="center", va="top", fontsize=8, color="0.35")
+    _log_axes(ax)
+    ax.set_xlabel(workers)
+    ax.set_ylabel(f"{fit.target} [{fit.info.get('unit', 's')}]")
+
+
 def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None):
     """Time against workers, log-log: measured points (mean of the repetitions, bars from their
     smallest to their largest), one fitted line per measured value of `by` (batch size by
@@ -168,21 +186,12 @@ def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None):
     for i, value in enumerate(values):
         color = colors[i % len(colors)]
         sub = rows if value is None else rows[rows[group] == value]
-        stats = sub.groupby(workers)[t].agg(["mean", "min", "max"])
-        label = None if value is None else f"{value:g}"
-        ax.errorbar(stats.index, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
-                    fmt="o", ms=4, color=color, capsize=2, label=label)
+        _measured_points(ax, sub, workers, t, color=color, label=None if value is None else f"{value:g}")
         pred = _curve(fit, rows, workers, group, value, extend)
         ax.plot(pred[workers], pred[f"predicted_{t}"], "-", color=color, lw=1.4)
         if f"lo_{t}" in pred:
             ax.fill_between(pred[workers], pred[f"lo_{t}"], pred[f"hi_{t}"], color=color, alpha=0.18, lw=0)
-    top = float(rows[workers].max())
-    ax.axvspan(top, top * extend, color="0.85", alpha=0.5, lw=0, zorder=0)
-    ax.text(top * math.sqrt(extend), 0.97, "extrapolated", transform=ax.get_xaxis_transform(),
-            ha="center", va="top", fontsize=8, color="0.35")
-    _log_axes(ax)
-    ax.set_xlabel(workers)
-    ax.set_ylabel(f"{t} [{fit.info.get('unit', 's')}]")
+    _workers_axes(ax, fit, rows, workers, extend)
     band = " (band: bootstrap interval)" if fit.info.get("bootstrap_requested") else ""
     ax.set_title(f"{fit.model}: {t} against {workers}{band}", fontsize=10)
     if group is not None:
@@ -278,9 +287,7 @@ def candidates(fit, extend=4.0, ax=None, rows=None):
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
     t = fit.target
-    stats = rows.groupby(workers)[t].agg(["mean", "min", "max"])
-    ax.errorbar(stats.index, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
-                fmt="o", ms=4, color="k", capsize=2, label="measured", zorder=5)
+    _measured_points(ax, rows, workers, t, color="k", label="measured", zorder=5)
     left = []
     for _, c in table.iterrows():
         if not c["curve"]:
@@ -294,13 +301,7 @@ def candidates(fit, extend=4.0, ax=None, rows=None):
         win = " (chosen)" if c["rank"] == 1 else ""
         ax.plot(pred[workers], pred[f"predicted_{t}"], "-", lw=2.2 if win else 1.2,
                 label=f"{c['rank']}. {c['source']}{win}")
-    top = float(rows[workers].max())
-    ax.axvspan(top, top * extend, color="0.85", alpha=0.5, lw=0, zorder=0)
-    ax.text(top * math.sqrt(extend), 0.97, "extrapolated", transform=ax.get_xaxis_transform(),
-            ha="center", va="top", fontsize=8, color="0.35")
-    _log_axes(ax)
-    ax.set_xlabel(workers)
-    ax.set_ylabel(f"{t} [{fit.info.get('unit', 's')}]")
+    _workers_axes(ax, fit, rows, workers, extend)
     ax.set_title("candidates fitted on every row" + (f" (no curve: {', '.join(left)})" if left else ""), fontsize=10)
     ax.legend(fontsize=8)
     return fig if fig is not None else ax.figure

@@ -8,6 +8,7 @@ Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -243,3 +244,25 @@ def test_a_selection_keeps_every_candidate_fitted_on_every_row():
     r = cli("select", "--data", store, "--set", "/pytorch/resnet50", "--models", "amdahl,power", "--out", out)
     assert r.returncode == 0, r.stderr
     assert list(perfit.load(out).candidates["rank"]) == [1, 2]
+
+
+def test_a_result_without_rows_says_in_one_line_what_is_missing():
+    out = os.path.join(work, "sel_norows")
+    r = cli("select", "--data", "runs.h5", "--set", "/pytorch/*", "--models", "amdahl", "--out", out)
+    assert r.returncode == 0, r.stderr
+    import perfit.figures as figures
+    here = perfit.load(os.path.join(out, "selection.h5"), "/pytorch/resnet50")
+    assert len(here.rows) == 0  # a selection store's winner keeps no rows: the store's are read
+    assert len(figures.rows_of(here)) == 3000
+    away = os.path.join(work, "away", "from", "it")
+    os.makedirs(away)
+    shutil.copy(os.path.join(out, "selection.h5"), away)
+    cwd = os.getcwd()
+    os.chdir(away)  # the store is neither where it was named nor beside the copy
+    try:
+        lonely = perfit.load("selection.h5", "/pytorch/resnet50")
+        with pytest.raises(perfit.DataError, match=r"keeps no rows .* its data 'runs.h5' set '/pytorch/resnet50' "
+                                                   r"is not found from here"):
+            figures.scaling(lonely)
+    finally:
+        os.chdir(cwd)
