@@ -18,7 +18,7 @@ find_package(yaml-cpp 0.7 REQUIRED)  # target is plain `yaml-cpp` in 0.7
 # The Python package's extension: Debian's interpreter (where python3-numpy/pandas live, not a
 # pyenv python3 earlier on PATH), its headers (python3-dev) and pybind11-dev. Every static
 # library then holds position-independent code, since the extension links them.
-if(PERFIT_PYTHON)
+if(PERFIT_PYTHON_PACKAGE)
   if(NOT DEFINED Python_EXECUTABLE AND EXISTS /usr/bin/python3)
     set(Python_EXECUTABLE /usr/bin/python3)
   endif()

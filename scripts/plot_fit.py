@@ -36,7 +36,7 @@ def import_perfit(exe):
                 sys.path.insert(0, c)
                 break
         else:
-            fail("the Python package perfit is not built: build perfit with -DPERFIT_PYTHON=ON "
+            fail("the Python package perfit is not built: build perfit with -DPERFIT_PYTHON_PACKAGE=ON "
                  "(docs/python.md) or set PYTHONPATH", 6)
     import perfit
     import perfit.figures

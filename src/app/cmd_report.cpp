@@ -87,7 +87,7 @@ int run_report(const ReportArgs& a) {
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   const int code = WEXITSTATUS(status);
   if (code == 1 && path.empty()) {
-    std::fprintf(stderr, "perfit report: is the Python package installed? Build perfit with -DPERFIT_PYTHON=ON "
+    std::fprintf(stderr, "perfit report: is the Python package installed? Build perfit with -DPERFIT_PYTHON_PACKAGE=ON "
                  "(docs/python.md)\n");
   }
   return code;
