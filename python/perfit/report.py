@@ -53,6 +53,18 @@ def _num(v, digits=6):
     return html.escape(str(v))
 
 
+def _constants(cell):
+    """A batch summary's params cell, "t1=1451.527...;s=0.0747..." -> one constant per line."""
+    out = []
+    for item in str(cell).split(";"):
+        name, _, value = item.partition("=")
+        try:
+            out.append(f"{html.escape(name)}={float(value):.6g}")
+        except ValueError:
+            out.append(html.escape(item))
+    return "<br>".join(out)
+
+
 def _table(df, left=()):
     head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
     body = []
@@ -186,7 +198,7 @@ def table_html(summary, fits, title, name):
     then the summary's columns: model, hypothesis, scores, metrics, constants), its message last."""
     rows = []
     first = [c for c in ("set", "status") if c in summary.columns]
-    rest = [c for c in summary.columns if c not in (*first, "result", "message", "params")]
+    rest = [c for c in summary.columns if c not in (*first, "result", "message")]
     head = ("".join(f'<th class="l">{html.escape(c)}</th>' for c in first) + "<th>time against workers</th>" +
             "".join(f'<th class="l">{html.escape(c)}</th>' for c in rest) + '<th class="l">message</th>')
     failed = 0
@@ -204,7 +216,8 @@ def table_html(summary, fits, title, name):
         msg = row.get("message", "")
         cls = "" if status == "ok" else " err"
         rows.append("<tr>" + "".join(f'<td class="l{cls if c == "status" else ""}">{_num(row[c])}</td>' for c in first) +
-                    f'<td class="fig">{thumb}</td>' + "".join(f'<td class="l">{_num(row[c])}</td>' for c in rest) +
+                    f'<td class="fig">{thumb}</td>' +
+                    "".join(f'<td class="l">{_constants(row[c]) if c == "params" else _num(row[c])}</td>' for c in rest) +
                     f'<td class="l{cls}">{html.escape(msg) if isinstance(msg, str) else ""}</td></tr>')
     body = (f"<p>{len(summary)} sets, {failed} not ok. Source: <code>{html.escape(name)}</code>. Each thumbnail: "
             "measured means (points) and the fitted model (line) against workers, log-log, the extrapolated "

@@ -101,6 +101,9 @@ def test_a_selection_and_a_batch_report():
         f.write("data: s.h5\nfits:\n  - sets: ['/mxnet/*']\n    models: [amdahl, generic]\n")
     perfit("batch", "--manifest", "m.yaml", "--out", "batch")
     perfit("report", "batch", "--out", "batch.html")
+    with open(os.path.join(work, "batch.html"), encoding="utf-8") as f:
+        text = f.read()
+    assert re.search(r"t1=[0-9.e+]+<br>s=[0-9.e+-]+", text), "each constant of a fit on its own line"
     check_page(os.path.join(work, "batch.html"), "batch", 6)
 
 
