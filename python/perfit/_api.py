@@ -18,7 +18,13 @@ def _columns(df, what="the DataFrame"):
     for name in df.columns:
         if not isinstance(name, str):
             raise _perfit.ConfigError(f"{what} column {name!r}: column names must be text")
-        values = df[name].to_numpy()
+        column = df[name]
+        if pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+            values = column.to_numpy()
+        elif isinstance(column.dtype, np.dtype):
+            values = column.to_numpy()  # NumPy's own buffer: no copy here
+        else:  # pandas' nullable Int64/Float64: missing values become NaN, as in a CSV import
+            values = column.to_numpy(dtype="float64", na_value=np.nan)
         if values.dtype.kind == "O":  # text (or mixed): one text column, as a CSV import makes it
             values = np.asarray([str(v) for v in values], dtype=object)
         out[name] = values

@@ -31,6 +31,16 @@ namespace {
 // once the GIL is back.
 class PythonSignals {
  public:
+  PythonSignals() = default;
+  PythonSignals(const PythonSignals&) = delete;
+  PythonSignals& operator=(const PythonSignals&) = delete;
+  // With the GIL held (the fit's scope has ended): drops an exception a failed fit left unraised.
+  ~PythonSignals() {
+    if (!raised_) return;
+    Py_XDECREF(type_);
+    Py_XDECREF(value_);
+    Py_XDECREF(trace_);
+  }
   bool poll() {
     if (raised_) return true;
     py::gil_scoped_acquire gil;
@@ -74,7 +84,8 @@ io::ResultFile fit_columns(const py::dict& columns, const std::string& set, cons
     out = app::run_fit_job(std::move(job), MPI_COMM_NULL);
   }
   signals.rethrow();
-  if (!out->result) throw ConfigError("perfit.fit: the fit was checkpointed, not finished; run it again with resume=True");
+  // Only an interrupted fit ends without a result, and that one has raised above.
+  if (!out->result) throw Error("perfit.fit: the fit ended without a result (checkpointed); please report this", 1);
   return std::move(*out->result);
 }
 

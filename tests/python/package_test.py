@@ -127,6 +127,13 @@ def test_bad_input_raises_the_cli_message():
     nan.loc[3, "gpus"] = np.inf
     with pytest.raises(perfit.DataError, match=r"has NaN or inf values the model needs.*gpus.*--drop-invalid"):
         perfit.fit(nan, model="amdahl", target="time", factors={"p": "gpus"})
+    nullable = df.copy()
+    nullable["gpus"] = nullable["gpus"].astype("Int64")
+    nullable.loc[5, "gpus"] = pd.NA  # pandas' missing value: NaN, refused as in a CSV
+    with pytest.raises(perfit.DataError, match=r"has NaN or inf values the model needs.*gpus"):
+        perfit.fit(nullable, model="amdahl", target="time", factors={"p": "gpus"})
+    ok = perfit.fit(nullable.dropna(), model="amdahl", target="time", factors={"p": "gpus"})
+    assert ok.info["rows"] == len(df) - 1
     with pytest.raises(perfit.ConfigError, match=r"--factors p=<column>.*gpus"):
         perfit.fit(df, model="amdahl", target="time")
     with pytest.raises(perfit.ConfigError, match=r"did you mean 'gpus'"):
