@@ -76,7 +76,7 @@ def fit(df, model="generic", target="time", factors=None, unit="s", set="/datafr
     """Fits `model` (a built-in name or a YAML file) to the rows of `df`, `target` being the
     measured-time column; `factors` binds model factors to columns or values ({"p": "gpus",
     "epochs": 1}). Other keyword arguments are the options of `perfit fit` by flag name
-    (seed=1, max_generations=500, bootstrap=100, residual="rel", ...; perfit.options() lists
+    (seed=1, max_generations=500, bootstrap=100, residual="sq", ...; perfit.options() lists
     them). Returns a Fit. Raises ConfigError, DataError, ... with the CLI's messages."""
     opts = {k: _option_text(v) for k, v in options.items()}
     opts["model"] = str(model)
@@ -102,7 +102,10 @@ def _on_a_store(df, target, unit, run):
     with tempfile.TemporaryDirectory(prefix="perfit-") as d:
         store = os.path.join(d, "rows.h5")
         write_store(df, store, "/dataframe/rows", target=target, unit=unit, source="DataFrame")
-        return run(store, "/dataframe/rows")
+        try:
+            return run(store, "/dataframe/rows")
+        except _perfit.PerfitError as e:  # name the rows as the user knows them, not the temporary file
+            raise type(e)(str(e).replace(f"'{store}'", "the DataFrame")) from None
 
 
 def _run_options(model, factors, options):

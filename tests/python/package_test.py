@@ -230,6 +230,11 @@ def test_select_validate_and_batch_summary_equal_the_cli():
     assert v.attrs["summary"] == want["summary"] and list(v.index) == [f["fold"] for f in want["folds"]]
     with pytest.raises(perfit.ConfigError, match="criterion"):
         perfit.select(df, criterion="best", factors={"p": "gpus"})
+    bad = df.assign(gpus=df["gpus"].astype(float))
+    bad.loc[2, "gpus"] = np.nan
+    with pytest.raises(perfit.DataError, match=r"^the DataFrame set '/dataframe/rows' has NaN or inf") as e:
+        perfit.select(bad, models=["amdahl"], factors={"p": "gpus"})
+    assert "rows.h5" not in str(e.value)
     out = os.path.join(work, "many")
     r = cli("select", "--data", store, "--set", "/pytorch/*", "--models", "amdahl,power", "--out", out)
     assert r.returncode == 0, r.stderr
