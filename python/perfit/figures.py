@@ -64,8 +64,10 @@ def factor_columns(fit, rows=None):
     rows = rows_of(fit) if rows is None else rows
     skip = {fit.target, *_RESERVED}
     ranges = fit.ranges
-    cols = [c for c in rows.columns if c not in skip and (not ranges or c in ranges)]
-    return cols
+    if ranges:
+        return [c for c in rows.columns if c not in skip and c in ranges]
+    # a result of an older perfit keeps no ranges: every numeric column of its store stands in
+    return [c for c in rows.columns if c not in skip and pd.api.types.is_numeric_dtype(rows[c].dtype)]
 
 
 def workers_column(fit, rows=None, workers=None):
