@@ -5,11 +5,12 @@ bootstrap band, the extrapolated range shaded), measured against predicted, resi
 each factor, and the terms' shares along workers.
 
 usage: plot_fit.py RESULT.h5 --out DIR [--format png,svg,pdf] [--by FACTOR] [--sweep FACTOR]
-                   [--data STORE.h5 --set PATH] [--perfit PATH]
+                   [--at NAME=VALUE,...] [--data STORE.h5 --set PATH] [--perfit PATH]
 A result keeps its rows, so it needs nothing else; --data/--set give the rows of results
 written before perfit kept them. --sweep picks the factor along which the terms are stacked
 (default: the workers, p or the column bound to it), --by the factor with one line per value
-(default: the batch size when it varies). PNGs are 300 dpi. Prints the paths it wrote.
+(default: the batch size when it varies), --at holds other factors at values that may not have
+been measured (default: measured values only). PNGs are 300 dpi. Prints the paths it wrote.
 The package is found on PYTHONPATH, else beside --perfit (build/python), else in build/ or
 build-test/ of this source tree.
 """
@@ -50,6 +51,8 @@ def main():
     ap.add_argument("--format", default="png", help="comma-separated: png (300 dpi), svg, pdf [png]")
     ap.add_argument("--by", help="one fitted line per measured value of this factor (default: batch size)")
     ap.add_argument("--sweep", help="factor for the stacked terms (default: the workers)")
+    ap.add_argument("--at", help="hold other factors at these values along the lines, e.g. nodes=4 "
+                                 "(default: the combination measured most often at each worker count)")
     ap.add_argument("--data", help="store with the measured rows (results without kept rows)")
     ap.add_argument("--set", help="set path in --data (default: the one the fit read)")
     ap.add_argument("--perfit", default=shutil.which("perfit") or "", help="the perfit executable (finds the package)")
@@ -58,6 +61,14 @@ def main():
     for f in formats:
         if f not in ("png", "svg", "pdf"):
             fail(f"--format {f}: expected png, svg or pdf")
+    at = {}
+    for item in (a.at or "").split(","):
+        if item.strip():
+            name, _, value = item.partition("=")
+            try:
+                at[name.strip()] = float(value)
+            except ValueError:
+                fail(f"--at {item}: expected NAME=NUMBER")
     perfit = import_perfit(a.perfit)
     import matplotlib
     matplotlib.use("Agg")
@@ -69,10 +80,10 @@ def main():
         rows = perfit.read_store(a.data, a.set or fit.info["set"]) if a.data else None
         if a.sweep:
             figures.workers_column(fit, figures.rows_of(fit, rows), a.sweep)  # checked before any work
-        made = [("scaling", lambda: figures.scaling(fit, by=a.by, rows=rows)),
+        made = [("scaling", lambda: figures.scaling(fit, by=a.by, rows=rows, at=at or None)),
                 ("measured_vs_predicted", lambda: figures.measured_vs_predicted(fit, rows=rows)),
                 ("residuals", lambda: figures.residuals(fit, rows=rows)),
-                ("terms", lambda: figures.term_shares(fit, by=a.by, rows=rows, along=a.sweep))]
+                ("terms", lambda: figures.term_shares(fit, by=a.by, rows=rows, along=a.sweep, at=at or None))]
         os.makedirs(a.out, exist_ok=True)
         for name, make in made:
             fig = make()

@@ -90,7 +90,9 @@ def workers_column(fit, rows=None, workers=None):
     return varying[0]
 
 
-def _group_column(fit, rows, workers, by):
+def _group_column(fit, rows, workers, by, at=None):
+    """`by`'s column, else the batch size's when it varies and `at` does not hold it."""
+    held = {fit.bindings.get(k, k) for k in (at or {})}
     if by is not None:
         col = fit.bindings.get(by, by)
         if col not in rows.columns:
@@ -98,7 +100,7 @@ def _group_column(fit, rows, workers, by):
                                            f"({', '.join(factor_columns(fit, rows))})")
         return col
     for name in (fit.bindings.get("b"), "b", "batch_per_gpu", "batch"):
-        if name and name != workers and name in rows.columns and rows[name].nunique() > 1:
+        if name and name != workers and name not in held and name in rows.columns and rows[name].nunique() > 1:
             return name
     return None
 
@@ -112,10 +114,10 @@ def _measured_combos(rows, others, workers):
     return {r[workers]: {c: r[c] for c in others} for _, r in best.iterrows()}
 
 
-def _curve(fit, rows, workers, group, value, extend, points=80):
+def _curve(fit, rows, workers, group, value, extend, points=80, at=None):
     """Predictions along workers from the smallest measured count of the group to `extend`
     times the largest: each point takes the other factors' combination measured most often at
-    the nearest measured worker count (in log)."""
+    the nearest measured worker count (in log), or the values `at` asks for ({factor: value})."""
     sub = rows if group is None else rows[rows[group] == value]
     lo, hi = float(sub[workers].min()), float(sub[workers].max())
     top = max(hi, float(rows[workers].max())) * extend
@@ -129,6 +131,12 @@ def _curve(fit, rows, workers, group, value, extend, points=80):
     grid[workers] = xs
     if group is not None:
         grid[group] = value
+    for name, v in (at or {}).items():
+        col = fit.bindings.get(name, name)
+        if col not in others:
+            raise _api._perfit.ConfigError(f"at={{{name!r}: ...}}: not a factor held along the curve "
+                                           f"({', '.join(others) or 'none'})")
+        grid[col] = v
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the extrapolated part is drawn as such
@@ -170,15 +178,16 @@ def _workers_axes(ax, fit, rows, workers, extend):
     ax.set_ylabel(f"{fit.target} [{fit.info.get('unit', 's')}]")
 
 
-def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None):
+def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None, at=None):
     """Time against workers, log-log: measured points (mean of the repetitions, bars from their
     smallest to their largest), one fitted line per measured value of `by` (batch size by
     default when it varies), the bootstrap band when the fit has refits, and the range beyond
-    the largest measured worker count (up to `extend` times it) shaded as extrapolated."""
+    the largest measured worker count (up to `extend` times it) shaded as extrapolated. The
+    other factors are held at measured values unless `at` asks for others ({"nodes": 4})."""
     plt = _pyplot()
     rows = rows_of(fit, rows)
     workers = workers_column(fit, rows, workers)
-    group = _group_column(fit, rows, workers, by)
+    group = _group_column(fit, rows, workers, by, at)
     fig = None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
@@ -189,13 +198,15 @@ def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None):
         color = colors[i % len(colors)]
         sub = rows if value is None else rows[rows[group] == value]
         _measured_points(ax, sub, workers, t, color=color, label=None if value is None else f"{value:g}")
-        pred = _curve(fit, rows, workers, group, value, extend)
+        pred = _curve(fit, rows, workers, group, value, extend, at=at)
         ax.plot(pred[workers], pred[f"predicted_{t}"], "-", color=color, lw=1.4)
         if f"lo_{t}" in pred:
             ax.fill_between(pred[workers], pred[f"lo_{t}"], pred[f"hi_{t}"], color=color, alpha=0.18, lw=0)
     _workers_axes(ax, fit, rows, workers, extend)
     band = " (band: bootstrap interval)" if fit.info.get("bootstrap_requested") else ""
-    ax.set_title(f"{fit.model}: {t} against {workers}{band}", fontsize=10)
+    asked = "".join(f", {k}={v:g}" for k, v in (at or {}).items())
+    ax.set_title(f"{fit.model}: {t} against {workers}{band}" + (f" (lines at{asked[1:]}, as asked)" if at else ""),
+                 fontsize=10)
     if group is not None:
         ax.legend(fontsize=8, title=group, title_fontsize=8)
     return fig if fig is not None else ax.figure
@@ -247,15 +258,16 @@ def residuals(fit, rows=None):
     return fig
 
 
-def term_shares(fit, by=None, ax=None, rows=None, along=None):
+def term_shares(fit, by=None, ax=None, rows=None, along=None, at=None):
     """Each term's share of the predicted time along workers (or the factor `along`), stacked,
-    the other factors at measured values (at the value of `by` measured most often)."""
+    the other factors at measured values (at the value of `by` measured most often), or at the
+    values `at` asks for."""
     plt = _pyplot()
     rows = rows_of(fit, rows)
     workers = workers_column(fit, rows, along)
-    group = _group_column(fit, rows, workers, by)
+    group = _group_column(fit, rows, workers, by, at)
     value = None if group is None else rows[group].mode().iloc[0]
-    pred = _curve(fit, rows, workers, group, value, 1.0)
+    pred = _curve(fit, rows, workers, group, value, 1.0, at=at)
     terms = [c for c in pred.columns if c.startswith("term_")]
     total = pred[f"predicted_{fit.target}"]
     shares = [100.0 * pred[c] / total for c in terms]

@@ -278,3 +278,21 @@ def test_a_result_without_rows_says_in_one_line_what_is_missing():
             figures.scaling(lonely)
     finally:
         os.chdir(cwd)
+
+
+def test_figures_hold_other_factors_at_measured_values_unless_asked():
+    import perfit.figures as figures
+    df = own_columns()
+    df["time"] = df["time"] * (1 + 8 / df["batch_per_gpu"])
+    f = perfit.fit(df, model="generic", target="time",
+                   factors={"p": "gpus", "b": "batch_per_gpu", "d": 1.28e6, "epochs": 1})
+    rows = figures.rows_of(f)
+    measured = figures._curve(f, rows, "gpus", "batch_per_gpu", 64, 2.0)
+    assert set(measured["batch_per_gpu"]) == {64}
+    asked = figures._curve(f, rows, "gpus", None, None, 2.0, at={"b": 96})  # by factor name, not measured
+    assert set(asked["batch_per_gpu"]) == {96}
+    fig = figures.scaling(f, at={"b": 96})
+    assert "b=96, as asked" in fig.axes[0].get_title()
+    assert fig.axes[0].get_legend() is None  # held at 96: no line per measured batch size
+    with pytest.raises(perfit.ConfigError, match=r"at=\{'q': ...\}: not a factor held along the curve"):
+        figures.scaling(f, at={"q": 1})

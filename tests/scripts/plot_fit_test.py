@@ -61,6 +61,12 @@ def test_sweep_and_bad_input():
     r = run("r.h5", "--out", "plots_b", "--sweep", "b")
     if r.returncode != 0 or not os.path.exists(os.path.join(work, "plots_b", "terms.png")):
         failures.append(f"--sweep b: exit {r.returncode}\n{r.stderr[-1000:]}")
+    r = run("r.h5", "--out", "plots_at", "--at", "d=1e6")  # a value not measured, as asked
+    if r.returncode != 0 or not os.path.exists(os.path.join(work, "plots_at", "scaling.png")):
+        failures.append(f"--at d=1e6: exit {r.returncode}\n{r.stderr[-1000:]}")
+    r = run("r.h5", "--out", "plots_atq", "--at", "q=1")
+    if r.returncode != 2 or "not a factor held along the curve" not in r.stderr:
+        failures.append(f"--at q=1: exit {r.returncode}: {r.stderr!r}")
     r = run("r.h5", "--out", "plots_q", "--sweep", "q")
     if r.returncode != 2 or "--sweep q: not a factor" not in r.stderr:
         failures.append(f"--sweep q: exit {r.returncode}: {r.stderr!r}")
