@@ -35,7 +35,7 @@ namespace {
 struct Setup {
   fit::RunConfig cfg;
   model::ModelSpec spec;
-  std::optional<io::StoreReader> store;
+  std::shared_ptr<const io::StoreReader> store;  // shared with the selection that chose the model
   std::shared_ptr<data::MeasurementTable> given;  // FitJob::table
   io::SetInfo info;
   std::shared_ptr<const model::Model> model;
@@ -65,7 +65,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     s.info = {c.set, a.table->rows(), {}, a.table->attributes()};
     for (const auto& col : a.table->columns()) s.info.columns.push_back({col.name(), col.type()});
   } else {
-    s.store.emplace(c.data);
+    s.store = io::open_store(c.data);
     s.info = s.store->info(c.set);
   }
   std::vector<std::string> names;

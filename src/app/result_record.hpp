@@ -1,16 +1,16 @@
-// A result as JSON text, for passing a winner between ranks (a selection over many sets: each
-// rank selects its sets, rank 0 keeps every winner in the selection store). Lossless: NaN and
-// whole numbers keep their types, doubles their 17 digits.
+// A result as bytes (data/wire.hpp), for passing a winner between ranks (a selection over many
+// sets: each rank selects its sets, rank 0 keeps every winner in the selection store).
+// Lossless: every double travels as its bits, attributes keep their types.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <string>
 
 #include "perfit/io/result_file.hpp"
 
 namespace perfit::app {
 
-nlohmann::json result_record(const io::ResultFile& r);
-// Throws: DataError for a record result_record did not write.
-io::ResultFile result_from_record(const nlohmann::json& j);
+std::string result_record(const io::ResultFile& r);
+// Throws: DataError for bytes result_record did not write.
+io::ResultFile result_from_record(const std::string& bytes);
 
 }  // namespace perfit::app

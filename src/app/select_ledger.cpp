@@ -67,7 +67,8 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
 void SelectionLedger::set(std::size_t i, Row row) {
   const std::string& set = rows_.at(i)["set"].get_ref<const std::string&>();
   if (row.contains("result")) {
-    winners_[set] = result_from_record(row["result"]);
+    const auto& bytes = row["result"].get_binary();
+    winners_[set] = result_from_record(std::string(bytes.begin(), bytes.end()));
     row.erase("result");
   } else {
     winners_.erase(set);

@@ -141,6 +141,49 @@ bool finite(const PmnfHypothesis& h) {
   return ok;
 }
 
+namespace {
+
+// c0 + c1 * f by least squares over the points except `skip`: centred closed form, the same
+// solution as the general path to rounding and without its allocations (the search solves this
+// n + 1 times per building block). False when f is constant there (rank 1: the general path
+// gives the minimum-norm answer).
+bool fit_line(const std::vector<double>& f, const std::vector<double>& y, std::size_t skip, double& c0, double& c1) {
+  double n = 0.0, fm = 0.0, ym = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (i == skip) continue;
+    n += 1.0;
+    fm += f[i];
+    ym += y[i];
+  }
+  fm /= n;
+  ym /= n;
+  double sff = 0.0, sfy = 0.0, ff = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (i == skip) continue;
+    sff += (f[i] - fm) * (f[i] - fm);
+    sfy += (f[i] - fm) * (y[i] - ym);
+    ff += f[i] * f[i];
+  }
+  if (!(sff > 1e-12 * ff)) return false;
+  c1 = sfy / sff;
+  c0 = ym - c1 * fm;
+  return true;
+}
+
+void fit_block(PmnfHypothesis& h, const Points& pts, const std::vector<double>& f, long skip) {
+  const std::size_t none = pts.y.size();
+  if (!fit_line(f, pts.y, skip >= 0 ? static_cast<std::size_t>(skip) : none, h.c0, h.terms.front().coefficient)) {
+    fit_coefficients(h, pts, skip);
+  }
+}
+
+const std::vector<Block>& blocks(bool negative) {
+  static const std::vector<Block> plain = building_blocks(false), with_negative = building_blocks(true);
+  return negative ? with_negative : plain;
+}
+
+}  // namespace
+
 PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const SearchOptions& opt) {
   const auto n = static_cast<long>(pts.y.size());
   PmnfHypothesis best = constant_model(pts);
@@ -150,12 +193,16 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
   double min_x = pts.x[0][param];
   for (const auto& p : pts.x) min_x = std::min(min_x, p[param]);
   const bool logs = opt.negative_exponents ? min_x > 1.0 : min_x >= 1.0;
-  for (const Block& b : building_blocks(opt.negative_exponents)) {
+  std::vector<double> f(pts.y.size());
+  PmnfHypothesis h;
+  h.terms.resize(1);
+  for (const Block& b : blocks(opt.negative_exponents)) {
     if (b.log_exp != 0 && !logs) continue;
-    PmnfHypothesis h;
-    h.terms = {PmnfTerm{{PmnfFactor{param, b.num, b.den, b.log_exp}}, 0.0}};
+    h.c0 = h.smape = 0.0;
+    h.terms.front() = PmnfTerm{{PmnfFactor{param, b.num, b.den, b.log_exp}}, 0.0};
+    for (std::size_t i = 0; i < f.size(); ++i) f[i] = h.terms.front().basis(pts.x[i]);
     for (long k = 0; k < n; ++k) {
-      fit_coefficients(h, pts, k);
+      fit_block(h, pts, f, k);
       const auto ku = static_cast<std::size_t>(k);
       // clean_constant_coefficient against the training points' smallest value
       double train_min = std::numeric_limits<double>::infinity();
@@ -165,13 +212,14 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
       if (train_min == 0.0 ? std::fabs(h.c0) < 0.0005 : std::fabs(h.c0 / train_min) < 0.0005) h.c0 = 0.0;
       // Extra-P adds each held-out point's SMAPE / (training points + 1), i.e. / n: the mean over
       // the n folds, comparable with the constant model's in-sample mean.
-      h.smape += smape_term(h.eval(pts.x[ku]), pts.y[ku]) / static_cast<double>(n) * 100.0;
+      const double predicted = h.c0 + h.terms.front().coefficient * f[ku];
+      h.smape += smape_term(predicted, pts.y[ku]) / static_cast<double>(n) * 100.0;
     }
-    fit_coefficients(h, pts, -1);
-    const PmnfTerm& t = h.terms.front();
-    if (finite(h) && t.coefficient != 0.0 && max_contribution(t, pts) >= kMinContribution && h.smape < best.smape) {
-      best = h;
-    }
+    fit_block(h, pts, f, -1);
+    const double c1 = h.terms.front().coefficient;
+    double contribution = 0.0;
+    for (std::size_t i = 0; i < f.size(); ++i) contribution = std::max(contribution, std::fabs(c1 * f[i] / pts.y[i]));
+    if (finite(h) && c1 != 0.0 && contribution >= kMinContribution && h.smape < best.smape) best = h;
   }
   return best;
 }
