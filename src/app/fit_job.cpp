@@ -148,11 +148,7 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
   r.model_yaml = io::model_to_yaml(s.spec);
   r.config_yaml = fit::run_config_to_yaml(s.cfg);
   r.data_file = c.data;
-  std::error_code ec;
-  if (!c.out.empty() && std::filesystem::is_regular_file(c.data, ec)) {
-    const std::filesystem::path dir = std::filesystem::absolute(c.out, ec).parent_path();
-    r.data_file_from_result = std::filesystem::relative(std::filesystem::absolute(c.data, ec), dir, ec).string();
-  }
+  r.data_file_from_result = data_from_result(c.data, c.out);
   r.set = c.set;
   r.data_checksum = checksum;
   r.ranks = world_size;

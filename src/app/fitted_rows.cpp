@@ -1,6 +1,7 @@
 #include "fitted_rows.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "perfit/model/evaluator.hpp"
 
@@ -30,6 +31,23 @@ KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& r
   out.rows.add_column(data::Column("predicted", std::move(p)));
   out.rows.add_column(data::Column("residual", std::move(residual)));
   return out;
+}
+
+// Kept for the last pair: a selection asks for the same one per winner, and these filesystem calls
+// were a tenth of a winner's set-up.
+std::string data_from_result(const std::string& data, const std::string& out) {
+  thread_local std::string last_data, last_out, last;
+  if (data == last_data && out == last_out) return last;
+  std::string rel;
+  std::error_code ec;
+  if (!out.empty() && std::filesystem::is_regular_file(data, ec)) {
+    const std::filesystem::path dir = std::filesystem::absolute(out, ec).parent_path();
+    rel = std::filesystem::relative(std::filesystem::absolute(data, ec), dir, ec).string();
+  }
+  last_data = data;
+  last_out = out;
+  last = rel;
+  return rel;
 }
 
 }  // namespace perfit::app

@@ -1,6 +1,6 @@
 // What a result keeps of its rows, so that it answers on its own (figures, reports, another
 // machine): each factor column the model reads, the measured target, the prediction and the
-// residual, for every row or, past kKeptRowsMax rows, every k-th row.
+// residual, for every row or, past kKeptRowsMax rows, every k-th row; and where its store is.
 #pragma once
 
 #include <Eigen/Core>
@@ -23,5 +23,9 @@ struct KeptRows {
 // `spec` as fitted (its factors bound to columns), `x` its constants.
 KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& rows, const std::string& target,
                    const Eigen::VectorXd& x, std::size_t max_rows = kKeptRowsMax);
+
+// The store's path from the directory of the result file `out` ("" without an output or a
+// store file), so that a result moved with its store still finds it.
+std::string data_from_result(const std::string& data, const std::string& out);
 
 }  // namespace perfit::app

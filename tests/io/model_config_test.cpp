@@ -84,6 +84,36 @@ constants: {M: 1e8}
   EXPECT_EQ(m.constants.front().second, 1e8);
 }
 
+TEST(ModelConfig, WrittenTextIsOneBlockMapThatReadsBackWhateverWasWrittenBefore) {
+  const char* text = R"y(
+name: my_model
+description: a model, with a comma
+expression: "c0 + t"
+factors: [p, d]
+terms: {t: "c1*d/p"}
+constants: {M: 1e8}
+params: {c0: [0, 100], c1: [1e-9, 0.1, log]}
+)y";
+  model::ModelSpec a = parse_model_yaml(text, "inline");
+  const std::string first = model_to_yaml(a);
+  EXPECT_EQ(first, "name: my_model\ndescription: a model, with a comma\nexpression: \"c0 + t\"\nfactors: [p, d]\n"
+                   "terms:\n  t: \"c1*d/p\"\nconstants:\n  M: 100000000\nparams:\n  c0: [0, 100]\n"
+                   "  c1: [1.0000000000000001e-09, 0.10000000000000001, log]");
+  // The same model with other numbers (a fit of another set): its own numbers, the same head.
+  model::ModelSpec b = a;
+  b.params[0].hi = 50.0;
+  b.constants.front().second = 2.5;
+  const model::ModelSpec back = parse_model_yaml(model_to_yaml(b), "written");
+  EXPECT_EQ(back.params[0].hi, 50.0);
+  EXPECT_EQ(back.constants.front().second, 2.5);
+  EXPECT_EQ(back.terms.front().expression, "c1*d/p");
+  EXPECT_EQ(model_to_yaml(a), first);
+  // Another head with the same numbers is not taken for the first.
+  b = a;
+  b.description = "another";
+  EXPECT_EQ(parse_model_yaml(model_to_yaml(b), "written").description, "another");
+}
+
 TEST(ModelConfig, ErrorsNameTheFileAndKey) {
   EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [1]}\n", "f.yaml"); },
               ThrowsMessage<ConfigError>(HasSubstr("'f.yaml' param 'c0' has 1 entries; expected [lo, hi]")));
