@@ -6,11 +6,14 @@
 #include <string>
 
 #include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 
 namespace perfit::app {
 
 std::string result_record(const io::ResultFile& r);
-// Throws: DataError for bytes result_record did not write.
+// Throws (both): DataError for bytes result_record did not write.
 io::ResultFile result_from_record(const std::string& bytes);
+// The record as the selection store keeps it, without building the result.
+io::WinnerParts record_parts(const std::string& bytes);
 
 }  // namespace perfit::app

@@ -68,7 +68,7 @@ void SelectionLedger::set(std::size_t i, Row row) {
   const std::string& set = rows_.at(i)["set"].get_ref<const std::string&>();
   if (row.contains("result")) {
     const auto& bytes = row["result"].get_binary();
-    winners_[set] = result_from_record(std::string(bytes.begin(), bytes.end()));
+    winners_[set].assign(bytes.begin(), bytes.end());
     row.erase("result");
   } else {
     winners_.erase(set);
@@ -109,21 +109,22 @@ std::size_t SelectionLedger::load(const std::string& dir) {
     const auto w = have.find(it->first);
     if (w == have.end()) continue;
     rows_[it->second] = r;
-    winners_[it->first] = std::move(w->second);
+    winners_[it->first] = result_record(w->second);
     ++taken;
   }
   return taken;
 }
 
 void SelectionLedger::write(const std::string& dir) const {
-  std::vector<const io::ResultFile*> winners;
-  winners.reserve(winners_.size());
-  for (const auto& [set, r] : winners_) winners.push_back(&r);
+  std::vector<const std::string*> records;  // in set order: the map's
+  records.reserve(winners_.size());
+  for (const auto& [set, r] : winners_) records.push_back(&r);
   data::Attributes about;
   for (const auto& [k, v] : about_.items()) {
     if (v.is_string()) about[k] = v.get<std::string>();
   }
-  io::write_selection_store((fs::path(dir) / "selection.h5").string(), std::move(winners), about);
+  io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
+                            [&](std::size_t i) { return record_parts(*records[i]); }, about);
   io::write_text_file((fs::path(dir) / "selection.csv").string(), to_csv(rows_));
   io::write_text_file((fs::path(dir) / "selection.json").string(), json().dump(2) + "\n");
 }

@@ -1,7 +1,8 @@
 // What world rank 0 keeps of a selection over many sets (select --set GLOB, a batch's
 // `select:` entries): one summary row per set, in set order, and each winner's result; written
 // as DIR/selection.h5 (the winners, io/selection_store.hpp), DIR/selection.csv (one row per set,
-// each constant in its own column) and DIR/selection.json.
+// each constant in its own column) and DIR/selection.json. Winners are held as their records
+// (bytes) and become results one at a time when written.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,7 @@ class SelectionLedger {
  private:
   std::vector<Row> rows_;
   std::map<std::string, std::size_t> index_;
-  std::map<std::string, io::ResultFile> winners_;
+  std::map<std::string, std::string> winners_;  // set -> its winner as a record (result_record.hpp): a tenth of a result's memory
   Row about_;
 };
 

@@ -23,17 +23,24 @@ const char* const kMetricNames[] = {"metric_mape", "metric_rmse", "metric_r2", "
 
 std::vector<double> metric_values(const model::FitMetrics& m) { return {m.mape, m.rmse, m.r2, m.gmae, m.max_rel_err}; }
 
-// One row of /winners: the result's fields, its metrics, and its parts' offsets.
-data::Attributes winner_row(const ResultFile& r, const std::int64_t first[3]) {
-  data::Attributes a = result_attributes(r);
-  const std::vector<double> m = metric_values(r.metrics);
-  for (std::size_t i = 0; i < m.size(); ++i) a[kMetricNames[i]] = m[i];
-  const std::size_t counts[3] = {r.params.size(), r.ranges.size(), r.history.size()};
-  for (int p = 0; p < 3; ++p) {
-    a[std::string(kParts[p]) + "_first"] = first[p];
-    a[std::string(kParts[p]) + "_count"] = static_cast<std::int64_t>(counts[p]);
+std::string text_of(const data::Attributes& a, const char* key) {
+  const auto it = a.find(key);
+  return it == a.end() ? std::string() : data::attribute_text(it->second);
+}
+
+// acc gets t's rows (the same columns in each winner's table).
+void append_rows(std::vector<Column>& acc, const data::MeasurementTable& t) {
+  if (acc.empty()) {
+    acc = t.columns();
+    return;
   }
-  return a;
+  for (auto& c : acc) c.append(t.column(c.name()));
+}
+
+data::MeasurementTable table_of(std::vector<Column>& columns) {
+  data::MeasurementTable t;
+  for (auto& c : columns) t.add_column(std::move(c));
+  return t;
 }
 
 // Rows of attribute maps (the same keys and types in each) as columns, one row at a time, so
@@ -62,46 +69,58 @@ class RowsTable {
   std::vector<std::pair<std::string, Column::Storage>> columns_;
 };
 
-template <class T>
-void append(std::vector<T>& to, const std::vector<T>& from) {
-  to.insert(to.end(), from.begin(), from.end());
-}
-
 }  // namespace
+
+WinnerParts winner_parts(const ResultFile& r) {
+  return {result_attributes(r), params_table(r.params, true), ranges_table(r.ranges), r.history, metric_values(r.metrics)};
+}
 
 void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners, const data::Attributes& about) {
   std::sort(winners.begin(), winners.end(), [](const ResultFile* a, const ResultFile* b) { return a->set < b->set; });
-  for (std::size_t i = 1; i < winners.size(); ++i) {
-    if (winners[i]->set == winners[i - 1]->set) throw ConfigError("two winners for set '" + winners[i]->set + "'");
-  }
+  write_selection_store(path, winners.size(), [&](std::size_t i) { return winner_parts(*winners[i]); }, about);
+}
+
+void write_selection_store(const std::string& path, std::size_t n, const std::function<WinnerParts(std::size_t)>& winner,
+                           const data::Attributes& about) {
   std::vector<std::string> sets;
   RowsTable rows;
-  std::vector<ResultParam> params;
-  std::vector<MeasuredRange> ranges;
+  std::vector<Column> params, ranges;
   std::vector<double> history;
-  for (const ResultFile* w : winners) {
-    const ResultFile& r = *w;
-    const std::int64_t first[3] = {static_cast<std::int64_t>(params.size()), static_cast<std::int64_t>(ranges.size()),
-                                   static_cast<std::int64_t>(history.size())};
-    sets.push_back(r.set);
-    rows.add(winner_row(r, first));
-    append(params, r.params);
-    append(ranges, r.ranges);
-    append(history, r.history);
+  std::int64_t first[3] = {0, 0, 0};  // where the next winner's params, ranges and history start
+  for (std::size_t i = 0; i < n; ++i) {
+    WinnerParts w = winner(i);
+    const std::string set = text_of(w.fields, "set");
+    if (!sets.empty() && set <= sets.back()) {
+      throw ConfigError(set == sets.back() ? "two winners for set '" + set + "'"
+                                           : "winners out of set order: '" + set + "' after '" + sets.back() + "'");
+    }
+    if (w.metrics.size() != std::size(kMetricNames)) throw ConfigError("winner of set '" + set + "': not 5 metrics");
+    for (std::size_t m = 0; m < w.metrics.size(); ++m) w.fields[kMetricNames[m]] = w.metrics[m];
+    const std::size_t counts[3] = {w.params.rows(), w.ranges.rows(), w.history.size()};
+    for (int p = 0; p < 3; ++p) {
+      w.fields[std::string(kParts[p]) + "_first"] = first[p];
+      w.fields[std::string(kParts[p]) + "_count"] = static_cast<std::int64_t>(counts[p]);
+      first[p] += static_cast<std::int64_t>(counts[p]);
+    }
+    sets.push_back(set);
+    rows.add(w.fields);
+    append_rows(params, w.params);
+    append_rows(ranges, w.ranges);
+    history.insert(history.end(), w.history.begin(), w.history.end());
   }
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     StoreWriter w(temp, Seal::yes);
     w.write_root_attribute("perfit_selection", std::string(kSelectionFormat));
-    w.write_root_attribute("winners", static_cast<std::int64_t>(winners.size()));
+    w.write_root_attribute("winners", static_cast<std::int64_t>(n));
     for (const auto& [key, value] : about) w.write_root_attribute(key, value);
-    if (!winners.empty()) {  // else only the description: no set had a winner
+    if (n > 0) {  // else only the description: no set had a winner
       data::MeasurementTable index;
       index.add_column(Column("set", sets));
       w.write_group("/index", index);
       w.write_group("/winners", rows.table());
-      w.write_group("/params", params_table(params, true));
-      w.write_group("/ranges", ranges_table(ranges));
+      w.write_group("/params", table_of(params));
+      w.write_group("/ranges", table_of(ranges));
       data::MeasurementTable h;
       h.add_column(Column("best_cost", history));
       w.write_group("/history", h);

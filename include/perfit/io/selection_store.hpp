@@ -6,6 +6,7 @@
 // the lambda curve, so show, predict, explain and recommend read it by set name.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ inline constexpr const char* kSelectionFormat = "perfit-selection-1";
 // data_file, sets, criterion) to path, through a temporary name and a rename; sealed.
 // Throws: ConfigError for two winners of one set; IoError / H5Error.
 void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners, const data::Attributes& about);
+// A winner as the store keeps it: result_attributes(r), params_table(r.params, true),
+// ranges_table(r.ranges), the history and the metrics (mape, rmse, r2, gmae, max_rel_err).
+struct WinnerParts {
+  data::Attributes fields;
+  data::MeasurementTable params, ranges;
+  std::vector<double> history, metrics;
+};
+WinnerParts winner_parts(const ResultFile& r);
+
+// The same with n winners asked for one at a time, i = 0 .. n-1 in order of their sets, so
+// that they need not all be held as results (10^5 winners of a few KB each). Throws: as
+// above, and ConfigError for winners out of set order.
+void write_selection_store(const std::string& path, std::size_t n, const std::function<WinnerParts(std::size_t)>& winner,
+                           const data::Attributes& about);
 
 // The sets that have a winner, sorted. Throws: DataError if path is not a selection store.
 std::vector<std::string> selection_sets(const std::string& path);

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Issue #25's store and scale targets: an Extra-P text file of N call paths x 2 metrics
+(time and bytes; one parameter p = 2..32, 5 repetitions, hypotheses from Extra-P's building
+blocks, 2% noise: bench/peers/extrap_compare.py's series), then
+  - `perfit import` (wall), the store's size against the raw bytes of its values (8 per value);
+  - `perfit inspect` (the summary) and `perfit inspect --set` of one set with its integrity
+    check (wall);
+  - `perfit batch` of one `select: {models: [pmnf-search]}` entry over every set, on 1 rank and
+    under `mpiexec -n 2` (wall; each rank's peak resident memory, VmHWM polled from /proc);
+    the two runs must choose the same hypotheses.
+
+usage: many_series_bench.py --perfit PATH [--paths 100000] [--seed 1] [--work DIR] [--no-1rank]
+Last line: import_s= store_vs_raw= inspect_s= open_one_s= select_1rank_s= select_2ranks_s=
+           ranks_2_vs_1= peak_rank_mb=<the largest peak of any rank, either run>
+"""
+import argparse
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+import extrap_compare  # noqa: E402  (its call paths)
+
+
+def write_paths(path, n, seed):
+    """Two metrics of n call paths: the second block of regions under METRIC bytes."""
+    rng = np.random.default_rng(seed)
+    _, time_text = extrap_compare.make_paths(n, 0.02, rng)
+    _, bytes_text = extrap_compare.make_paths(n, 0.02, rng)
+    body = bytes_text.split("\n", 2)[2].replace("METRIC time", "METRIC bytes")
+    with open(path, "w") as f:
+        f.write(time_text)
+        f.write(body)
+    return 2 * n * len(extrap_compare.POINTS) * 5  # values
+
+
+def peaks_of(pids):
+    out = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        out[pid] = int(line.split()[1]) / 1024.0
+        except OSError:
+            pass
+    return out
+
+
+def perfit_pids(root):
+    """root and its descendants whose command is perfit (parents from /proc/*/stat)."""
+    parent, name = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        close = stat.rindex(")")
+        name[int(d)] = stat[stat.index("(") + 1:close]
+        parent[int(d)] = int(stat[close + 2:].split()[1])
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        todo += [c for c, pp in parent.items() if pp == pid]
+        if name.get(pid, "").startswith("perfit"):
+            found.append(pid)
+    return found
+
+
+def timed(cmd, cwd, env=None, poll_memory=False):
+    """Wall seconds, stdout, and each perfit process's peak memory (MB) when asked."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peaks = {}
+    if poll_memory:
+        while p.poll() is None:
+            for pid, mb in peaks_of(perfit_pids(p.pid)).items():
+                peaks[pid] = max(peaks.get(pid, 0.0), mb)
+            time.sleep(0.05)
+    out, err = p.communicate()
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{err[-2000:]}")
+    return wall, out, sorted(peaks.values(), reverse=True)
+
+
+def select(perfit, work, ranks):
+    out = os.path.join(work, f"sel{ranks}")
+    shutil.rmtree(out, ignore_errors=True)
+    with open(os.path.join(work, "select.yaml"), "w") as f:
+        f.write("data: paths.h5\nfits:\n  - sets: ['/x/*/*']\n    select: {models: [pmnf-search]}\n")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    wall, _, peaks = timed([*launch, perfit, "batch", "--manifest", "select.yaml", "--out", out], work, env, True)
+    with open(os.path.join(out, "selection.csv")) as f:
+        chosen = {r["set"]: r["hypothesis"] for r in csv.DictReader(f) if r["status"] == "ok"}
+    return wall, peaks, chosen
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--perfit", required=True)
+    ap.add_argument("--paths", type=int, default=100000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--work")
+    ap.add_argument("--no-1rank", action="store_true", help="skip the 1-rank selection (ranks_2_vs_1 is then -)")
+    args = ap.parse_args()
+    perfit = os.path.abspath(args.perfit)
+    work = args.work or tempfile.mkdtemp(prefix="many_series_")
+    os.makedirs(work, exist_ok=True)
+    values = write_paths(os.path.join(work, "paths.txt"), args.paths, args.seed)
+    store = os.path.join(work, "paths.h5")
+    if os.path.exists(store):
+        os.remove(store)
+    imp, _, imp_peak = timed([perfit, "import", "paths.txt", "--format", "extrap", "--out", "paths.h5", "--set", "/x"],
+                             work, poll_memory=True)
+    ratio = os.path.getsize(store) / (8.0 * values)
+    ins, summary, _ = timed([perfit, "inspect", "paths.h5"], work)
+    one, _, _ = timed([perfit, "inspect", "paths.h5", "--set", f"/x/r{args.paths // 2}/time"], work)
+    s2, peaks2, chosen2 = select(perfit, work, 2)
+    s1, peaks1, chosen1 = (None, [], None) if args.no_1rank else select(perfit, work, 1)
+    if chosen1 is not None and chosen1 != chosen2:
+        sys.exit("1 rank and 2 ranks chose other hypotheses")
+    sets = 2 * args.paths
+    print(f"{args.paths} call paths x 2 metrics ({sets} sets of 25 rows, {values} values, {8 * values / 1e6:.1f} MB raw)")
+    print(f"import {imp:.2f} s (peak {imp_peak[0] if imp_peak else 0:.0f} MB); store {os.path.getsize(store) / 1e6:.1f} MB "
+          f"= {ratio:.2f}x the raw values; inspect {ins:.2f} s; inspect --set one set {one:.2f} s")
+    print(f"batch select pmnf-search: 2 ranks {s2:.2f} s ({sets / s2:.0f} sets/s), peak per process "
+          f"{', '.join(f'{m:.0f}' for m in peaks2)} MB"
+          + ("" if s1 is None else f"; 1 rank {s1:.2f} s, peak {peaks1[0] if peaks1 else 0:.0f} MB"))
+    peak = max(peaks1 + peaks2) if peaks1 + peaks2 else 0.0
+    print(f"import_s={imp:.2f} store_vs_raw={ratio:.2f} inspect_s={ins:.2f} open_one_s={one:.2f} "
+          f"select_1rank_s={'-' if s1 is None else f'{s1:.2f}'} select_2ranks_s={s2:.2f} "
+          f"ranks_2_vs_1={'-' if s1 is None else f'{s2 / s1:.2f}'} peak_rank_mb={peak:.0f}")
+
+
+if __name__ == "__main__":
+    main()
