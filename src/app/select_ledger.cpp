@@ -28,7 +28,8 @@ std::string csv_field(const Row& v) {
 }
 
 // Each constant in its own column: the union over the winners, in order of first appearance.
-std::string to_csv(const std::vector<Row>& rows) {
+// Streamed: 10^5 rows as one string would be another copy of them.
+void write_csv(std::ostream& csv, const std::vector<Row>& rows) {
   std::vector<const char*> kFixed = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
   if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.contains("result_file"); })) {
     kFixed.push_back("result_file");
@@ -41,23 +42,42 @@ std::string to_csv(const std::vector<Row>& rows) {
       if (std::find(constants.begin(), constants.end(), k) == constants.end()) constants.push_back(k);
     }
   }
-  std::string csv;
-  for (const char* f : kFixed) csv += std::string(f) + ",";
-  for (const char* m : kMetrics) csv += std::string(m) + ",";
-  for (const auto& k : constants) csv += csv_field(Row(k)) + ",";
-  csv += "message\n";
+  for (const char* f : kFixed) csv << f << ",";
+  for (const char* m : kMetrics) csv << m << ",";
+  for (const auto& k : constants) csv << csv_field(Row(k)) << ",";
+  csv << "message\n";
   for (const auto& r : rows) {
-    for (const char* f : kFixed) csv += (r.contains(f) ? csv_field(r[f]) : "") + ",";
-    for (const char* m : kMetrics) csv += (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") + ",";
-    for (const auto& k : constants) csv += (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") + ",";
-    csv += (r.contains("message") ? csv_field(r["message"]) : "") + "\n";
+    for (const char* f : kFixed) csv << (r.contains(f) ? csv_field(r[f]) : "") << ",";
+    for (const char* m : kMetrics) csv << (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") << ",";
+    for (const auto& k : constants) csv << (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") << ",";
+    csv << (r.contains("message") ? csv_field(r["message"]) : "") << "\n";
   }
-  return csv;
+}
+
+// text with every line after the first indented by n spaces: a value dumped at depth n / 2.
+std::string indented(const std::string& text, std::size_t n) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    out += ch;
+    if (ch == '\n') out.append(n, ' ');
+  }
+  return out;
+}
+
+// json().dump(2), row by row instead of a copy of every row.
+void write_json(std::ostream& out, const Row& about, const std::vector<Row>& rows) {
+  out << "{";
+  for (const auto& [k, v] : about.items()) out << "\n  " << Row(k).dump() << ": " << indented(v.dump(2), 2) << ",";
+  out << "\n  \"rows\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) out << (i ? "," : "") << "\n    " << indented(rows[i].dump(2), 4);
+  out << (rows.empty() ? "]" : "\n  ]") << "\n}\n";
 }
 
 }  // namespace
 
-SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about) : about_(std::move(about)) {
+SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir)
+    : spill_(spill_dir), about_(std::move(about)) {
   for (const auto& s : sets) {
     index_[s] = rows_.size();
     rows_.push_back({{"set", s}, {"status", "pending"}});
@@ -68,7 +88,7 @@ void SelectionLedger::set(std::size_t i, Row row) {
   const std::string& set = rows_.at(i)["set"].get_ref<const std::string&>();
   if (row.contains("result")) {
     const auto& bytes = row["result"].get_binary();
-    winners_[set].assign(bytes.begin(), bytes.end());
+    winners_[set] = spill_.append(std::string(bytes.begin(), bytes.end()));
     row.erase("result");
   } else {
     winners_.erase(set);
@@ -109,24 +129,24 @@ std::size_t SelectionLedger::load(const std::string& dir) {
     const auto w = have.find(it->first);
     if (w == have.end()) continue;
     rows_[it->second] = r;
-    winners_[it->first] = result_record(w->second);
+    winners_[it->first] = spill_.append(result_record(w->second));
     ++taken;
   }
   return taken;
 }
 
 void SelectionLedger::write(const std::string& dir) const {
-  std::vector<const std::string*> records;  // in set order: the map's
+  std::vector<io::RecordSpill::Where> records;  // in set order: the map's
   records.reserve(winners_.size());
-  for (const auto& [set, r] : winners_) records.push_back(&r);
+  for (const auto& [set, w] : winners_) records.push_back(w);
   data::Attributes about;
   for (const auto& [k, v] : about_.items()) {
     if (v.is_string()) about[k] = v.get<std::string>();
   }
   io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
-                            [&](std::size_t i) { return record_parts(*records[i]); }, about);
-  io::write_text_file((fs::path(dir) / "selection.csv").string(), to_csv(rows_));
-  io::write_text_file((fs::path(dir) / "selection.json").string(), json().dump(2) + "\n");
+                            [&](std::size_t i) { return record_parts(spill_.read(records[i])); }, about);
+  io::write_text_file((fs::path(dir) / "selection.csv").string(), [&](std::ostream& f) { write_csv(f, rows_); });
+  io::write_text_file((fs::path(dir) / "selection.json").string(), [&](std::ostream& f) { write_json(f, about_, rows_); });
 }
 
 void check_selection_outputs(const std::string& dir, const std::string& data, bool replace) {

@@ -2,7 +2,7 @@
 // `select:` entries): one summary row per set, in set order, and each winner's result; written
 // as DIR/selection.h5 (the winners, io/selection_store.hpp), DIR/selection.csv (one row per set,
 // each constant in its own column) and DIR/selection.json. Winners are held as their records
-// (bytes) and become results one at a time when written.
+// (bytes) in an unnamed file and read back one at a time when written.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "perfit/io/record_spill.hpp"
 #include "perfit/io/result_file.hpp"
 
 namespace perfit::app {
@@ -20,8 +21,9 @@ class SelectionLedger {
   using Row = nlohmann::ordered_json;
 
   // Every set starts as {"set": S, "status": "pending"}. about: the run's description (data,
-  // sets, criterion), the top of selection.json and the store's root attributes.
-  SelectionLedger(const std::vector<std::string>& sets, Row about);
+  // sets, criterion), the top of selection.json and the store's root attributes. The winners'
+  // records wait in an unnamed file in spill_dir. Throws: IoError naming spill_dir.
+  SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir);
 
   // Row i (a set's {"set", "status", ...}); its "result" record, if any, becomes the winner.
   void set(std::size_t i, Row row);
@@ -39,7 +41,8 @@ class SelectionLedger {
  private:
   std::vector<Row> rows_;
   std::map<std::string, std::size_t> index_;
-  std::map<std::string, std::string> winners_;  // set -> its winner as a record (result_record.hpp): a tenth of a result's memory
+  io::RecordSpill spill_;
+  std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (result_record.hpp)
   Row about_;
 };
 

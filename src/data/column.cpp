@@ -87,6 +87,8 @@ void Column::append(const Column& other) {
     str().insert(str().end(), other.str().begin(), other.str().end());
   } else if (type() == ColumnType::int64 && other.type() == ColumnType::int64) {
     i64().insert(i64().end(), other.i64().begin(), other.i64().end());
+  } else if (type() == ColumnType::float64 && other.type() == ColumnType::float64) {  // in place: appends add up linearly
+    f64().insert(f64().end(), other.f64().begin(), other.f64().end());
   } else {
     std::vector<double> merged = to_double();
     const std::vector<double> more = other.to_double();

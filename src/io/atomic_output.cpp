@@ -119,10 +119,14 @@ void AtomicOutput::commit() {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
+  write_text_file(path, [&](std::ostream& f) { f << text; });
+}
+
+void write_text_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& tmp) {
     std::ofstream f(tmp);
-    f << text;
+    write(f);
     f.close();
     if (!f) throw IoError("cannot write '" + tmp + "' (disk full or no permission)");
   });

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/unique_fd.hpp"
 
 namespace perfit::io {
 
@@ -25,20 +26,7 @@ namespace {
 constexpr char kHdf5Signature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
 constexpr const char* kSealFormat = "perfit-seal 1 crc32=%08" PRIx32 " bytes=%" PRIu64 "\n";
 
-class Fd {
- public:
-  Fd(const std::string& path, int flags) : fd_(::open(path.c_str(), flags | O_CLOEXEC)) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
+using Fd = UniqueFd;
 
 std::string errno_text() { return std::strerror(errno); }
 

@@ -69,6 +69,14 @@ hid_t file_type_of(ColumnType t) {
   return H5I_INVALID_HID;
 }
 
+H5Datatype fixed_string_type(std::size_t width, const std::string& w) {
+  H5Datatype t(h5_check(H5Tcopy(H5T_C_S1), w));
+  h5_check_status(H5Tset_size(t.get(), width), w);
+  h5_check_status(H5Tset_strpad(t.get(), H5T_STR_NULLPAD), w);
+  h5_check_status(H5Tset_cset(t.get(), H5T_CSET_UTF8), w);
+  return t;
+}
+
 }  // namespace
 
 H5Dataset create_column(hid_t group, const ColumnInfo& c, std::size_t rows, std::size_t chunk_rows,
@@ -117,32 +125,45 @@ void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offse
   }
 }
 
-void write_fixed_strings(hid_t group, const std::string& name, const std::vector<std::string>& values,
-                         std::size_t chunk_rows, const std::string& where) {
+H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t width, std::size_t rows,
+                               std::size_t chunk_rows, const std::string& where) {
   const std::string w = "write " + where + " dataset '" + name + "'";
-  std::size_t width = 1;
-  for (const auto& v : values) width = std::max(width, v.size());
-  H5Datatype t(h5_check(H5Tcopy(H5T_C_S1), w));
-  h5_check_status(H5Tset_size(t.get(), width), w);
-  h5_check_status(H5Tset_strpad(t.get(), H5T_STR_NULLPAD), w);
-  h5_check_status(H5Tset_cset(t.get(), H5T_CSET_UTF8), w);
-  const hsize_t n = values.size();
+  H5Datatype t = fixed_string_type(std::max<std::size_t>(width, 1), w);
+  const hsize_t n = rows;
   H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), w));
-  H5Plist dcpl = column_plist(values.size(), chunk_rows, true);
-  H5Dataset d(h5_check(H5Dcreate2(group, name.c_str(), t.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), w));
+  H5Plist dcpl = column_plist(rows, chunk_rows, true);
+  return H5Dataset(h5_check(H5Dcreate2(group, name.c_str(), t.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), w));
+}
+
+void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset, std::size_t chunk_rows,
+                            const std::string& where) {
+  H5Datatype t(h5_check(H5Dget_type(dset), where));
+  const std::size_t width = H5Tget_size(t.get());
   // In blocks: 10^5 rows of 2 KB texts would be a 200 MB buffer at once.
   const std::size_t block = 8 * std::max<std::size_t>(chunk_rows, 1);
   std::vector<char> buf;
   for (std::size_t at = 0; at < values.size(); at += block) {
     const std::size_t n_block = std::min(block, values.size() - at);
     buf.assign(n_block * width, '\0');
-    for (std::size_t i = 0; i < n_block; ++i) std::memcpy(buf.data() + i * width, values[at + i].data(), values[at + i].size());
-    H5Dataspace fspace(h5_check(H5Dget_space(d.get()), w));
-    const hsize_t start = at, count = n_block;
-    h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
-    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
-    h5_check_status(H5Dwrite(d.get(), t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()), w);
+    for (std::size_t i = 0; i < n_block; ++i) {
+      const std::string& v = values[at + i];
+      if (v.size() > width) throw DataError(where + ": a text of " + std::to_string(v.size()) + " bytes in a column " + std::to_string(width) + " wide");
+      std::memcpy(buf.data() + i * width, v.data(), v.size());
+    }
+    H5Dataspace fspace(h5_check(H5Dget_space(dset), where));
+    const hsize_t start = offset + at, count = n_block;
+    h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), where);
+    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), where));
+    h5_check_status(H5Dwrite(dset, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()), where);
   }
+}
+
+void write_fixed_strings(hid_t group, const std::string& name, const std::vector<std::string>& values,
+                         std::size_t chunk_rows, const std::string& where) {
+  std::size_t width = 1;
+  for (const auto& v : values) width = std::max(width, v.size());
+  H5Dataset d = create_fixed_strings(group, name, width, values.size(), chunk_rows, where);
+  write_fixed_strings_at(d.get(), values, 0, chunk_rows, "write " + where + " dataset '" + name + "'");
 }
 
 namespace {

@@ -28,6 +28,13 @@ std::string text_of(const data::Attributes& a, const char* key) {
   return it == a.end() ? std::string() : data::attribute_text(it->second);
 }
 
+// The column type that holds v (Column::Storage's alternatives are in ColumnType's order).
+data::ColumnType type_of(const data::AttributeValue& v) {
+  return std::holds_alternative<std::string>(v) ? data::ColumnType::string
+         : std::holds_alternative<double>(v)    ? data::ColumnType::float64
+                                                : data::ColumnType::int64;
+}
+
 // acc gets t's rows (the same columns in each winner's table).
 void append_rows(std::vector<Column>& acc, const data::MeasurementTable& t) {
   if (acc.empty()) {
@@ -54,7 +61,11 @@ class RowsTable {
       }
     }
     for (auto& column : columns_) {  // not a structured binding: lambdas cannot capture those before clang 16
-      const data::AttributeValue& v = row.at(column.first);
+      const auto it = row.find(column.first);
+      if (it == row.end() || static_cast<std::size_t>(type_of(it->second)) != column.second.index()) {
+        throw ConfigError("a winner without a '" + column.first + "' field of the first winner's type");
+      }
+      const data::AttributeValue& v = it->second;
       std::visit([&](auto& vec) { vec.push_back(std::get<typename std::decay_t<decltype(vec)>::value_type>(v)); },
                  column.second);
     }
@@ -69,6 +80,46 @@ class RowsTable {
   std::vector<std::pair<std::string, Column::Storage>> columns_;
 };
 
+// The /winners columns, as wide as their longest text: what the first pass over the winners
+// learns before the second writes them block by block.
+class WinnersShape {
+ public:
+  void add(const data::Attributes& row) {
+    if (columns_.empty()) {
+      for (const auto& [key, v] : row) {
+        columns_.push_back({key, type_of(v), 0});
+      }
+    }
+    for (auto& c : columns_) {
+      const auto it = row.find(c.name);
+      if (it != row.end() && std::holds_alternative<std::string>(it->second)) {
+        c.width = std::max(c.width, std::get<std::string>(it->second).size());
+      }
+    }
+  }
+  const std::vector<GroupColumn>& columns() const { return columns_; }
+
+ private:
+  std::vector<GroupColumn> columns_;
+};
+
+// A winner's /winners row: its fields, metrics, and where its parts start (first, advanced
+// past them) and how many rows each has. Throws: ConfigError without 5 metrics.
+data::Attributes winner_row(WinnerParts& w, std::int64_t first[3]) {
+  if (w.metrics.size() != std::size(kMetricNames)) throw ConfigError("winner of set '" + text_of(w.fields, "set") + "': not 5 metrics");
+  data::Attributes a = std::move(w.fields);
+  for (std::size_t m = 0; m < w.metrics.size(); ++m) a[kMetricNames[m]] = w.metrics[m];
+  const std::size_t counts[3] = {w.params.rows(), w.ranges.rows(), w.history.size()};
+  for (int p = 0; p < 3; ++p) {
+    a[std::string(kParts[p]) + "_first"] = first[p];
+    a[std::string(kParts[p]) + "_count"] = static_cast<std::int64_t>(counts[p]);
+    first[p] += static_cast<std::int64_t>(counts[p]);
+  }
+  return a;
+}
+
+constexpr std::size_t kWinnersBlock = 8192;  // rows of /winners held at once while writing
+
 }  // namespace
 
 WinnerParts winner_parts(const ResultFile& r) {
@@ -82,31 +133,26 @@ void write_selection_store(const std::string& path, std::vector<const ResultFile
 
 void write_selection_store(const std::string& path, std::size_t n, const std::function<WinnerParts(std::size_t)>& winner,
                            const data::Attributes& about) {
+  // Two passes over the winners, each held one at a time: the first checks their order and
+  // learns the columns' widths, the second writes /winners block by block (10^5 winners of a
+  // few KB each held as columns were half of rank 0's memory).
   std::vector<std::string> sets;
-  RowsTable rows;
+  WinnersShape shape;
   std::vector<Column> params, ranges;
   std::vector<double> history;
   std::int64_t first[3] = {0, 0, 0};  // where the next winner's params, ranges and history start
   for (std::size_t i = 0; i < n; ++i) {
     WinnerParts w = winner(i);
-    const std::string set = text_of(w.fields, "set");
+    std::string set = text_of(w.fields, "set");
     if (!sets.empty() && set <= sets.back()) {
       throw ConfigError(set == sets.back() ? "two winners for set '" + set + "'"
                                            : "winners out of set order: '" + set + "' after '" + sets.back() + "'");
     }
-    if (w.metrics.size() != std::size(kMetricNames)) throw ConfigError("winner of set '" + set + "': not 5 metrics");
-    for (std::size_t m = 0; m < w.metrics.size(); ++m) w.fields[kMetricNames[m]] = w.metrics[m];
-    const std::size_t counts[3] = {w.params.rows(), w.ranges.rows(), w.history.size()};
-    for (int p = 0; p < 3; ++p) {
-      w.fields[std::string(kParts[p]) + "_first"] = first[p];
-      w.fields[std::string(kParts[p]) + "_count"] = static_cast<std::int64_t>(counts[p]);
-      first[p] += static_cast<std::int64_t>(counts[p]);
-    }
-    sets.push_back(set);
-    rows.add(w.fields);
+    sets.push_back(std::move(set));
     append_rows(params, w.params);
     append_rows(ranges, w.ranges);
     history.insert(history.end(), w.history.begin(), w.history.end());
+    shape.add(winner_row(w, first));
   }
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
@@ -118,7 +164,16 @@ void write_selection_store(const std::string& path, std::size_t n, const std::fu
       data::MeasurementTable index;
       index.add_column(Column("set", sets));
       w.write_group("/index", index);
-      w.write_group("/winners", rows.table());
+      GroupWriter winners = w.stream_group("/winners", shape.columns(), n);
+      std::int64_t at[3] = {0, 0, 0};
+      for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
+        RowsTable block;
+        for (std::size_t i = begin; i < std::min(n, begin + kWinnersBlock); ++i) {
+          WinnerParts p = winner(i);
+          block.add(winner_row(p, at));
+        }
+        winners.write(begin, block.table());
+      }
       w.write_group("/params", table_of(params));
       w.write_group("/ranges", table_of(ranges));
       data::MeasurementTable h;

@@ -106,24 +106,21 @@ SetWriter StoreWriter::create_set(const std::string& set, const std::vector<Colu
 }
 
 void StoreWriter::write_group(const std::string& path, const data::MeasurementTable& table) {
-  std::vector<ColumnInfo> cols;
-  for (const auto& c : table.columns()) cols.push_back({c.name(), c.type()});
-  if (table.rows() < kChunkThresholdRows) {
-    create_group(path, cols, table.rows(), table.attributes(), false).write(0, table);
-    return;
-  }
-  // Many rows (a selection's 10^5 winners): text fixed-length and compressed. A variable-length
-  // string is a heap object of its own: 50 text columns x 2*10^5 winners made a 471 MB file.
-  const std::string where = "'" + path_ + "' group '" + path + "'";
-  H5Group g = create_group(path, {}, table.rows(), table.attributes(), false).release_group();
+  std::vector<GroupColumn> cols;
   for (const auto& c : table.columns()) {
+    GroupColumn g{c.name(), c.type(), 0};
     if (c.type() == ColumnType::string) {
-      detail::write_fixed_strings(g.get(), c.name(), c.str(), kPackChunkRows, where);
-    } else {
-      H5Dataset d = detail::create_column(g.get(), {c.name(), c.type()}, c.size(), kChunkRows, where);
-      detail::write_column(d.get(), c.type(), c, 0, "write " + where + " dataset '" + c.name() + "'");
+      for (const auto& v : c.str()) g.width = std::max(g.width, v.size());
     }
+    cols.push_back(std::move(g));
   }
+  stream_group(path, cols, table.rows(), table.attributes()).write(0, table);
+}
+
+GroupWriter StoreWriter::stream_group(const std::string& path, const std::vector<GroupColumn>& columns, std::size_t rows,
+                                      const data::Attributes& attributes) {
+  return GroupWriter(create_group(path, {}, rows, attributes, false).release_group(), columns, rows,
+                     "'" + path_ + "' group '" + path + "'");
 }
 
 void StoreWriter::write_root_attribute(const std::string& name, const data::AttributeValue& v) {

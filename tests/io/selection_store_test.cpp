@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/output_guard.hpp"
@@ -77,6 +78,41 @@ TEST(SelectionStore, RefusesWhatItDoesNotHold) {
   // No winner at all: a valid, empty store.
   write_selection_store(dir.file("none.h5"), {}, {});
   EXPECT_TRUE(selection_sets(dir.file("none.h5")).empty());
+}
+
+TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
+  testing_support::TempDir dir;
+  const std::string path = dir.file("selection.h5");
+  // Past one block of /winners (8,192) and the fixed-length text layout; each winner made when
+  // asked for, twice (the two passes), as a ledger reads them back.
+  const std::size_t n = 9000;
+  const auto name = [](std::size_t i) {
+    std::string digits = std::to_string(i);
+    return "/s/r" + std::string(5 - digits.size(), '0') + digits + "/time";
+  };
+  std::size_t asked = 0;
+  write_selection_store(path, n, [&](std::size_t i) {
+    ++asked;
+    ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
+    r.config_yaml = std::string(1 + i % 50, 'x');  // widths differ row to row
+    return winner_parts(r);
+  }, {});
+  EXPECT_EQ(asked, 2 * n);
+  for (const std::size_t i : {std::size_t{0}, std::size_t{8191}, std::size_t{8192}, n - 1}) {
+    const ResultFile r = read_selection_result(path, name(i));
+    const ResultFile want = winner(name(i), 1 + i % 3, 1.0 + double(i));
+    EXPECT_EQ(r.params.size(), want.params.size()) << i;
+    EXPECT_EQ(r.params.back().value, want.params.back().value) << i;
+    EXPECT_EQ(r.history, want.history) << i;
+    EXPECT_EQ(r.config_yaml, std::string(1 + i % 50, 'x')) << i;
+    EXPECT_EQ(r.metrics.mape, want.metrics.mape) << i;
+  }
+  EXPECT_EQ(selection_sets(path).size(), n);
+  // Not in set order: refused, nothing written.
+  const std::string other = dir.file("other.h5");
+  EXPECT_THAT([&] { write_selection_store(other, 2, [&](std::size_t i) { return winner_parts(winner(name(1 - i), 1, 1.0)); }, {}); },
+              testing::ThrowsMessage<ConfigError>(testing::HasSubstr("out of set order")));
+  EXPECT_FALSE(std::filesystem::exists(other));
 }
 
 }  // namespace perfit::io

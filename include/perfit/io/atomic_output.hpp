@@ -4,6 +4,8 @@
 // write of the same output removes those whose process no longer exists on this host.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include "perfit/core/error.hpp"
@@ -45,6 +47,8 @@ class AtomicOutput {
 // The whole of `text` as the file `path`, through an AtomicOutput. Throws: IoError naming the
 // file (disk full, no permission, a missing directory).
 void write_text_file(const std::string& path, const std::string& text);
+// The same, the text streamed by write (a text too large to build first).
+void write_text_file(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Removes every temporary file of a live AtomicOutput (async-signal-safe): the cleanup that
 // core/interrupt runs before a signal ends the process.

@@ -9,6 +9,7 @@
 
 #include "perfit/data/checksum.hpp"
 #include "perfit/data/measurement_table.hpp"
+#include "perfit/io/group_writer.hpp"
 #include "perfit/io/h5_handle.hpp"
 #include "perfit/io/store_reader.hpp"
 
@@ -62,6 +63,9 @@ class StoreWriter {
   // Writes a table as a plain group (not a measurement set): columns as 1-D datasets and
   // the table's attributes. For result files.
   void write_group(const std::string& path, const data::MeasurementTable& table);
+  // The same group written block by block (io/group_writer.hpp): `rows` rows of `columns`.
+  GroupWriter stream_group(const std::string& path, const std::vector<GroupColumn>& columns, std::size_t rows,
+                           const data::Attributes& attributes = {});
   // Scalar attribute on the file's root group.
   void write_root_attribute(const std::string& name, const data::AttributeValue& v);
   // Flushes, closes and (Seal::yes) seals. Throws: H5Error if the flush fails (disk full),

@@ -1,0 +1,39 @@
+// A plain group's columns (not a measurement set) written block by block, for a table too
+// large to hold at once (a selection's 10^5 winners), laid out as StoreWriter::write_group lays
+// out a whole table: below kChunkThresholdRows rows contiguous datasets with variable-length
+// strings; from there chunked, compressed datasets with fixed-length strings as wide as the
+// longest value, which the caller states (it has seen every row once).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/io/h5_handle.hpp"
+
+namespace perfit::io {
+
+struct GroupColumn {
+  std::string name;
+  data::ColumnType type = data::ColumnType::float64;
+  std::size_t width = 0;  // strings: the longest value, in bytes
+};
+
+class GroupWriter {
+ public:
+  GroupWriter(H5Group group, std::vector<GroupColumn> columns, std::size_t rows, std::string where);
+  // Writes block's rows at [offset, offset + block.rows()); columns matched by name.
+  // Throws: DataError for a block missing a column, of another type, wider text or overrunning.
+  void write(std::size_t offset, const data::MeasurementTable& block);
+
+ private:
+  H5Group group_;
+  std::vector<GroupColumn> columns_;
+  std::vector<H5Dataset> datasets_;
+  std::size_t rows_;
+  bool fixed_;  // fixed-length strings
+  std::string where_;
+};
+
+}  // namespace perfit::io

@@ -1,0 +1,57 @@
+#include "perfit/io/record_spill.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "perfit/core/error.hpp"
+
+namespace perfit::io {
+
+namespace {
+
+// An unnamed file in dir; where the file system cannot (O_TMPFILE is refused), a named one
+// removed at once.
+UniqueFd unnamed_file(const std::string& dir) {
+  UniqueFd fd(dir, O_TMPFILE | O_RDWR);
+  if (fd.get() >= 0) return fd;
+  std::string name = dir + "/.perfit-spill-XXXXXX";
+  const int raw = ::mkostemp(name.data(), O_CLOEXEC);
+  if (raw < 0) {
+    throw IoError("cannot make a temporary file in '" + dir + "' (" + std::strerror(errno) +
+                  "): a selection over many sets keeps its winners there until it writes them");
+  }
+  ::unlink(name.c_str());
+  UniqueFd named("/proc/self/fd/" + std::to_string(raw), O_RDWR);
+  ::close(raw);
+  if (named.get() < 0) throw IoError("cannot reopen a temporary file in '" + dir + "': " + std::strerror(errno));
+  return named;
+}
+
+}  // namespace
+
+RecordSpill::RecordSpill(const std::string& dir) : dir_(dir), fd_(unnamed_file(dir)) {}
+
+RecordSpill::Where RecordSpill::append(const std::string& bytes) {
+  const Where w{end_, bytes.size()};
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::pwrite(fd_.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(end_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw IoError("cannot write a temporary file in '" + dir_ + "': " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  end_ += bytes.size();
+  return w;
+}
+
+std::string RecordSpill::read(Where w) const {
+  std::string out(w.size, '\0');
+  for (std::size_t done = 0; done < w.size;) {
+    const ssize_t n = ::pread(fd_.get(), out.data() + done, w.size - done, static_cast<off_t>(w.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw IoError("cannot read back a temporary file in '" + dir_ + "': " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+}  // namespace perfit::io
