@@ -256,7 +256,7 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   if (rank == 0) progress.emplace(todo.size());
   std::mutex mutex;  // finished() and flush() may run on different threads of rank 0
   using Clock = std::chrono::steady_clock;
-  auto next_write = Clock::now() + std::chrono::seconds(10);
+  auto next_write = Clock::now() + std::chrono::seconds(30);
   batch::ScheduleHooks hooks;
   hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, chunks[c]); };
   hooks.finished = [&](std::size_t, const std::string& record) {
@@ -269,15 +269,16 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     }
     progress->finished(rows.size(), *ledger);
   };
-  // Written while running at most every 10 s, and at most every 10 times as long as the last
-  // write took: the files hold every set (a write of 35,000 winners takes ~4 s), so writing
-  // them after each chunk would cost O(N) per chunk, and at a fixed interval O(N) per 10 s.
+  // Written while running at most every 30 s, and at most every 20 times as long as the last
+  // write took: the files hold every set (a write of 90,000 winners takes ~3 s, during which
+  // the other ranks wait for work), so writing them after each chunk would cost O(N) per chunk,
+  // and at a fixed interval O(N) per interval. A signal still writes every finished set.
   hooks.flush = [&] {
     const std::lock_guard<std::mutex> lock(mutex);
     if (run.out.empty() || Clock::now() < next_write) return;
     const auto t0 = Clock::now();
     ledger->write(run.out);
-    next_write = Clock::now() + std::max<Clock::duration>(std::chrono::seconds(10), 10 * (Clock::now() - t0));
+    next_write = Clock::now() + std::max<Clock::duration>(std::chrono::seconds(30), 20 * (Clock::now() - t0));
   };
   hooks.stop_requested = [] { return interrupted(); };
   batch::run_schedule(world, 1, order, hooks);
