@@ -1,5 +1,7 @@
 #include "result_record.hpp"
 
+#include <algorithm>
+
 #include "perfit/core/error.hpp"
 #include "perfit/data/wire.hpp"
 
@@ -34,6 +36,19 @@ io::WinnerParts record_parts(const std::string& bytes) {
   w.metrics = in.numbers();
   if (w.metrics.size() != 5 || !in.done()) throw DataError("a winner's record is malformed (metrics)");
   return w;
+}
+
+void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t>& widths) {
+  data::WireReader in(bytes, "a winner's record");
+  if (in.count() != kRecordVersion) throw DataError("a winner's record is not one this perfit writes (layout version)");
+  for (std::uint64_t n = in.count(); n > 0; --n) {
+    std::string key = in.text();
+    const data::AttributeValue v = in.value();
+    if (const auto* text = std::get_if<std::string>(&v)) {
+      std::size_t& w = widths[std::move(key)];
+      w = std::max(w, text->size());
+    }
+  }
 }
 
 io::ResultFile result_from_record(const std::string& bytes) {

@@ -3,6 +3,7 @@
 // Lossless: every double travels as its bits, attributes keep their types.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "perfit/io/result_file.hpp"
@@ -15,5 +16,8 @@ std::string result_record(const io::ResultFile& r);
 io::ResultFile result_from_record(const std::string& bytes);
 // The record as the selection store keeps it, without building the result.
 io::WinnerParts record_parts(const std::string& bytes);
+// widths[field] at least as wide as the record's text of that field (the store's text columns
+// are as wide as their longest value: kept as winners arrive, the store is written in one pass).
+void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t>& widths);
 
 }  // namespace perfit::app

@@ -88,8 +88,10 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
 void SelectionLedger::set(std::size_t i, Row row) {
   const std::string& set = rows_.at(i)["set"].get_ref<const std::string&>();
   if (row.contains("result")) {
-    const auto& bytes = row["result"].get_binary();
-    winners_[set] = spill_.append(std::string(bytes.begin(), bytes.end()));
+    const auto& binary = row["result"].get_binary();
+    const std::string bytes(binary.begin(), binary.end());
+    widen_to_record(bytes, widths_);
+    winners_[set] = spill_.append(bytes);
     row.erase("result");
   } else {
     winners_.erase(set);
@@ -130,7 +132,9 @@ std::size_t SelectionLedger::load(const std::string& dir) {
     const auto w = have.find(it->first);
     if (w == have.end()) continue;
     rows_[it->second] = r;
-    winners_[it->first] = spill_.append(result_record(w->second));
+    const std::string bytes = result_record(w->second);
+    widen_to_record(bytes, widths_);
+    winners_[it->first] = spill_.append(bytes);
     ++taken;
   }
   return taken;
@@ -151,7 +155,7 @@ void SelectionLedger::write(const std::string& dir) const {
     io::write_text_file((fs::path(dir) / "selection.json").string(), [&](std::ostream& f) { write_json(f, about_, rows_); });
   });
   io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
-                            [&](std::size_t i) { return record_parts(spill_.read(records[i])); }, about);
+                            [&](std::size_t i) { return record_parts(spill_.read(records[i])); }, about, &widths_);
   text.get();
 }
 

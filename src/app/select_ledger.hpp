@@ -43,6 +43,7 @@ class SelectionLedger {
   std::map<std::string, std::size_t> index_;
   io::RecordSpill spill_;
   std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (result_record.hpp)
+  std::map<std::string, std::size_t> widths_;               // each text field's longest value over the records
   Row about_;
 };
 

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/output_guard.hpp"
+#include "perfit/io/store_format.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 
@@ -131,55 +133,93 @@ void write_selection_store(const std::string& path, std::vector<const ResultFile
   write_selection_store(path, winners.size(), [&](std::size_t i) { return winner_parts(*winners[i]); }, about);
 }
 
-void write_selection_store(const std::string& path, std::size_t n, const std::function<WinnerParts(std::size_t)>& winner,
-                           const data::Attributes& about) {
-  // Two passes over the winners, each held one at a time: the first checks their order and
-  // learns the columns' widths, the second writes /winners block by block (10^5 winners of a
-  // few KB each held as columns were half of rank 0's memory).
+namespace {
+
+// The order of the winners' sets, checked as they come.
+void check_order(const std::vector<std::string>& sets, const std::string& set) {
+  if (!sets.empty() && set <= sets.back()) {
+    throw ConfigError(set == sets.back() ? "two winners for set '" + set + "'"
+                                         : "winners out of set order: '" + set + "' after '" + sets.back() + "'");
+  }
+}
+
+// The /winners columns of a row whose text widths were given.
+std::vector<GroupColumn> columns_of(const data::Attributes& row, const std::map<std::string, std::size_t>& widths) {
+  std::vector<GroupColumn> out;
+  for (const auto& [key, v] : row) {
+    const auto it = widths.find(key);
+    out.push_back({key, type_of(v), it == widths.end() ? 0 : it->second});
+  }
+  return out;
+}
+
+// Without widths, a first pass: the winners' order and each text column's width.
+std::vector<GroupColumn> first_pass(std::size_t n, const std::function<WinnerParts(std::size_t)>& winner) {
   std::vector<std::string> sets;
   WinnersShape shape;
-  std::vector<Column> params, ranges;
-  std::vector<double> history;
-  std::int64_t first[3] = {0, 0, 0};  // where the next winner's params, ranges and history start
+  std::int64_t first[3] = {0, 0, 0};
   for (std::size_t i = 0; i < n; ++i) {
     WinnerParts w = winner(i);
     std::string set = text_of(w.fields, "set");
-    if (!sets.empty() && set <= sets.back()) {
-      throw ConfigError(set == sets.back() ? "two winners for set '" + set + "'"
-                                           : "winners out of set order: '" + set + "' after '" + sets.back() + "'");
-    }
+    check_order(sets, set);
     sets.push_back(std::move(set));
-    append_rows(params, w.params);
-    append_rows(ranges, w.ranges);
-    history.insert(history.end(), w.history.begin(), w.history.end());
     shape.add(winner_row(w, first));
   }
+  return shape.columns();
+}
+
+}  // namespace
+
+void write_selection_store(const std::string& path, std::size_t n, const std::function<WinnerParts(std::size_t)>& winner,
+                           const data::Attributes& about, const std::map<std::string, std::size_t>* text_widths) {
+  // Each winner held one at a time, /winners written block by block (10^5 winners of a few KB
+  // each held as columns were half of rank 0's memory); its text columns' widths either given
+  // or learnt by a first pass.
+  std::optional<std::vector<GroupColumn>> shape;
+  if (!text_widths && n >= kChunkThresholdRows) shape = first_pass(n, winner);
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     StoreWriter w(temp, Seal::yes);
     w.write_root_attribute("perfit_selection", std::string(kSelectionFormat));
     w.write_root_attribute("winners", static_cast<std::int64_t>(n));
     for (const auto& [key, value] : about) w.write_root_attribute(key, value);
-    if (n > 0) {  // else only the description: no set had a winner
-      data::MeasurementTable index;
-      index.add_column(Column("set", sets));
-      w.write_group("/index", index);
-      GroupWriter winners = w.stream_group("/winners", shape.columns(), n);
-      std::int64_t at[3] = {0, 0, 0};
-      for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
-        RowsTable block;
-        for (std::size_t i = begin; i < std::min(n, begin + kWinnersBlock); ++i) {
-          WinnerParts p = winner(i);
-          block.add(winner_row(p, at));
-        }
-        winners.write(begin, block.table());
-      }
-      w.write_group("/params", table_of(params));
-      w.write_group("/ranges", table_of(ranges));
-      data::MeasurementTable h;
-      h.add_column(Column("best_cost", history));
-      w.write_group("/history", h);
+    if (n == 0) {  // only the description: no set had a winner
+      w.close();
+      return;
     }
+    std::vector<std::string> sets;
+    std::vector<Column> params, ranges;
+    std::vector<double> history;
+    std::int64_t first[3] = {0, 0, 0};  // where the next winner's params, ranges and history start
+    std::optional<GroupWriter> winners;
+    for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
+      RowsTable block;
+      for (std::size_t i = begin; i < std::min(n, begin + kWinnersBlock); ++i) {
+        WinnerParts p = winner(i);
+        std::string set = text_of(p.fields, "set");
+        check_order(sets, set);
+        sets.push_back(std::move(set));
+        append_rows(params, p.params);
+        append_rows(ranges, p.ranges);
+        history.insert(history.end(), p.history.begin(), p.history.end());
+        data::Attributes row = winner_row(p, first);
+        if (!winners) {  // below kChunkThresholdRows rows text is variable-length: no widths needed
+          const std::map<std::string, std::size_t> none;
+          winners.emplace(w.stream_group("/winners", shape ? *shape : columns_of(row, text_widths ? *text_widths : none), n));
+        }
+        block.add(row);
+      }
+      winners->write(begin, block.table());
+    }
+    winners.reset();  // its datasets closed before the file is: the seal covers every byte
+    data::MeasurementTable index;
+    index.add_column(Column("set", sets));
+    w.write_group("/index", index);
+    w.write_group("/params", table_of(params));
+    w.write_group("/ranges", table_of(ranges));
+    data::MeasurementTable h;
+    h.add_column(Column("best_cost", history));
+    w.write_group("/history", h);
     w.close();
   });
 }

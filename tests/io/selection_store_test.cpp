@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/output_guard.hpp"
@@ -108,6 +109,28 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
     EXPECT_EQ(r.metrics.mape, want.metrics.mape) << i;
   }
   EXPECT_EQ(selection_sets(path).size(), n);
+  // With each text field's width known beforehand: one pass, the same rows; a text wider than
+  // said is refused, not cut.
+  std::map<std::string, std::size_t> widths;
+  for (const auto& [key, v] : winner_parts(winner(name(0), 3, 1.0)).fields) {
+    if (std::holds_alternative<std::string>(v)) widths[key] = std::get<std::string>(v).size() + 8;
+  }
+  widths["config_yaml"] = 50;
+  asked = 0;
+  const auto make = [&](std::size_t i) {
+    ++asked;
+    ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
+    r.config_yaml = std::string(1 + i % 50, 'x');
+    return winner_parts(r);
+  };
+  const std::string once = dir.file("once.h5");
+  write_selection_store(once, n, make, {}, &widths);
+  EXPECT_EQ(asked, n);
+  EXPECT_EQ(read_selection_result(once, name(8192)).config_yaml, read_selection_result(path, name(8192)).config_yaml);
+  widths["config_yaml"] = 10;
+  EXPECT_THAT([&] { write_selection_store(dir.file("narrow.h5"), n, make, {}, &widths); },
+              testing::ThrowsMessage<Error>(testing::HasSubstr("a text of 11 bytes in a column 10 wide")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("narrow.h5")));
   // Not in set order: refused, nothing written.
   const std::string other = dir.file("other.h5");
   EXPECT_THAT([&] { write_selection_store(other, 2, [&](std::size_t i) { return winner_parts(winner(name(1 - i), 1, 1.0)); }, {}); },

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,12 @@ struct WinnerParts {
 WinnerParts winner_parts(const ResultFile& r);
 
 // The same with n winners asked for one at a time, i = 0 .. n-1 in order of their sets, so
-// that they need not all be held as results (10^5 winners of a few KB each). Throws: as
-// above, and ConfigError for winners out of set order.
+// that they need not all be held as results (10^5 winners of a few KB each). text_widths: the
+// longest text of each field over every winner, when the caller kept it (one pass over the
+// winners; else two, the first to learn it). Throws: as above, ConfigError for winners out of
+// set order, DataError for a text wider than text_widths says.
 void write_selection_store(const std::string& path, std::size_t n, const std::function<WinnerParts(std::size_t)>& winner,
-                           const data::Attributes& about);
+                           const data::Attributes& about, const std::map<std::string, std::size_t>* text_widths = nullptr);
 
 // The sets that have a winner, sorted. Throws: DataError if path is not a selection store.
 std::vector<std::string> selection_sets(const std::string& path);
