@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <regex>
 
 #include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
@@ -11,14 +10,25 @@
 
 namespace perfit::model {
 
+namespace {
+
+// [A-Za-z_][A-Za-z0-9_]*, by hand: std::regex was 2% of a selection over 10^4 sets (a model
+// is validated for every winner).
+bool is_identifier(const std::string& n) {
+  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (n.empty() || !letter(n.front())) return false;
+  return std::all_of(n.begin(), n.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
+}  // namespace
+
 void ModelSpec::validate() const {
   const std::string where = "model '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")");
-  static const std::regex kName("^[A-Za-z_][A-Za-z0-9_]*$");
   if (name.empty()) throw ConfigError("a model needs a 'name'");
   if (expression.empty()) throw ConfigError(where + " has no 'expression'");
   std::vector<std::string> names;
   auto declare = [&](const std::string& n, const char* kind) {
-    if (!std::regex_match(n, kName)) {
+    if (!is_identifier(n)) {
       throw ConfigError(where + ": " + kind + " name '" + n +
                         "' is not an identifier (letters, digits, _; not starting with a digit)");
     }
