@@ -36,16 +36,18 @@ KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& r
 // Kept for the last pair: a selection asks for the same one per winner, and these filesystem calls
 // were a tenth of a winner's set-up.
 std::string data_from_result(const std::string& data, const std::string& out) {
-  thread_local std::string last_data, last_out, last;
-  if (data == last_data && out == last_out) return last;
-  std::string rel;
+  thread_local std::string last_data, last_out, last_cwd, last;
   std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string();  // Python may chdir between fits
+  if (data == last_data && out == last_out && cwd == last_cwd) return last;
+  std::string rel;
   if (!out.empty() && std::filesystem::is_regular_file(data, ec)) {
     const std::filesystem::path dir = std::filesystem::absolute(out, ec).parent_path();
     rel = std::filesystem::relative(std::filesystem::absolute(data, ec), dir, ec).string();
   }
   last_data = data;
   last_out = out;
+  last_cwd = cwd;
   last = rel;
   return rel;
 }

@@ -58,6 +58,12 @@ def summary(out):
         return {(r["set"], r["model"]): r for r in csv.DictReader(f)}
 
 
+def running(out):
+    """Whether a fit of the batch in `out` has begun and not finished (its checkpoint directory
+    exists from its start until its result is written)."""
+    return bool(glob.glob(os.path.join(work, out, ".checkpoints", "*")))
+
+
 def finished(out):
     """How many fits the batch in `out` has finished so far (0 before its first summary)."""
     try:
@@ -174,7 +180,9 @@ def test_sigterm_mid_batch_then_resume_finished_fits_untouched_result():
         out, m = f"bs{n}", f"ms{per_fit}.yaml"
         full = run(n, "batch", "--manifest", m, "--out", f"{out}_full")
         w = Watched(command(n, "batch", "--manifest", m, "--out", out), work)
-        w.wait_until(lambda: finished(out) >= 2, f"n={n}: two fits of the batch finished")
+        # Two fits finished and a third begun (its checkpoint directory made): a signal between
+        # two fits would leave none interrupted, only pending (seen under load).
+        w.wait_until(lambda: finished(out) >= 2 and running(out), f"n={n}: two fits finished, a third begun")
         w.signal(signal.SIGTERM, rank_pids(out))
         code, _, err = w.finish()
         rows = summary(out)
