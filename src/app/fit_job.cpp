@@ -78,7 +78,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     s.spec = bound.spec;
   }
   s.model = std::make_shared<const model::Model>(s.spec, names);
-  s.load = model::Model::factors(s.spec);  // columns_used, and the factors a constant model declares (their ranges)
+  s.load = s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
   s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
   if (s.target.empty()) {
     throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "
@@ -283,6 +283,7 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
 
 void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, const island::IslandLayout& layout,
                std::size_t rows) {
+  if (!spdlog::should_log(level)) return;  // a selection's winners log at debug: their search dimension costs a model analysis
   const fit::RunConfig& cfg = s.cfg;
   const island::IslandOptions& isl = s.cfg.islands;
   const std::size_t searched = fit::search_dimension(*s.model, cfg.cost, cfg.separable);

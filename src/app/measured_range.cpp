@@ -15,7 +15,7 @@ std::vector<io::MeasuredRange> measured_ranges(const model::Model& m, const data
                                                const std::string& factors, MPI_Comm comm) {
   std::vector<io::MeasuredRange> out;
   std::vector<double> lo, hi;
-  for (const auto& name : model::Model::factors(m.spec())) {  // a constant model's too
+  for (const auto& name : m.factors()) {  // a constant model's too
     const data::Column* c = rows.find(name);
     if (!c || !c->is_numeric()) continue;
     double a = std::numeric_limits<double>::infinity(), b = -a;

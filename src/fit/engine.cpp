@@ -113,7 +113,10 @@ constexpr std::size_t kNewtonPolishDims = 8;
 void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& objective,
             const model::Reducer& sum, double weight, const island::IslandLayout& L) {
   const model::Model& m = ev.model();
-  if (std::isfinite(r.cost) && !r.checkpointed && L.island == 0) {
+  // Every param linear and solved: the projection's bounded least squares is the fit's minimum,
+  // which no polish can lower (a selection over 10^4 sets spent 3% here for nothing).
+  const bool solved = objective.projected() && objective.dim() == 0;
+  if (std::isfinite(r.cost) && !r.checkpointed && !solved && L.island == 0) {
     Eigen::VectorXd u;
     if (objective.projected() && objective.dim() > 0 && objective.dim() <= kNewtonPolishDims) {
       Eigen::VectorXd start(1);

@@ -26,6 +26,14 @@ using data::ColumnType;
 
 namespace {
 
+// Device, inode, size and modification time: a file rewritten or replaced has another.
+std::vector<std::int64_t> file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<std::int64_t>(st.st_dev), static_cast<std::int64_t>(st.st_ino), static_cast<std::int64_t>(st.st_size),
+          static_cast<std::int64_t>(st.st_mtim.tv_sec), static_cast<std::int64_t>(st.st_mtim.tv_nsec)};
+}
+
 herr_t find_set_groups(hid_t root, const char* name, const H5L_info_t* info, void* data) {
   if (info->type != H5L_TYPE_HARD) return 0;
   hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
@@ -60,6 +68,7 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
   }
   file_ = open_h5_read(path_);
   packs_ = std::make_shared<const detail::PackedSets>(file_.get(), path_);
+  identity_ = file_identity(path_);
 }
 
 std::string StoreReader::where(const std::string& set) const {
@@ -118,7 +127,7 @@ namespace {
 constexpr std::size_t kMemoSets = 4096;
 
 // SetInfoMemo's state: how many are alive and the descriptions read meanwhile.
-using FileSet = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t, std::string>;
+using FileSet = std::pair<std::vector<std::int64_t>, std::string>;
 struct InfoMemo {
   std::mutex m;
   int alive = 0;
@@ -130,10 +139,8 @@ InfoMemo& info_memo() {
   return instance;
 }
 bool file_set(const std::string& path, const std::string& set, FileSet& key) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  key = {st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, set};
-  return true;
+  key = {file_identity(path), set};
+  return !key.first.empty();
 }
 
 }  // namespace
@@ -174,7 +181,8 @@ SetInfo StoreReader::info(const std::string& set) const {
   bool memo = false;
   {
     std::lock_guard<std::mutex> lock(info_memo().m);
-    memo = info_memo().alive > 0 && file_set(path_, set, key);
+    key = {identity_, set};
+    memo = info_memo().alive > 0 && !identity_.empty();
     if (memo) {
       const auto it = info_memo().infos.find(key);
       if (it != info_memo().infos.end()) return it->second;
@@ -191,17 +199,7 @@ SetInfo StoreReader::info(const std::string& set) const {
   return si;
 }
 
-SetInfo describe_set(const std::string& path, const std::string& set) {
-  {
-    std::lock_guard<std::mutex> lock(info_memo().m);
-    FileSet key;
-    if (info_memo().alive > 0 && file_set(path, set, key)) {
-      const auto it = info_memo().infos.find(key);
-      if (it != info_memo().infos.end()) return it->second;
-    }
-  }
-  return open_store(path)->info(set);
-}
+SetInfo describe_set(const std::string& path, const std::string& set) { return open_store(path)->info(set); }
 
 std::size_t StoreReader::rows(const std::string& set) const {
   if (const auto hit = packs_->find(set)) return hit->pack->rows(hit->index);

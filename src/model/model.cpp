@@ -20,6 +20,30 @@ bool is_identifier(const std::string& n) {
   return std::all_of(n.begin(), n.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
 
+std::vector<std::string> factors_of_valid(const ModelSpec& spec) {
+  std::vector<std::string> declared, out, seen_terms;
+  for (const auto& p : spec.params) declared.push_back(p.name);
+  for (const auto& [n, v] : spec.constants) declared.push_back(n);
+  std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+    for (const auto& id : identifiers(e)) {
+      auto t = std::find_if(spec.terms.begin(), spec.terms.end(),
+                            [&](const TermSpec& ts) { return ts.name == id; });
+      if (t != spec.terms.end()) {
+        if (std::find(seen_terms.begin(), seen_terms.end(), id) == seen_terms.end()) {
+          seen_terms.push_back(id);
+          walk(parse_expression(t->expression));
+        }
+      } else if (std::find(declared.begin(), declared.end(), id) == declared.end() &&
+                 std::find(out.begin(), out.end(), id) == out.end()) {
+        out.push_back(id);
+      }
+    }
+  };
+  walk(parse_expression(spec.expression));
+  if (out.empty()) return spec.factors;  // a constant model: the factors it is constant in
+  return out;
+}
+
 }  // namespace
 
 void ModelSpec::validate() const {
@@ -188,31 +212,13 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
     term_names_.push_back(name);
     term_tapes_.push_back(compile(term, resolver));
   }
+  factors_ = factors_of_valid(spec_);
 }
+
 
 std::vector<std::string> Model::factors(const ModelSpec& spec) {
   spec.validate();
-  std::vector<std::string> declared, out, seen_terms;
-  for (const auto& p : spec.params) declared.push_back(p.name);
-  for (const auto& [n, v] : spec.constants) declared.push_back(n);
-  std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
-    for (const auto& id : identifiers(e)) {
-      auto t = std::find_if(spec.terms.begin(), spec.terms.end(),
-                            [&](const TermSpec& ts) { return ts.name == id; });
-      if (t != spec.terms.end()) {
-        if (std::find(seen_terms.begin(), seen_terms.end(), id) == seen_terms.end()) {
-          seen_terms.push_back(id);
-          walk(parse_expression(t->expression));
-        }
-      } else if (std::find(declared.begin(), declared.end(), id) == declared.end() &&
-                 std::find(out.begin(), out.end(), id) == out.end()) {
-        out.push_back(id);
-      }
-    }
-  };
-  walk(parse_expression(spec.expression));
-  if (out.empty()) return spec.factors;  // a constant model: the factors it is constant in
-  return out;
+  return factors_of_valid(spec);
 }
 
 Binding Model::resolve(const std::string& name, std::vector<std::string>&) const {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "perfit/core/error.hpp"
 #include "perfit/data/synth.hpp"
 #include "perfit/model/evaluator.hpp"
@@ -112,6 +114,33 @@ params: {c0: [0, 100], c1: [1e-9, 0.1, log]}
   b = a;
   b.description = "another";
   EXPECT_EQ(parse_model_yaml(model_to_yaml(b), "written").description, "another");
+}
+
+// The numbers are written without yaml-cpp's emitter where every name is a plain key; the
+// expected texts are yaml-cpp 0.7's own (precision 17), and a key it quotes takes the emitter.
+TEST(ModelConfig, NumbersReadAsTheEmitterWritesThem) {
+  const auto numbers = [](const model::ModelSpec& m) {
+    const std::string text = model_to_yaml(m);
+    const auto at = text.find(m.constants.empty() ? "\nparams:" : "\nconstants:");
+    return at == std::string::npos ? text : text.substr(at + 1);
+  };
+  model::ModelSpec m;
+  m.name = "naive";
+  m.expression = "t_last*x_last";
+  m.constants = {{"t_last", 12.5}, {"x_last", 64}, {"slope", -0.93999999999999995}};
+  EXPECT_EQ(numbers(m), "constants:\n  t_last: 12.5\n  x_last: 64\n  slope: -0.93999999999999995\nparams:\n  {}");
+  m.constants = {};
+  m.params = {{"c0", -0.0, 1e300, false}, {"c1", 4.9406564584124654e-324, 1e-320, false},
+              {"s", 0.1, 1e22, true}, {"Yes_1", -124.23645999999999, 124.23645999999999, false}};
+  EXPECT_EQ(numbers(m), "params:\n  c0: [-0, 1.0000000000000001e+300]\n  c1: [4.9406564584124654e-324, "
+                        "9.9998886718268301e-321]\n  s: [0.10000000000000001, 1e+22, log]\n"
+                        "  Yes_1: [-124.23645999999999, 124.23645999999999]");
+  m.constants = {{"inf_c", std::numeric_limits<double>::infinity()}, {"m", -std::numeric_limits<double>::infinity()}};
+  m.params = {{"c0", 1, 2, false}};
+  EXPECT_EQ(numbers(m), "constants:\n  inf_c: .inf\n  m: -.inf\nparams:\n  c0: [1, 2]");
+  m.constants = {{"yes", 1}};
+  m.params = {{"null", 1, 2, false}, {"on", 1, 2, false}};
+  EXPECT_EQ(numbers(m), "constants:\n  yes: 1\nparams:\n  \"null\": [1, 2]\n  on: [1, 2]");
 }
 
 TEST(ModelConfig, ErrorsNameTheFileAndKey) {

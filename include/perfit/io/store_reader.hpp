@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
@@ -101,6 +102,9 @@ class StoreReader {
   std::string path_;
   H5File file_;
   std::shared_ptr<const detail::PackedSets> packs_;  // read at open: the index of every pack
+  // The file as opened (device, inode, size, mtime): what a described set is memoized under,
+  // so that asking this reader again costs no stat. Empty when stat failed.
+  std::vector<std::int64_t> identity_;
 };
 
 // The reader of the store at path: while a SetInfoMemo is alive, one per file (same identity)

@@ -54,6 +54,8 @@ class Model {
   // terms, through all terms; for a constant model, the factors it declares (it is constant in
   // them, and predictions still name them). Throws: ConfigError as validate().
   static std::vector<std::string> factors(const ModelSpec& spec);
+  // factors(spec()), kept: a selection over many sets asks for it per winner.
+  const std::vector<std::string>& factors() const { return factors_; }
 
   const ModelSpec& spec() const { return spec_; }
   std::size_t n_params() const { return spec_.params.size(); }
@@ -84,6 +86,7 @@ class Model {
   std::vector<std::string> table_columns_;
   std::vector<std::string> param_names_;
   std::vector<std::string> columns_used_;
+  std::vector<std::string> factors_;
   std::vector<std::pair<std::string, ExprPtr>> parsed_terms_;
   ExprPtr root_;
   Tape tape_;
