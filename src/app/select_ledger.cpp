@@ -83,6 +83,13 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
     index_[s] = rows_.size();
     rows_.push_back({{"set", s}, {"status", "pending"}});
   }
+  counts_["pending"] = rows_.size();
+}
+
+void SelectionLedger::replace(std::size_t i, Row row) {
+  --counts_[rows_.at(i)["status"].get<std::string>()];
+  ++counts_[row.value("status", "")];
+  rows_[i] = std::move(row);
 }
 
 void SelectionLedger::set(std::size_t i, Row row) {
@@ -96,11 +103,12 @@ void SelectionLedger::set(std::size_t i, Row row) {
   } else {
     winners_.erase(set);
   }
-  rows_[i] = std::move(row);
+  replace(i, std::move(row));
 }
 
 std::size_t SelectionLedger::count(const std::string& status) const {
-  return static_cast<std::size_t>(std::count_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r["status"] == status; }));
+  const auto it = counts_.find(status);
+  return it == counts_.end() ? 0 : it->second;
 }
 
 Row SelectionLedger::json() const {
@@ -131,7 +139,7 @@ std::size_t SelectionLedger::load(const std::string& dir) {
     if (it == index_.end() || r.value("status", "") != "ok") continue;
     const auto w = have.find(it->first);
     if (w == have.end()) continue;
-    rows_[it->second] = r;
+    replace(it->second, r);
     const std::string bytes = result_record(w->second);
     widen_to_record(bytes, widths_);
     winners_[it->first] = spill_.append(bytes);

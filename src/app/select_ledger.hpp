@@ -39,7 +39,10 @@ class SelectionLedger {
   void write(const std::string& dir) const;
 
  private:
+  void replace(std::size_t i, Row row);  // rows_[i] = row, its status counted
+
   std::vector<Row> rows_;
+  std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
   std::map<std::string, std::size_t> index_;
   io::RecordSpill spill_;
   std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (result_record.hpp)
