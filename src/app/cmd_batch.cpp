@@ -33,6 +33,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
+#include "perfit/mpi/idle_wait.hpp"
 
 namespace perfit::app {
 
@@ -339,7 +340,8 @@ int run_batch(BatchArgs& a) {
   std::optional<SelectionLedger> chosen;
   if (!s.selections->empty()) chosen = s.selections->run(a.out, s.reuse_selections, world);
   int code = rank == 0 ? report(a, *s.summary, chosen ? &*chosen : nullptr, stop.load() || interrupted()) : 0;
-  if (parallel) mpi::check(MPI_Bcast(&code, 1, MPI_INT, 0, world), "MPI_Bcast (batch exit code)");
+  // The other ranks wait here while rank 0 writes the summaries and the selection store.
+  if (parallel) mpi::bcast_idle(&code, 1, MPI_INT, 0, world, "MPI_Ibcast (batch exit code)");
   return code;
 }
 

@@ -21,6 +21,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/mpi/communicator.hpp"
+#include "perfit/mpi/idle_wait.hpp"
 #include "perfit/batch/scheduler.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/io/selection_store.hpp"
@@ -308,7 +309,8 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   const GracefulScope graceful;  // a signal stops the hand-out; the finished sets are written
   const std::optional<SelectionLedger> ledger = select_sets(run, a.comm());
   double ok = ledger ? static_cast<double>(ledger->count("ok")) : 0.0;
-  if (a.parallel()) mpi::check(MPI_Bcast(&ok, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast (selections ok)");
+  // The other ranks wait here while rank 0 writes the selection store.
+  if (a.parallel()) mpi::bcast_idle(&ok, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, "MPI_Ibcast (selections ok)");
   if (ok == 0.0 && !interrupted()) {
     const std::string first = ledger ? ledger->rows().front().value("message", "") : "";
     throw DataError("select: every one of the " + std::to_string(n) + " set(s) failed" +
