@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "perfit/core/error.hpp"
 
@@ -54,6 +56,13 @@ std::string search_label(const std::vector<std::string>& columns) {
 
 std::shared_ptr<const model::Model> search_placeholder(const std::string& name, const std::vector<std::string>& columns,
                                                        const std::vector<std::string>& set_columns) {
+  // Kept by what it is built from: a selection over 10^4 sets of the same columns compiled the
+  // same placeholder for each (2% of that run).
+  thread_local std::map<std::tuple<std::string, std::vector<std::string>, std::vector<std::string>>,
+                        std::shared_ptr<const model::Model>> made;
+  auto key = std::make_tuple(name, columns, set_columns);
+  if (const auto it = made.find(key); it != made.end()) return it->second;
+  if (made.size() >= 64) made.clear();
   model::ModelSpec s;
   s.name = name;
   s.origin = "Extra-P's hypothesis search over " + search_label(columns);
@@ -64,7 +73,9 @@ std::shared_ptr<const model::Model> search_placeholder(const std::string& name, 
     s.expression += " + " + c + "*" + columns[i];
     s.params.push_back({c, -1.0, 1.0, false});
   }
-  return std::make_shared<const model::Model>(s, set_columns);
+  auto m = std::make_shared<const model::Model>(s, set_columns);
+  made.emplace(std::move(key), m);
+  return m;
 }
 
 namespace {
