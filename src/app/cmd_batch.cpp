@@ -266,7 +266,7 @@ int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedge
     if (chosen) {
       std::printf("selection: %zu set(s), %zu ok, %zu error, %zu not selected; winners in %s/selection.h5 "
                   "(show/predict/explain/recommend --set NAME), one row per set in %s/selection.csv\n",
-                  chosen->rows().size(), chosen->count("ok"), chosen->count("error"), chosen->count("pending"),
+                  chosen->size(), chosen->count("ok"), chosen->count("error"), chosen->count("pending"),
                   a.out.c_str(), a.out.c_str());
     }
   }
@@ -278,7 +278,7 @@ int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedge
   }
   if (failed > 0) {
     std::fprintf(stderr, "perfit: %zu of %zu fits and selections failed (status=error in %s/summary.csv%s)\n", failed,
-                 summary.size() + (chosen ? chosen->rows().size() : 0), a.out.c_str(), chosen ? " and selection.csv" : "");
+                 summary.size() + (chosen ? chosen->size() : 0), a.out.c_str(), chosen ? " and selection.csv" : "");
     return kBatchFailedBase + static_cast<int>(std::min<std::size_t>(failed, 99));
   }
   return 0;

@@ -30,24 +30,30 @@ std::string csv_field(const Row& v) {
 
 // Each constant in its own column: the union over the winners, in order of first appearance.
 // Streamed: 10^5 rows as one string would be another copy of them.
-void write_csv(std::ostream& csv, const std::vector<Row>& rows) {
+using Rows = std::vector<std::vector<std::uint8_t>>;
+
+Row parsed(const std::vector<std::uint8_t>& cbor) { return Row::from_cbor(cbor); }
+
+void write_csv(std::ostream& csv, const Rows& rows) {
   std::vector<const char*> kFixed = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
-  if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.contains("result_file"); })) {
-    kFixed.push_back("result_file");
-  }
   static const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
   std::vector<std::string> constants;
-  for (const auto& r : rows) {
+  bool result_files = false;
+  for (const auto& cbor : rows) {
+    const Row r = parsed(cbor);
+    result_files = result_files || r.contains("result_file");
     if (!r.contains("constants")) continue;
     for (const auto& [k, v] : r["constants"].items()) {
       if (std::find(constants.begin(), constants.end(), k) == constants.end()) constants.push_back(k);
     }
   }
+  if (result_files) kFixed.push_back("result_file");
   for (const char* f : kFixed) csv << f << ",";
   for (const char* m : kMetrics) csv << m << ",";
   for (const auto& k : constants) csv << csv_field(Row(k)) << ",";
   csv << "message\n";
-  for (const auto& r : rows) {
+  for (const auto& cbor : rows) {
+    const Row r = parsed(cbor);
     for (const char* f : kFixed) csv << (r.contains(f) ? csv_field(r[f]) : "") << ",";
     for (const char* m : kMetrics) csv << (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") << ",";
     for (const auto& k : constants) csv << (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") << ",";
@@ -67,11 +73,11 @@ std::string indented(const std::string& text, std::size_t n) {
 }
 
 // json().dump(2), row by row instead of a copy of every row.
-void write_json(std::ostream& out, const Row& about, const std::vector<Row>& rows) {
+void write_json(std::ostream& out, const Row& about, const Rows& rows) {
   out << "{";
   for (const auto& [k, v] : about.items()) out << "\n  " << Row(k).dump() << ": " << indented(v.dump(2), 2) << ",";
   out << "\n  \"rows\": [";
-  for (std::size_t i = 0; i < rows.size(); ++i) out << (i ? "," : "") << "\n    " << indented(rows[i].dump(2), 4);
+  for (std::size_t i = 0; i < rows.size(); ++i) out << (i ? "," : "") << "\n    " << indented(parsed(rows[i]).dump(2), 4);
   out << (rows.empty() ? "]" : "\n  ]") << "\n}\n";
 }
 
@@ -81,19 +87,31 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
     : spill_(spill_dir), about_(std::move(about)) {
   for (const auto& s : sets) {
     index_[s] = rows_.size();
-    rows_.push_back({{"set", s}, {"status", "pending"}});
+    rows_.push_back(Row::to_cbor(Row{{"set", s}, {"status", "pending"}}));
+    sets_.push_back(s);
+    status_.push_back("pending");
   }
   counts_["pending"] = rows_.size();
 }
 
-void SelectionLedger::replace(std::size_t i, Row row) {
-  --counts_[rows_.at(i)["status"].get<std::string>()];
-  ++counts_[row.value("status", "")];
-  rows_[i] = std::move(row);
+void SelectionLedger::replace(std::size_t i, const Row& row) {
+  --counts_[status_.at(i)];
+  status_[i] = row.value("status", "");
+  ++counts_[status_[i]];
+  rows_[i] = Row::to_cbor(row);
+}
+
+Row SelectionLedger::row(std::size_t i) const { return parsed(rows_.at(i)); }
+
+std::vector<Row> SelectionLedger::rows() const {
+  std::vector<Row> out;
+  out.reserve(rows_.size());
+  for (const auto& cbor : rows_) out.push_back(parsed(cbor));
+  return out;
 }
 
 void SelectionLedger::set(std::size_t i, Row row) {
-  const std::string& set = rows_.at(i)["set"].get_ref<const std::string&>();
+  const std::string& set = sets_.at(i);
   if (row.contains("result")) {
     const auto& binary = row["result"].get_binary();
     const std::string bytes(binary.begin(), binary.end());
@@ -103,7 +121,7 @@ void SelectionLedger::set(std::size_t i, Row row) {
   } else {
     winners_.erase(set);
   }
-  replace(i, std::move(row));
+  replace(i, row);
 }
 
 std::size_t SelectionLedger::count(const std::string& status) const {
@@ -113,7 +131,7 @@ std::size_t SelectionLedger::count(const std::string& status) const {
 
 Row SelectionLedger::json() const {
   Row j = about_;
-  j["rows"] = rows_;
+  j["rows"] = rows();
   return j;
 }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,9 +28,11 @@ class SelectionLedger {
 
   // Row i (a set's {"set", "status", ...}); its "result" record, if any, becomes the winner.
   void set(std::size_t i, Row row);
-  bool ok(std::size_t i) const { return rows_[i]["status"] == "ok"; }
+  bool ok(std::size_t i) const { return status_[i] == "ok"; }
   std::size_t count(const std::string& status) const;
-  const std::vector<Row>& rows() const { return rows_; }
+  std::size_t size() const { return rows_.size(); }
+  Row row(std::size_t i) const;
+  std::vector<Row> rows() const;  // every row parsed: for a table on the terminal
   Row json() const;  // about + {"rows": [...]}
 
   // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets.
@@ -39,9 +42,12 @@ class SelectionLedger {
   void write(const std::string& dir) const;
 
  private:
-  void replace(std::size_t i, Row row);  // rows_[i] = row, its status counted
+  void replace(std::size_t i, const Row& row);  // rows_[i] = row, its status counted
 
-  std::vector<Row> rows_;
+  // Each row as CBOR, one allocation each: 2*10^5 rows as JSON objects were a dozen
+  // allocations each, a sixth of the serial end of such a run only to free them.
+  std::vector<std::vector<std::uint8_t>> rows_;
+  std::vector<std::string> sets_, status_;
   std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
   std::map<std::string, std::size_t> index_;
   io::RecordSpill spill_;

@@ -194,7 +194,7 @@ void print_rows(const std::vector<Row>& rows) {
 
 // World rank 0: the log line, then the table, the JSON or what was written.
 void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const SelectionLedger& ledger, double seconds) {
-  const std::size_t n = ledger.rows().size(), ok = ledger.count("ok"), errors = ledger.count("error");
+  const std::size_t n = ledger.size(), ok = ledger.count("ok"), errors = ledger.count("error");
   const std::size_t pending = ledger.count("pending");
   spdlog::info("select: {} set(s) in {:.2f} s: {} ok, {} error{}", n, seconds, ok, errors,
                pending ? ", " + std::to_string(pending) + " not selected (interrupted)" : std::string());
@@ -312,7 +312,7 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   // The other ranks wait here while rank 0 writes the selection store.
   if (a.parallel()) mpi::bcast_idle(&ok, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, "MPI_Ibcast (selections ok)");
   if (ok == 0.0 && !interrupted()) {
-    const std::string first = ledger ? ledger->rows().front().value("message", "") : "";
+    const std::string first = ledger && ledger->size() > 0 ? ledger->row(0).value("message", "") : "";
     throw DataError("select: every one of the " + std::to_string(n) + " set(s) failed" +
                     (first.empty() ? std::string() : "; the first: " + first));
   }
