@@ -1,7 +1,6 @@
 #include "perfit/io/file_seal.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -14,9 +13,9 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <tuple>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/file_identity.hpp"
 #include "perfit/io/unique_fd.hpp"
 
 namespace perfit::io {
@@ -31,23 +30,15 @@ using Fd = UniqueFd;
 std::string errno_text() { return std::strerror(errno); }
 
 // SealMemo's state: how many are alive and the identities of the files verified meanwhile.
-using Identity = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t>;
 struct Memo {
   std::mutex m;
   int alive = 0;
-  std::set<Identity> verified;
+  std::set<FileIdentity> verified;
 };
 Memo& memo() {
   static Memo instance;
   return instance;
 }
-bool identity(int fd, Identity& id) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return false;
-  id = {st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
-  return true;
-}
-
 // CRC-32 of the bytes from kSealBytes to the end; `size` receives the file's size.
 std::uint32_t body_crc(int fd, const std::string& path, std::uint64_t& size) {
   constexpr std::size_t kChunk = 256 * 1024;
@@ -118,11 +109,10 @@ SealState verify_seal(const std::string& path, const std::string& what) {
   if (std::memcmp(expect.data(), block.data(), kSealBytes) != 0) {
     throw DataError(what + " '" + path + "' is corrupt: its checksum block is damaged" + fix);
   }
-  Identity id{};
-  const bool known = identity(fd.get(), id);
+  const auto id = file_identity(fd.get());
   {
     std::lock_guard<std::mutex> lock(memo().m);
-    if (known && memo().alive > 0 && memo().verified.count(id) > 0) return SealState::sealed;
+    if (id && memo().alive > 0 && memo().verified.count(*id) > 0) return SealState::sealed;
   }
   std::uint64_t size = 0;
   const std::uint32_t crc = body_crc(fd.get(), path, size);
@@ -137,7 +127,7 @@ SealState verify_seal(const std::string& path, const std::string& what) {
     throw DataError(what + " '" + path + "' is corrupt: " + buf + fix);
   }
   std::lock_guard<std::mutex> lock(memo().m);
-  if (known && memo().alive > 0) memo().verified.insert(id);
+  if (id && memo().alive > 0) memo().verified.insert(*id);
   return SealState::sealed;
 }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "builtin_models.hpp"
 
@@ -145,9 +146,7 @@ bool plain_key(const std::string& k) {
   static const std::set<std::string> special = {"null", "true", "false", "yes", "no", "on", "off", "y", "n"};
   std::string lower(k);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  return !k.empty() && !std::isdigit(static_cast<unsigned char>(k.front())) && std::all_of(k.begin(), k.end(), word) &&
-         !special.count(lower);
+  return is_identifier(k) && !special.count(lower);
 }
 
 // A double as yaml-cpp writes it at precision 17 (an ostream's %.17g, .nan, .inf, -.inf).

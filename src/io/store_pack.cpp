@@ -1,7 +1,5 @@
 #include "store_pack.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -12,6 +10,7 @@
 #include "h5_columns.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/data/checksum.hpp"
+#include "perfit/io/file_identity.hpp"
 #include "perfit/io/store_format.hpp"
 
 namespace perfit::io::detail {
@@ -253,9 +252,8 @@ std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path,
 // The indexes of the files opened last, by identity (device, inode, size, modification time):
 // a file changed or replaced is read again.
 struct IndexMemo {
-  using Key = std::tuple<dev_t, ino_t, off_t, std::int64_t, std::int64_t>;
   std::mutex m;
-  std::deque<std::pair<Key, std::vector<std::shared_ptr<const PackIndex>>>> files;
+  std::deque<std::pair<FileIdentity, std::vector<std::shared_ptr<const PackIndex>>>> files;
   static constexpr std::size_t kFiles = 4;
 };
 IndexMemo& index_memo() {
@@ -346,14 +344,12 @@ data::MeasurementTable Pack::read(std::size_t i, const std::vector<ColumnInfo>& 
 
 PackedSets::PackedSets(hid_t file, const std::string& file_name) {
   if (H5Lexists(file, kPackRoot, H5P_DEFAULT) <= 0) return;
-  struct stat st {};
-  const bool known = ::stat(file_name.c_str(), &st) == 0;
-  const IndexMemo::Key key{st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+  const auto key = file_identity(file_name);
   std::vector<std::shared_ptr<const PackIndex>> indexes;
   {
     std::lock_guard<std::mutex> lock(index_memo().m);
     for (const auto& [k, v] : index_memo().files) {
-      if (known && k == key) indexes = v;
+      if (key && k == *key) indexes = v;
     }
   }
   if (indexes.empty()) {
@@ -363,7 +359,7 @@ PackedSets::PackedSets(hid_t file, const std::string& file_name) {
     }
     std::lock_guard<std::mutex> lock(index_memo().m);
     auto& files = index_memo().files;
-    if (known) files.emplace_back(key, indexes);
+    if (key) files.emplace_back(*key, indexes);
     if (files.size() > IndexMemo::kFiles) files.pop_front();
   }
   for (auto& x : indexes) packs_.emplace_back(file, std::move(x), "'" + file_name + "'");

@@ -1,11 +1,8 @@
 #include "perfit/io/store_reader.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <tuple>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,14 +22,6 @@ using data::Column;
 using data::ColumnType;
 
 namespace {
-
-// Device, inode, size and modification time: a file rewritten or replaced has another.
-std::vector<std::int64_t> file_identity(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return {static_cast<std::int64_t>(st.st_dev), static_cast<std::int64_t>(st.st_ino), static_cast<std::int64_t>(st.st_size),
-          static_cast<std::int64_t>(st.st_mtim.tv_sec), static_cast<std::int64_t>(st.st_mtim.tv_nsec)};
-}
 
 herr_t find_set_groups(hid_t root, const char* name, const H5L_info_t* info, void* data) {
   if (info->type != H5L_TYPE_HARD) return 0;
@@ -127,7 +116,7 @@ namespace {
 constexpr std::size_t kMemoSets = 4096;
 
 // SetInfoMemo's state: how many are alive and the descriptions read meanwhile.
-using FileSet = std::pair<std::vector<std::int64_t>, std::string>;
+using FileSet = std::pair<FileIdentity, std::string>;
 struct InfoMemo {
   std::mutex m;
   int alive = 0;
@@ -139,8 +128,9 @@ InfoMemo& info_memo() {
   return instance;
 }
 bool file_set(const std::string& path, const std::string& set, FileSet& key) {
-  key = {file_identity(path), set};
-  return !key.first.empty();
+  const auto id = file_identity(path);
+  if (id) key = {*id, set};
+  return id.has_value();
 }
 
 }  // namespace
@@ -181,8 +171,8 @@ SetInfo StoreReader::info(const std::string& set) const {
   bool memo = false;
   {
     std::lock_guard<std::mutex> lock(info_memo().m);
-    key = {identity_, set};
-    memo = info_memo().alive > 0 && !identity_.empty();
+    memo = info_memo().alive > 0 && identity_.has_value();
+    if (identity_) key = {*identity_, set};
     if (memo) {
       const auto it = info_memo().infos.find(key);
       if (it != info_memo().infos.end()) return it->second;

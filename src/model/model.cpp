@@ -12,14 +12,6 @@ namespace perfit::model {
 
 namespace {
 
-// [A-Za-z_][A-Za-z0-9_]*, by hand: std::regex was 2% of a selection over 10^4 sets (a model
-// is validated for every winner).
-bool is_identifier(const std::string& n) {
-  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-  if (n.empty() || !letter(n.front())) return false;
-  return std::all_of(n.begin(), n.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
-}
-
 std::vector<std::string> factors_of_valid(const ModelSpec& spec) {
   std::vector<std::string> declared, out, seen_terms;
   for (const auto& p : spec.params) declared.push_back(p.name);

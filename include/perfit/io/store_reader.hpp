@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
+#include "perfit/io/file_identity.hpp"
 #include "perfit/io/h5_handle.hpp"
 
 namespace perfit::io {
@@ -104,7 +106,7 @@ class StoreReader {
   std::shared_ptr<const detail::PackedSets> packs_;  // read at open: the index of every pack
   // The file as opened (device, inode, size, mtime): what a described set is memoized under,
   // so that asking this reader again costs no stat. Empty when stat failed.
-  std::vector<std::int64_t> identity_;
+  std::optional<FileIdentity> identity_;
 };
 
 // The reader of the store at path: while a SetInfoMemo is alive, one per file (same identity)
