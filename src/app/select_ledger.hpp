@@ -42,7 +42,9 @@ class SelectionLedger {
   void write(const std::string& dir) const;
 
  private:
-  void replace(std::size_t i, const Row& row);  // rows_[i] = row, its status counted
+  void replace(std::size_t i, const Row& row);  // rows_[i] = row, its status and constants noted
+  // selection.csv's constant columns: the union over the rows, in order of first appearance.
+  std::vector<std::string> constants() const;
 
   // Each row as CBOR, one allocation each: 2*10^5 rows as JSON objects were a dozen
   // allocations each, a sixth of the serial end of such a run only to free them.
@@ -50,8 +52,12 @@ class SelectionLedger {
   std::vector<std::string> sets_, status_;
   std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
   std::map<std::string, std::size_t> index_;
+  // Each constant's first appearance (row, place in its row), noted as rows come: the text
+  // files are written in one pass, each row parsed once.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
+  bool result_files_ = false;
   io::RecordSpill spill_;
-  std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (result_record.hpp)
+  std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (io/winner_record.hpp)
   std::map<std::string, std::size_t> widths_;               // each text field's longest value over the records
   Row about_;
 };

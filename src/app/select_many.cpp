@@ -25,7 +25,7 @@
 #include "perfit/batch/scheduler.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/io/selection_store.hpp"
-#include "result_record.hpp"
+#include "perfit/io/winner_record.hpp"
 #include "select_naive.hpp"
 #include "select_winner.hpp"
 
@@ -77,7 +77,7 @@ Row ok_row(const std::string& set, const Selection& s, const io::ResultFile& res
   for (const auto& p : result.params) k[p.name] = p.value;
   r["constants"] = k;
   r["message"] = s.how;
-  const std::string record = result_record(result);  // to rank 0, for the selection store
+  const std::string record = io::winner_record(result);  // to rank 0, for the selection store
   r["result"] = Row::binary(std::vector<std::uint8_t>(record.begin(), record.end()));
   return r;
 }

@@ -8,7 +8,7 @@ namespace perfit::data {
 
 namespace {
 
-enum class Tag : std::uint8_t { text = 0, number = 1, integer = 2 };
+using Tag = WireTag;
 
 template <class T>
 void put(std::string& out, T v) {
@@ -98,9 +98,25 @@ double WireReader::number() {
   return v;
 }
 
-std::string WireReader::text() {
+std::string WireReader::text() { return std::string(text_view()); }
+
+std::string_view WireReader::text_view() {
   const std::uint64_t n = elements(1);
-  return std::string(take(n), n);
+  return {take(n), n};
+}
+
+std::int64_t WireReader::integer() {
+  std::int64_t i = 0;
+  std::memcpy(&i, take(sizeof i), sizeof i);
+  return i;
+}
+
+WireTag WireReader::tag() {
+  const auto t = static_cast<std::uint8_t>(*take(1));
+  if (t > static_cast<std::uint8_t>(Tag::integer)) {
+    throw DataError(what_ + " holds an unknown value type " + std::to_string(t) + " at byte " + std::to_string(at_ - 1));
+  }
+  return static_cast<Tag>(t);
 }
 
 std::uint64_t WireReader::elements(std::size_t least_bytes) {
@@ -118,18 +134,12 @@ std::vector<double> WireReader::numbers() {
 }
 
 AttributeValue WireReader::value() {
-  const auto tag = static_cast<Tag>(*take(1));
-  switch (tag) {
+  switch (tag()) {
     case Tag::number: return number();
-    case Tag::integer: {
-      std::int64_t i = 0;
-      std::memcpy(&i, take(sizeof i), sizeof i);
-      return i;
-    }
+    case Tag::integer: return integer();
     case Tag::text: return text();
   }
-  throw DataError(what_ + " holds an unknown value type " + std::to_string(static_cast<int>(tag)) + " at byte " +
-                  std::to_string(at_ - 1));
+  return {};
 }
 
 Attributes WireReader::attributes() {
@@ -145,21 +155,18 @@ MeasurementTable WireReader::table() {
   MeasurementTable t;
   for (std::uint64_t cols = count(); cols > 0; --cols) {
     const std::string name = text();
-    const auto tag = static_cast<Tag>(*take(1));
-    if (tag == Tag::number) {
+    const Tag kind = tag();
+    if (kind == Tag::number) {
       t.add_column(Column(name, numbers()));
-    } else if (tag == Tag::integer) {
+    } else if (kind == Tag::integer) {
       std::vector<std::int64_t> v(elements(sizeof(std::int64_t)));
       const char* p = take(v.size() * sizeof(std::int64_t));
       if (!v.empty()) std::memcpy(v.data(), p, v.size() * sizeof(std::int64_t));
       t.add_column(Column(name, std::move(v)));
-    } else if (tag == Tag::text) {
+    } else {
       std::vector<std::string> v(elements(sizeof(std::uint64_t)));
       for (auto& s : v) s = text();
       t.add_column(Column(name, std::move(v)));
-    } else {
-      throw DataError(what_ + " holds an unknown column type " + std::to_string(static_cast<int>(tag)) + " at byte " +
-                      std::to_string(at_ - 1));
     }
   }
   return t;

@@ -9,6 +9,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/output_guard.hpp"
+#include "perfit/io/winner_record.hpp"
 #include "support/temp_dir.hpp"
 
 namespace perfit::io {
@@ -84,21 +85,27 @@ TEST(SelectionStore, RefusesWhatItDoesNotHold) {
 TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   testing_support::TempDir dir;
   const std::string path = dir.file("selection.h5");
-  // Past one block of /winners (8,192) and the fixed-length text layout; each winner made when
-  // asked for, twice (the two passes), as a ledger reads them back.
+  // Past one block of /winners (8,192) and the fixed-length text layout; each winner's record
+  // made when asked for, as a ledger reads them back from its spill.
   const std::size_t n = 9000;
   const auto name = [](std::size_t i) {
     std::string digits = std::to_string(i);
     return "/s/r" + std::string(5 - digits.size(), '0') + digits + "/time";
   };
+  const auto make = [&](std::size_t i) {
+    ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
+    r.config_yaml = std::string(1 + i % 50, 'x');  // widths differ row to row
+    return winner_record(r);
+  };
+  std::map<std::string, std::size_t> widths;
+  for (std::size_t i = 0; i < n; ++i) widen_to_record(make(i), widths);
+  EXPECT_EQ(widths.at("config_yaml"), 50u);
   std::size_t asked = 0;
   write_selection_store(path, n, [&](std::size_t i) {
     ++asked;
-    ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
-    r.config_yaml = std::string(1 + i % 50, 'x');  // widths differ row to row
-    return winner_parts(r);
-  }, {});
-  EXPECT_EQ(asked, 2 * n);
+    return make(i);
+  }, {}, widths);
+  EXPECT_EQ(asked, n);
   for (const std::size_t i : {std::size_t{0}, std::size_t{8191}, std::size_t{8192}, n - 1}) {
     const ResultFile r = read_selection_result(path, name(i));
     const ResultFile want = winner(name(i), 1 + i % 3, 1.0 + double(i));
@@ -107,35 +114,42 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
     EXPECT_EQ(r.history, want.history) << i;
     EXPECT_EQ(r.config_yaml, std::string(1 + i % 50, 'x')) << i;
     EXPECT_EQ(r.metrics.mape, want.metrics.mape) << i;
+    EXPECT_EQ(r.seed, want.seed) << i;
+    EXPECT_EQ(r.warnings, want.warnings) << i;
   }
   EXPECT_EQ(selection_sets(path).size(), n);
-  // With each text field's width known beforehand: one pass, the same rows; a text wider than
-  // said is refused, not cut.
-  std::map<std::string, std::size_t> widths;
-  for (const auto& [key, v] : winner_parts(winner(name(0), 3, 1.0)).fields) {
-    if (std::holds_alternative<std::string>(v)) widths[key] = std::get<std::string>(v).size() + 8;
-  }
-  widths["config_yaml"] = 50;
-  asked = 0;
-  const auto make = [&](std::size_t i) {
-    ++asked;
-    ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
-    r.config_yaml = std::string(1 + i % 50, 'x');
-    return winner_parts(r);
-  };
-  const std::string once = dir.file("once.h5");
-  write_selection_store(once, n, make, {}, &widths);
-  EXPECT_EQ(asked, n);
-  EXPECT_EQ(read_selection_result(once, name(8192)).config_yaml, read_selection_result(path, name(8192)).config_yaml);
+  // A text wider than the widths say is refused, not cut.
   widths["config_yaml"] = 10;
-  EXPECT_THAT([&] { write_selection_store(dir.file("narrow.h5"), n, make, {}, &widths); },
+  EXPECT_THAT([&] { write_selection_store(dir.file("narrow.h5"), n, make, {}, widths); },
               testing::ThrowsMessage<Error>(testing::HasSubstr("a text of 11 bytes in a column 10 wide")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("narrow.h5")));
   // Not in set order: refused, nothing written.
   const std::string other = dir.file("other.h5");
-  EXPECT_THAT([&] { write_selection_store(other, 2, [&](std::size_t i) { return winner_parts(winner(name(1 - i), 1, 1.0)); }, {}); },
+  EXPECT_THAT([&] { write_selection_store(other, 2, [&](std::size_t i) { return make(1 - i); }, {}, widths); },
               testing::ThrowsMessage<ConfigError>(testing::HasSubstr("out of set order")));
   EXPECT_FALSE(std::filesystem::exists(other));
+}
+
+TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {
+  testing_support::TempDir dir;
+  const std::string good = winner_record(winner("/s/a", 2, 1.0));
+  std::map<std::string, std::size_t> widths;
+  widen_to_record(good, widths);
+  const auto write = [&](std::vector<std::string> records) {
+    write_selection_store(dir.file("bad.h5"), records.size(), [&](std::size_t i) { return records[i]; }, {}, widths);
+  };
+  // Cut short, or with bytes after its metrics: a malformed record, named as one.
+  EXPECT_THAT([&] { write({good.substr(0, good.size() / 2)}); },
+              testing::ThrowsMessage<DataError>(testing::HasSubstr("a winner's record is truncated")));
+  EXPECT_THAT([&] { write({good + "x"}); }, testing::ThrowsMessage<DataError>(testing::HasSubstr("bytes after its metrics")));
+  // A second winner whose fields are not the first's.
+  ResultFile other = winner("/s/b", 2, 1.0);
+  std::string record = winner_record(other);
+  const auto at = record.find("stop_reason");
+  ASSERT_NE(at, std::string::npos);
+  record[at] = 'x';
+  EXPECT_THAT([&] { write({good, record}); }, testing::ThrowsMessage<ConfigError>(testing::HasSubstr("field of the first winner's type")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bad.h5")));
 }
 
 }  // namespace perfit::io

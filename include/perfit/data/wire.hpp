@@ -6,11 +6,15 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
 
 namespace perfit::data {
+
+// What kind of value or column follows (one byte on the wire).
+enum class WireTag : std::uint8_t { text = 0, number = 1, integer = 2 };
 
 class WireWriter {
  public:
@@ -35,15 +39,19 @@ class WireReader {
   std::uint64_t count();
   double number();
   std::string text();
+  std::string_view text_view();  // the text in place: valid while the bytes are
+  std::int64_t integer();
+  WireTag tag();  // Throws: DataError for a byte that is no WireTag
   std::vector<double> numbers();
   AttributeValue value();
   Attributes attributes();
   MeasurementTable table();
   bool done() const { return at_ == bytes_.size(); }
-
- private:
   const char* take(std::size_t n);
   std::uint64_t elements(std::size_t least_bytes);  // a count that the bytes left can hold
+  const std::string& what() const { return what_; }
+
+ private:
   const std::string& bytes_;
   std::string what_;
   std::size_t at_ = 0;
