@@ -29,8 +29,6 @@ std::string csv_field(const Row& v) {
   return q + "\"";
 }
 
-using Rows = std::vector<std::vector<std::uint8_t>>;
-
 Row parsed(const std::vector<std::uint8_t>& cbor) { return Row::from_cbor(cbor); }
 
 // selection.csv: each constant in its own column (`constants`: the union over the winners).
@@ -197,8 +195,8 @@ void SelectionLedger::write(const std::string& dir) const {
   }
   // The text files beside the store, on a thread of their own: the last write of 10^5 sets is
   // the one part of a run that the other ranks wait for (both only read the ledger). Unbound:
-  // on the core mpiexec bound this rank to, it took half of the store's writer's time (1.5 s
-  // of 5 at 2*10^5 sets) while the waiting ranks' cores idled.
+  // left on the core mpiexec bound this rank to, it and the store's writer ran at half speed
+  // each while the waiting ranks' cores idled.
   std::future<void> text = std::async(std::launch::async, [&] {
     unbind_this_thread();
     // One pass: each row parsed once for both files.

@@ -166,7 +166,6 @@ void WinnerColumns::add(const std::string& record) {
     std::get<std::vector<std::int64_t>>(fields_[k++].values).push_back(sizes[part]);
     first_[part] += sizes[part];
   }
-  ++block_rows_;
 }
 
 const std::string& WinnerColumns::last_set() const {
@@ -182,10 +181,7 @@ std::vector<GroupColumn> WinnerColumns::shape(const std::map<std::string, std::s
   return out;
 }
 
-data::MeasurementTable WinnerColumns::take_block() {
-  block_rows_ = 0;
-  return take(fields_);
-}
+data::MeasurementTable WinnerColumns::take_block() { return take(fields_); }
 data::MeasurementTable WinnerColumns::take_params() { return take(params_); }
 data::MeasurementTable WinnerColumns::take_ranges() { return take(ranges_); }
 

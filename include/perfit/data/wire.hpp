@@ -47,9 +47,10 @@ class WireReader {
   Attributes attributes();
   MeasurementTable table();
   bool done() const { return at_ == bytes_.size(); }
+  // For readers that copy values straight into their own storage (io::WinnerColumns): the next
+  // n bytes in place, and a count that the bytes left can hold at least_bytes each.
   const char* take(std::size_t n);
-  std::uint64_t elements(std::size_t least_bytes);  // a count that the bytes left can hold
-  const std::string& what() const { return what_; }
+  std::uint64_t elements(std::size_t least_bytes);
 
  private:
   const std::string& bytes_;

@@ -35,7 +35,6 @@ class WinnerColumns {
   // Appends a record's winner. Throws: DataError for bytes winner_record did not write;
   // ConfigError for a winner whose fields (names, types, order) are not the first winner's.
   void add(const std::string& record);
-  std::size_t block_rows() const { return block_rows_; }
   const std::string& last_set() const;  // the set of the winner added last
   // The /winners columns: each field, metric_*, {params,ranges,history}_{first,count}; text
   // as wide as `widths` says (0 for a field it does not name). Valid after the first add.
@@ -52,7 +51,7 @@ class WinnerColumns {
   };
   std::vector<Field> fields_, params_, ranges_;  // fields_: the block's; the others: every winner's
   std::vector<double> history_;
-  std::size_t record_fields_ = 0, set_field_ = 0, block_rows_ = 0;  // record_fields_: before metric_* and the parts
+  std::size_t record_fields_ = 0, set_field_ = 0;  // record_fields_: before metric_* and the parts
   std::int64_t first_[3] = {0, 0, 0};  // where the next winner's params, ranges, history start
 };
 
