@@ -72,12 +72,12 @@ void write_selection_store(const std::string& path, std::size_t n, const std::fu
     }
     winners.reset();  // its datasets closed before the file is: the seal covers every byte
     data::MeasurementTable index;
-    index.add_column(data::Column("set", sets));
+    index.add_column(Column("set", sets));
     w.write_group("/index", index);
     w.write_group("/params", columns.take_params());
     w.write_group("/ranges", columns.take_ranges());
     data::MeasurementTable h;
-    h.add_column(data::Column("best_cost", columns.take_history()));
+    h.add_column(Column("best_cost", columns.take_history()));
     w.write_group("/history", h);
     w.close();
   });
