@@ -44,7 +44,7 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
     }
     std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s%s\n", i + 1, m.model->spec().name.c_str(),
                 m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err,
-                m.within_noise ? "  (its held-out error is within the run-to-run noise: first, as the simplest)"
+                !m.why.empty() ? ("  (first: " + m.why + ")").c_str()
                 : m.determined ? "" : "  (more constants than training configurations: ranked last)",
                 m.searched() ? ("  (on every row: " + m.found.expression(m.search_columns) + ")").c_str() : "");
   }
@@ -114,8 +114,9 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
   auto* cmd = add_command(app, action,
       "select",
       "Fit every candidate model and rank them. Criteria: extrapolation (default: predict each\n"
-      "value of the scale column from the smaller ones, score = MAPE there; the naive references\n"
-      "naive-ideal and naive-loglog compete too), kfold (MAPE over K folds of\n"
+      "value of the scale column from the smaller ones, score = MAPE there; naive-ideal,\n"
+      "naive-loglog and ideal-fit compete too, and along one column Amdahl's law goes first\n"
+      "unless the data say otherwise), kfold (MAPE over K folds of\n"
       "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
       "--out writes the winner's fit on every row as a normal result file (docs/validation.md).",

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <numeric>
 
 #include "analysis_set.hpp"
 #include "perfit/core/error.hpp"
@@ -100,7 +98,9 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
   }
   // The naive extrapolations compete wherever the criterion is extrapolation: the floor.
   if (extrapolation && !out.empty() && !scale_of(c, columns).empty()) {
-    for (const auto kind : {model::NaiveKind::ideal, model::NaiveKind::loglog}) out.push_back(naive_candidate(kind, c, columns));
+    for (const auto kind : {model::NaiveKind::ideal, model::NaiveKind::loglog, model::NaiveKind::ideal_fit}) {
+      out.push_back(naive_candidate(kind, c, columns));
+    }
   }
   if (out.empty()) {
     throw DataError("select: no built-in model can read '" + c.data + "' set '" + c.set + "' (columns: " +
@@ -143,10 +143,6 @@ void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementT
   cands = std::move(kept);
 }
 
-// Two scales cannot tell the candidates apart by extrapolation: the prior goes first, Amdahl's
-// law through them (a serial and a parallel part: what two points determine), else the
-// log-log line through them; the rest stay ranked by their in-sample MAPE. Measured in
-// bench/extrapolation_bench.py on the series with three scales (docs/validation.md).
 namespace {
 
 // The rows at the largest value of `column`, moved one step further (x_n^2 / x_{n-1}), with
@@ -182,86 +178,7 @@ Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable&
   return model::Evaluator(*m.model, beyond).predict(m.fits.front().params);
 }
 
-// The pooled sd of ln t within each value of the column (NaN without repetitions).
-double within_scale_log_sd(const data::MeasurementTable& rows, const std::string& column) {
-  const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
-  std::map<double, std::vector<double>> by;
-  for (std::size_t i = 0; i < x.size(); ++i) by[x[i]].push_back(std::log(y[i]));
-  double ss = 0.0;
-  std::size_t dof = 0;
-  for (const auto& [v, logs] : by) {
-    if (logs.size() < 2) continue;
-    double mean = 0.0;
-    for (const double l : logs) mean += l / static_cast<double>(logs.size());
-    for (const double l : logs) ss += (l - mean) * (l - mean);
-    dof += logs.size() - 1;
-  }
-  return dof > 0 ? std::sqrt(ss / static_cast<double>(dof)) : std::numeric_limits<double>::quiet_NaN();
-}
-
-// A fitted candidate's residual sd on its last fold's training rows (rel_sq: sqrt of the mean
-// squared relative residual, per degree of freedom); NaN when it has none to spare.
-double residual_sd(const Candidate& m) {
-  if (m.procedure() || m.fits.empty() || m.fits.back().failed) return std::numeric_limits<double>::quiet_NaN();
-  const auto& f = m.fits.back();
-  const auto n = static_cast<double>(f.train_rows), k = static_cast<double>(m.model->n_params());
-  return n > k ? std::sqrt(f.train_cost * n / (n - k)) : std::numeric_limits<double>::quiet_NaN();
-}
-
-// Two scales with repetitions at each: the step between their mean ln t departs from ideal
-// scaling by less than kTwoScaleZ standard errors of the runs' noise.
-constexpr double kTwoScaleZ = 2.0;
-
-bool ideal_within_two_scale_noise(const data::MeasurementTable& rows, const std::string& column) {
-  const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
-  std::map<double, std::vector<double>> by;
-  for (std::size_t i = 0; i < x.size(); ++i) by[x[i]].push_back(std::log(y[i]));
-  if (by.size() != 2 || by.begin()->second.size() < 2 || by.rbegin()->second.size() < 2) return false;
-  const double sigma = within_scale_log_sd(rows, column);
-  const auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
-  const auto& [x1, l1] = *by.begin();
-  const auto& [x2, l2] = *by.rbegin();
-  const double d = mean(l2) - mean(l1) - std::log(x1 / x2);
-  const double se = sigma * std::sqrt(1.0 / static_cast<double>(l1.size()) + 1.0 / static_cast<double>(l2.size()));
-  return std::isfinite(se) && std::fabs(d) <= kTwoScaleZ * se;
-}
-
 }  // namespace
-
-void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows, const std::string& column) {
-  auto is = [](const char* name) {
-    return [name](const Candidate& m) { return !m.naive && m.model->spec().name == name && !m.pooled.failed; };
-  };
-  auto it = ranked.end();
-  if (ideal_within_two_scale_noise(rows, column)) {
-    it = std::find_if(ranked.begin(), ranked.end(), [](const Candidate& m) { return m.naive == model::NaiveKind::ideal; });
-    if (it != ranked.end()) it->within_noise = true;
-  }
-  if (it == ranked.end()) it = std::find_if(ranked.begin(), ranked.end(), is("amdahl"));
-  if (it == ranked.end()) {
-    it = std::find_if(ranked.begin(), ranked.end(), [](const Candidate& m) { return m.naive == model::NaiveKind::loglog; });
-  }
-  if (it != ranked.end()) std::rotate(ranked.begin(), it, it + 1);
-}
-
-void prefer_ideal_within_noise(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
-                               const std::string& column) {
-  const auto ideal = std::find_if(ranked.begin(), ranked.end(),
-                                  [](const Candidate& m) { return m.naive == model::NaiveKind::ideal; });
-  if (ideal == ranked.end() || ideal == ranked.begin() || ideal->pooled.failed) return;
-  double noise = within_scale_log_sd(rows, column);
-  if (!std::isfinite(noise)) noise = residual_sd(ranked.front());
-  double ss = 0.0;
-  std::size_t n = 0;
-  for (const auto& f : ideal->fits) {
-    ss += (f.predicted.array() / f.measured.array()).log().square().sum();
-    n += static_cast<std::size_t>(f.measured.size());
-  }
-  if (n > 0 && std::isfinite(noise) && std::sqrt(ss / static_cast<double>(n)) <= noise) {
-    ideal->within_noise = true;
-    std::rotate(ranked.begin(), ideal, ideal + 1);
-  }
-}
 
 ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
                                  const std::string& column) {

@@ -31,10 +31,13 @@ struct Candidate {
   std::vector<std::string> search_columns{};  // pmnf-search: Extra-P's search over these columns
   model::PmnfHypothesis found{};              // pmnf-search: the hypothesis on every row
   std::optional<model::ModelSpec> found_spec{};  // pmnf-search: that hypothesis as a model
-  std::optional<model::NaiveKind> naive{};    // naive-ideal / naive-loglog over search_columns[0]
+  std::optional<model::NaiveKind> naive{};    // naive-ideal / naive-loglog / ideal-fit over search_columns[0]
   bool searched() const { return !search_columns.empty() && !naive; }
   bool procedure() const { return !search_columns.empty(); }  // computed per fold, not fitted
-  bool within_noise = false;  // naive-ideal put first: its held-out error is within the noise
+  std::string why{};  // why it was put first (select_ladder.hpp), "" when its score did
+  // ln(the model it was chosen over / it) one step beyond the largest scale: a part of the
+  // choice's uncertainty its held-out errors cannot show (select_ladder.hpp); NaN: none
+  double choice_gap = std::numeric_limits<double>::quiet_NaN();
 };
 
 // --scale COLUMN, or the column bound to p, or a column named p ("" when none).
@@ -48,19 +51,6 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
 
 // Leaves out the built-ins whose constants the set cannot determine, with the reason.
 void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows);
-
-// With two scales: the prior to the front of the ranking: ideal scaling when both scales have
-// repetitions and the step between them is ideal within the runs' noise, else Amdahl through
-// the two, else the log-log line.
-void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows, const std::string& column);
-
-// Shrinks toward ideal scaling unless the data say otherwise: when naive-ideal's rms ln error
-// on the held-out scales is within the run-to-run noise (the pooled sd of ln t within each
-// value of `column`; without repetitions, the best fitted candidate's residual sd on its last
-// fold's training rows), it goes first: no departure from ideal scaling shows that a fitted
-// model could pick up.
-void prefer_ideal_within_noise(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
-                               const std::string& column);
 
 // What is known of the uncertainty of a choice, for its prediction intervals
 // (io::ResultFile::choice_*, fit/predictive.hpp): a log spread, its degrees of freedom, and

@@ -31,8 +31,13 @@ ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_tex
   if (n == 0 || !std::isfinite(sum)) return {};
   const auto& f = best.fits.back();
   const double last = std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean());
-  return {std::max(std::sqrt(sum / static_cast<double>(n)), last), best.fits.size(),
-          "its errors predicting " + std::to_string(best.fits.size()) + " held-out scale(s), split " + split_text};
+  ChoiceSpread out{std::max(std::sqrt(sum / static_cast<double>(n)), last), best.fits.size(),
+                   "its errors predicting " + std::to_string(best.fits.size()) + " held-out scale(s), split " + split_text};
+  if (std::isfinite(best.choice_gap)) {
+    out.log_sd = std::hypot(out.log_sd, best.choice_gap);
+    out.how += "; and how far Amdahl's law, which it was chosen over, departs one step beyond";
+  }
+  return out;
 }
 
 }  // namespace

@@ -12,11 +12,19 @@ namespace perfit::model {
 bool parse_naive_word(const std::string& word, NaiveKind& kind) {
   if (word == kNaiveIdealWord) kind = NaiveKind::ideal;
   else if (word == kNaiveLoglogWord) kind = NaiveKind::loglog;
+  else if (word == kIdealFitWord) kind = NaiveKind::ideal_fit;
   else return false;
   return true;
 }
 
-const char* naive_word(NaiveKind kind) { return kind == NaiveKind::ideal ? kNaiveIdealWord : kNaiveLoglogWord; }
+const char* naive_word(NaiveKind kind) {
+  switch (kind) {
+    case NaiveKind::ideal: return kNaiveIdealWord;
+    case NaiveKind::loglog: return kNaiveLoglogWord;
+    case NaiveKind::ideal_fit: return kIdealFitWord;
+  }
+  return kNaiveIdealWord;
+}
 
 ModelSpec naive_spec(NaiveKind kind, const std::string& column, const std::vector<double>& x,
                      const std::vector<double>& t) {
@@ -27,7 +35,7 @@ ModelSpec naive_spec(NaiveKind kind, const std::string& column, const std::vecto
     sum += t[i];
     ++n;
   }
-  const std::size_t need = kind == NaiveKind::ideal ? 1 : 2;
+  const std::size_t need = kind == NaiveKind::loglog ? 2 : 1;
   const std::string who = std::string(naive_word(kind)) + " over '" + column + "'";
   if (mean.size() < need) {
     throw DataError(who + ": found " + std::to_string(mean.size()) + " distinct positive value(s), expected at least " +
@@ -41,6 +49,18 @@ ModelSpec naive_spec(NaiveKind kind, const std::string& column, const std::vecto
   for (auto& ch : s.name) ch = ch == '-' ? '_' : ch;
   s.origin = naive_word(kind);
   s.factors = {column};
+  if (kind == NaiveKind::ideal_fit) {
+    double log_sum = 0.0;
+    for (const auto& [x_i, sum_n] : mean) {
+      const double t_i = sum_n.first / static_cast<double>(sum_n.second);
+      if (!(t_i > 0.0)) throw DataError(who + ": the mean time at " + column + "=" + format_g(x_i) + " is " + format_g(t_i) + ", expected > 0");
+      log_sum += std::log(t_i * x_i);
+    }
+    s.constants = {{"c", std::exp(log_sum / static_cast<double>(mean.size()))}};
+    s.description = "ideal scaling through every measured scale: c / " + column + ", c the geometric mean of t * " + column;
+    s.expression = "c / " + column;
+    return s;
+  }
   s.constants = {{"t_last", t_n}, {"x_last", x_n}};
   if (kind == NaiveKind::ideal) {
     s.description = "ideal scaling from the largest measured point: t_last * x_last / " + column;

@@ -37,7 +37,7 @@ def test_naive_candidates_compete_by_default_and_write_a_result():
     # (a generation cap keeps pmnf's 7-constant search short under the sanitizers)
     doc = as_json(expect(["select", *s, "--json", "--out", "best.h5", "--max-generations", "100"], 0), "select")
     sources = [x["source"] for x in doc.get("ranking", [])]
-    if "naive-ideal" not in sources or "naive-loglog" not in sources:
+    if not {"naive-ideal", "naive-loglog", "ideal-fit"} <= set(sources):
         failures.append(f"select: the naive candidates are not ranked: {sources}")
     if doc.get("how") != "MAPE of held-out rows, split forward:gpus":
         failures.append(f"select: not the rolling origin: {doc.get('how')}")
@@ -62,33 +62,60 @@ def test_naive_candidates_compete_by_default_and_write_a_result():
             failures.append(f"h5py: choice/noise attributes {dict(h.attrs)}")
 
 
-def noisy_series(name, time, seed):
-    """6 scales x 3 runs with 3% log-normal noise (numpy's generator, seeded)."""
+def noisy_series(name, time, seed, noise=0.03):
+    """6 scales x 3 runs with log-normal noise (3% unless given; numpy's generator, seeded)."""
     rng = np.random.default_rng(seed)
     with open(os.path.join(work, name + ".csv"), "w") as f:
         f.write("gpus,time_s\n")
         for g in [1, 2, 4, 8, 16, 32]:
             for _ in range(3):
-                f.write(f"{g},{time(g) * math.exp(rng.normal(0, 0.03)):.9g}\n")
+                f.write(f"{g},{time(g) * math.exp(rng.normal(0, noise)):.9g}\n")
     expect(["import", name + ".csv", "--out", name + ".h5", "--set", "/bench/" + name, "--target", "time_s"], 0)
     return ["--data", name + ".h5", "--set", "/bench/" + name, "--factors", "p=gpus"]
 
 
-def test_ideal_scaling_within_the_noise_goes_first():
-    # ideal scaling with noise: amdahl predicts the held-out scales a little better by chance
-    # (score 1.22 against 1.53), but ideal scaling misses them by less than the runs scatter
-    fitted = ["--models", "amdahl,power,naive-ideal,naive-loglog"]
-    doc = as_json(expect(["select", *noisy_series("ideal3", lambda g: 800.0 / g, 1), *fitted, "--json"], 0),
-                  "select ideal3")
-    ranking = doc.get("ranking", [])
-    if not (doc.get("best") == "naive_ideal" and ranking[0].get("within_noise")
-            and min(x["score"] for x in ranking if x["score"] is not None) < ranking[0]["score"]):
-        failures.append(f"ideal scaling within the noise not first: {ranking[:3]}")
-    # a serial part is far outside the noise: a fitted model wins
-    doc = as_json(expect(["select", *noisy_series("amdahl3", lambda g: 200.0 + 800.0 / g, 1), *fitted, "--json"], 0),
+def test_the_simplest_adequate_model_goes_first():
+    # ideal scaling with noise: Amdahl's serial part is not significant, so ideal scaling
+    # through every scale goes first, and says why
+    doc = as_json(expect(["select", *noisy_series("ideal3", lambda g: 800.0 / g, 1), "--json", "--out", "ideal3_best.h5"],
+                         0), "select ideal3")
+    first = (doc.get("ranking") or [{}])[0]
+    if doc.get("best") != "ideal_fit" or "serial part is within the noise" not in first.get("why", ""):
+        failures.append(f"ideal data: best {doc.get('best')}, first {first}")
+    # written as c / gpus, c the geometric mean over the scales of (mean time) * gpus
+    by = {}
+    with open(os.path.join(work, "ideal3.csv")) as f:
+        for line in f.readlines()[1:]:
+            g, t = map(float, line.split(","))
+            by.setdefault(g, []).append(t)
+    c = math.exp(sum(math.log(sum(v) / len(v) * g) for g, v in by.items()) / len(by))
+    p = as_json(expect(["predict", "--result", "ideal3_best.h5", "--at", "gpus=64", "--json"], 0), "predict ideal3")
+    if not math.isclose(p.get("prediction", 0), c / 64, rel_tol=1e-9):
+        failures.append(f"ideal-fit at 64: {p.get('prediction')}, expected {c / 64}")
+    # a serial part far outside the noise: Amdahl's law, even where another candidate scores
+    # within 15% of it
+    doc = as_json(expect(["select", *noisy_series("amdahl3", lambda g: 200.0 + 800.0 / g, 1), "--json"], 0),
                   "select amdahl3")
-    if doc.get("best") in ("naive_ideal", None):
+    if doc.get("best") != "amdahl" or "Amdahl's law" not in (doc.get("ranking") or [{}])[0].get("why", ""):
         failures.append(f"amdahl data: best {doc.get('best')}")
+    # contention: the USL predicts the held-out scales far better than Amdahl's law
+    doc = as_json(expect(["select", *noisy_series("usl3", lambda g: 800.0 * (1 + 0.03 * (g - 1) + 0.002 * g * (g - 1)) / g,
+                                                  1), "--json"], 0), "select usl3")
+    if doc.get("best") != "usl":
+        failures.append(f"contention data: best {doc.get('best')}")
+    # a shape outside the nested models (a power law, 0.3% noise): they miss the held-out scales
+    # by far more than the noise, so the power law goes first
+    doc = as_json(expect(["select", *noisy_series("power3", lambda g: 800.0 * g ** -0.6, 1, 0.003), "--json"], 0),
+                  "select power3")
+    first = (doc.get("ranking") or [{}])[0]
+    if doc.get("best") != "power" or "the nested models miss the held-out scales" not in first.get("why", ""):
+        failures.append(f"power-law data: best {doc.get('best')}, first {first}")
+    # the same candidates named in --models, without ideal-fit: no ideal scaling through every
+    # scale to prefer, and naive-ideal is not nested: Amdahl's law
+    doc = as_json(expect(["select", "--data", "ideal3.h5", "--set", "/bench/ideal3", "--factors", "p=gpus", "--models",
+                          "amdahl,power,naive-ideal,naive-loglog", "--json"], 0), "select ideal3 --models")
+    if doc.get("best") != "amdahl":
+        failures.append(f"ideal data without ideal-fit: best {doc.get('best')}")
 
 
 def test_two_scales_choose_by_the_prior_and_say_so():
@@ -106,14 +133,14 @@ def test_two_scales_choose_by_the_prior_and_say_so():
             and "no noise estimate" in iv.get("contains", "")
             and "candidates' disagreement one step beyond the largest gpus" in iv.get("contains", "")):
         failures.append(f"predict --interval after select on two scales: {iv}")
-    # with repetitions the step between the two scales is tested against their noise: ideal
-    # scaling within it (+-1%) goes first, a 5% departure (Amdahl) does not
-    for name, time, want in [("two_ideal", lambda g: 800.0 / g, "naive_ideal"),
+    # with repetitions Amdahl's serial part is tested against their noise: ideal scaling within
+    # it (+-1%) goes first, a 5% departure (Amdahl) does not
+    for name, time, want in [("two_ideal", lambda g: 800.0 / g, "ideal_fit"),
                              ("two_amdahl", lambda g: 100.0 + 800.0 / g, "amdahl")]:
         t = series(name, [4, 8], 3, time)
         doc = as_json(expect(["select", *t, "--json", "--max-generations", "100"], 0), name)
         first = (doc.get("ranking") or [{}])[0]
-        if doc.get("best") != want or (want == "naive_ideal") != bool(first.get("within_noise")):
+        if doc.get("best") != want or (want == "ideal_fit") != ("serial part is within the noise" in first.get("why", "")):
             failures.append(f"{name} on two scales x 3 runs: best {doc.get('best')}, first {first}")
     # the same model fitted alone on those two rows: no part can be measured, so no interval, and why
     expect(["fit", *s, "--model", "amdahl", "--out", "two_fit.h5"], 0)

@@ -1,5 +1,7 @@
 #include "perfit/model/naive_scaling.hpp"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -45,6 +47,19 @@ TEST(NaiveScaling, LoglogContinuesTheLineThroughTheTwoLargest) {
   EXPECT_NEAR(p[1], 25.0, 1e-12);
 }
 
+TEST(NaiveScaling, IdealFitGoesThroughEveryScalesMean) {
+  // means 80 at 1, 45 at 2 (two runs), 20 at 4: t * x = 80, 90, 80; c = (80 * 90 * 80)^(1/3).
+  const ModelSpec s = naive_spec(NaiveKind::ideal_fit, "gpus", {1, 2, 2, 4}, {80, 40, 50, 20});
+  EXPECT_TRUE(s.params.empty());
+  const double c = std::cbrt(80.0 * 90.0 * 80.0);
+  const auto p = predict(s, {8, 1});
+  EXPECT_NEAR(p[0], c / 8, 1e-12);
+  EXPECT_NEAR(p[1], c, 1e-12);
+  EXPECT_EQ(s.name, "ideal_fit");
+  EXPECT_THAT([] { naive_spec(NaiveKind::ideal_fit, "gpus", {1, 2}, {3, 0}); },
+              ThrowsMessage<DataError>(HasSubstr("ideal-fit over 'gpus': the mean time at gpus=2 is 0, expected > 0")));
+}
+
 TEST(NaiveScaling, TooFewScalesOrNonPositiveTimesSayWhat) {
   EXPECT_THAT([] { naive_spec(NaiveKind::loglog, "gpus", {8, 8}, {1, 2}); },
               ThrowsMessage<DataError>(HasSubstr("naive-loglog over 'gpus': found 1 distinct positive value(s), expected at least 2")));
@@ -59,6 +74,9 @@ TEST(NaiveScaling, WordsRoundTrip) {
   EXPECT_TRUE(parse_naive_word("naive-loglog", k));
   EXPECT_EQ(k, NaiveKind::loglog);
   EXPECT_STREQ(naive_word(k), "naive-loglog");
+  EXPECT_TRUE(parse_naive_word("ideal-fit", k));
+  EXPECT_EQ(k, NaiveKind::ideal_fit);
+  EXPECT_STREQ(naive_word(k), "ideal-fit");
   EXPECT_FALSE(parse_naive_word("naive", k));
 }
 
