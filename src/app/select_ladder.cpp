@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include <Eigen/Dense>
+
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/predictive.hpp"
 
@@ -101,6 +103,31 @@ SerialPartTest serial_part_test(const data::MeasurementTable& rows, const std::s
   return out;
 }
 
+bool coherency_significant(const data::MeasurementTable& rows, const std::string& column) {
+  const std::vector<double> x = rows.column(column).to_double(), t = rows.column(rows.target()).to_double();
+  Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
+  Eigen::Vector3d atb = Eigen::Vector3d::Zero();
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(x[i] > 0.0) || !(t[i] > 0.0)) continue;
+    const Eigen::Vector3d r(1.0 / (x[i] * t[i]), 1.0 / t[i], x[i] / t[i]);
+    ata += r * r.transpose();
+    atb += r;
+    ++n;
+  }
+  if (n <= 3) return false;
+  // rss(beta) = n - 2 beta.atb + beta' ata beta, minimal at ata beta = atb: n - beta.atb
+  const Eigen::Vector3d full = ata.ldlt().solve(atb);
+  const Eigen::Vector2d two = ata.topLeftCorner<2, 2>().ldlt().solve(atb.head<2>());
+  if (!full.allFinite() || !two.allFinite() || !(full(2) > 0.0)) return false;
+  const double rss3 = std::max(0.0, static_cast<double>(n) - full.dot(atb));
+  const double rss2 = std::max(rss3, static_cast<double>(n) - two.dot(atb.head<2>()));
+  const auto dof = static_cast<double>(n - 3);
+  if (rss3 <= 0.0) return rss2 > 0.0;
+  const double q = fit::t_quantile(0.995, dof);
+  return (rss2 - rss3) / (rss3 / dof) > q * q;
+}
+
 double within_scale_log_sd(const data::MeasurementTable& rows, const std::string& column) {
   const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
   std::map<double, std::vector<double>> by;
@@ -149,7 +176,11 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
     why = "ideal scaling: " + serial_words(t) + " and its held-out MAPE is within " + short_g(kIdealGuard) + "x Amdahl's";
   } else {
     const auto best = lowest(ranked, nested);
-    if (best->score < kDisplace * amdahl->score) {
+    const auto usl = lowest(ranked, [](const Candidate& m) { return is_fitted(m, "usl"); });
+    if (best == amdahl && usl != ranked.end() && coherency_significant(rows, column)) {
+      first = usl;
+      why = "the USL: its coherency term (time rising with p) is significant at 99% on every row";
+    } else if (best->score < kDisplace * amdahl->score) {
       first = best;
       why = "predicts the held-out scales better than Amdahl's law by more than " + short_g(100 * (1 - kDisplace)) + "%";
     } else {

@@ -30,6 +30,11 @@ struct SerialPartTest {
 };
 SerialPartTest serial_part_test(const data::MeasurementTable& rows, const std::string& column);
 
+// The USL's rung: t = a / x + b + c x (its ideal, contention and coherency parts, linear in
+// t1(1 - sigma), t1(sigma - kappa), t1 kappa) against t = a / x + b on every row, least squares
+// in relative residuals (closed form): is the coherency term (c > 0) real, at 99%?
+bool coherency_significant(const data::MeasurementTable& rows, const std::string& column);
+
 // The pooled sd of ln t within each value of the column (NaN without repetitions).
 double within_scale_log_sd(const data::MeasurementTable& rows, const std::string& column);
 
@@ -43,7 +48,8 @@ void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& 
 //      kIdealGuard of Amdahl's; its `choice_gap` is then how far Amdahl's law (the serial part
 //      the test could not see) departs from it one step beyond the largest scale;
 //   2. else the nested model (Amdahl, USL, ideal-fit) with the lowest held-out MAPE, Amdahl's
-//      law unless another's is below kDisplace times its;
+//      law unless another's is below kDisplace times its, or the USL when its coherency term
+//      is significant (its held-out folds, trained on fewer scales, cannot show it);
 //   3. another shape (power law, the naive lines, any other candidate) only when it is below
 //      kDisplace times that and the nested model misses the held-out scales by more than
 //      kMisfit times the run-to-run noise (repetitions; without them Amdahl's residual sd).
