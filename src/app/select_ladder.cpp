@@ -179,12 +179,12 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
     const auto usl = lowest(ranked, [](const Candidate& m) { return is_fitted(m, "usl"); });
     if (best == amdahl && usl != ranked.end() && coherency_significant(rows, column)) {
       first = usl;
-      why = "the USL: its coherency term (time rising with p) is significant at 99% on every row";
+      why = "the USL: its coherency term (time rising with " + column + ") is significant at 99% on every row";
     } else if (best->score < kDisplace * amdahl->score) {
       first = best;
       why = "predicts the held-out scales better than Amdahl's law by more than " + short_g(100 * (1 - kDisplace)) + "%";
     } else {
-      why = "Amdahl's law: no other model predicts the held-out scales better by more than " +
+      why = "Amdahl's law: no other nested model (USL, ideal-fit) predicts the held-out scales better by more than " +
             short_g(100 * (1 - kDisplace)) + "%";
     }
   }
@@ -198,6 +198,10 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
       why = "the nested models miss the held-out scales by " + short_g(miss / noise) + "x the run-to-run noise "
             "(more than " + short_g(kMisfit) + "x) and this one predicts them better by more than " +
             short_g(100 * (1 - kDisplace)) + "%";
+    } else {
+      why += "; " + other->model->spec().name + " predicts them better, but the nested models miss them by " +
+             (std::isfinite(noise) ? "only " + short_g(miss / noise) + "x the run-to-run noise" : "an unknown noise") +
+             " (it must be over " + short_g(kMisfit) + "x)";
     }
   }
   put_first(ranked, first, why);
