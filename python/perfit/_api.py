@@ -181,7 +181,7 @@ class Selection:
         for r in json.loads(got["ranking"]):
             row = {"model": r["model"], "source": r["source"], "score": r["score"], "params": r["params"],
                    "failed": r["failed"], "determined": r["determined"],
-                   "hypothesis": (r.get("hypothesis") or {}).get("expression", "")}
+                   "hypothesis": (r.get("hypothesis") or {}).get("expression", ""), "why": r.get("why", "")}
             row.update(r.get("metrics", {}))
             rows.append(row)
         self.ranking = pd.DataFrame(rows)

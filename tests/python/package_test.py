@@ -222,6 +222,7 @@ def test_select_validate_and_batch_summary_equal_the_cli():
     ranking, winner = s
     assert list(ranking["model"]) == [x["model"] for x in want["ranking"]]
     assert list(ranking["score"]) == [x["score"] for x in want["ranking"]]
+    assert list(ranking["why"]) == [x.get("why", "") for x in want["ranking"]] and ranking["why"].iloc[0]
     assert winner.model == want["best"] and winner.info["data_file"] == "DataFrame"
     assert "<table" in s._repr_html_() and "extrapolation" in repr(s)
     r = cli("validate", "--data", path, "--set", "/pytorch/own", "--model", "amdahl", "--factors", "p=gpus",
