@@ -47,9 +47,9 @@ void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& 
 //   1. ideal-fit, when the serial part is not significant and its held-out MAPE is within
 //      kIdealGuard of Amdahl's; its `choice_gap` is then how far Amdahl's law (the serial part
 //      the test could not see) departs from it one step beyond the largest scale;
-//   2. else the nested model (Amdahl, USL, ideal-fit) with the lowest held-out MAPE, Amdahl's
-//      law unless another's is below kDisplace times its, or the USL when its coherency term
-//      is significant (its held-out folds, trained on fewer scales, cannot show it);
+//   2. else the USL when its coherency term is significant on every row (its held-out folds,
+//      trained on fewer scales, cannot show it), else Amdahl's law: no held-out score moves
+//      along the nested models, it is mostly noise there;
 //   3. another shape (power law, the naive lines, any other candidate) only when it is below
 //      kDisplace times that and the nested model misses the held-out scales by more than
 //      kMisfit times the run-to-run noise (repetitions; without them Amdahl's residual sd).
