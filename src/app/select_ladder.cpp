@@ -181,8 +181,9 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
       why = "the USL: its coherency term (time rising with " + column + ") is significant at 99% on every row";
     } else {
       why = std::string("Amdahl's law: ") +
-            (t.significant ? "its serial part is significant (F = " + short_g(t.f) + ")"
-                           : "ideal scaling misses the held-out scales by more than " + short_g(kIdealGuard) + "x it") +
+            (t.significant    ? "its serial part is significant (F = " + short_g(t.f) + ")"
+             : ideal == ranked.end() ? std::string("ideal-fit is not a candidate")
+                                     : "ideal scaling misses the held-out scales by more than " + short_g(kIdealGuard) + "x it") +
             ", and the USL's coherency term is not significant";
     }
   }

@@ -1,11 +1,11 @@
 // `select`'s choice when the candidates scale along one column: the simplest adequate model.
 // Ideal scaling (ideal-fit), Amdahl's law and the USL are nested (a serial part, then a
-// contention term); Amdahl's law is the default, a simpler model goes first when the data
-// cannot tell a serial part from the noise, a richer or another shape only when the held-out
-// scales say so clearly. Measured against choosing by the held-out score alone on 500
-// synthetic series per family and the MLPerf series (docs/validation.md): the held-out
-// score of 2-5 training scales is mostly noise, and a choice by it alone was 10% worse than
-// Amdahl's law for every series.
+// coherency term); Amdahl's law is the default, a simpler model goes first when the data
+// cannot tell a serial part from the noise, the richer one when its term is significant, and
+// another shape only when the held-out scales say so clearly. Measured against choosing by the
+// held-out score alone on 500 synthetic series per family and the MLPerf series
+// (docs/validation.md): the held-out score of 2-5 training scales is mostly noise, and a
+// choice by it alone was 10% worse than Amdahl's law for every series.
 #pragma once
 
 #include <cstddef>
