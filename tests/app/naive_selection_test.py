@@ -92,17 +92,17 @@ def test_the_simplest_adequate_model_goes_first():
     p = as_json(expect(["predict", "--result", "ideal3_best.h5", "--at", "gpus=64", "--json"], 0), "predict ideal3")
     if not math.isclose(p.get("prediction", 0), c / 64, rel_tol=1e-9):
         failures.append(f"ideal-fit at 64: {p.get('prediction')}, expected {c / 64}")
-    # a serial part far outside the noise: Amdahl's law, even where another candidate scores
-    # within 15% of it
+    # a serial part far outside the noise and no coherency term: Amdahl's law, whatever the
+    # held-out scores of the others
     doc = as_json(expect(["select", *noisy_series("amdahl3", lambda g: 200.0 + 800.0 / g, 1), "--json"], 0),
                   "select amdahl3")
     if doc.get("best") != "amdahl" or "Amdahl's law" not in (doc.get("ranking") or [{}])[0].get("why", ""):
         failures.append(f"amdahl data: best {doc.get('best')}")
-    # contention: the USL predicts the held-out scales far better than Amdahl's law
+    # contention: the USL's coherency term (time rising with gpus) is significant on every row
     doc = as_json(expect(["select", *noisy_series("usl3", lambda g: 800.0 * (1 + 0.03 * (g - 1) + 0.002 * g * (g - 1)) / g,
                                                   1), "--json"], 0), "select usl3")
-    if doc.get("best") != "usl":
-        failures.append(f"contention data: best {doc.get('best')}")
+    if doc.get("best") != "usl" or "coherency term" not in (doc.get("ranking") or [{}])[0].get("why", ""):
+        failures.append(f"contention data: best {doc.get('best')}, first {(doc.get('ranking') or [{}])[0]}")
     # a shape outside the nested models (a power law, 0.3% noise): they miss the held-out scales
     # by far more than the noise, so the power law goes first
     doc = as_json(expect(["select", *noisy_series("power3", lambda g: 800.0 * g ** -0.6, 1, 0.003), "--json"], 0),
