@@ -180,6 +180,17 @@ Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable&
 
 }  // namespace
 
+double held_out_log_rms(const Candidate& m) {
+  double ss = 0.0;
+  Eigen::Index n = 0;
+  for (const auto& f : m.fits) {
+    if (f.failed) continue;
+    ss += (f.predicted.array() / f.measured.array()).log().square().sum();
+    n += f.measured.size();
+  }
+  return n > 0 ? std::sqrt(ss / static_cast<double>(n)) : std::numeric_limits<double>::quiet_NaN();
+}
+
 ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
                                  const std::string& column) {
   if (ranked.size() < 2 || data::distinct_values(rows.column(column)).size() < 2) return {};

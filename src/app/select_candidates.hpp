@@ -52,6 +52,10 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
 // Leaves out the built-ins whose constants the set cannot determine, with the reason.
 void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows);
 
+// rms ln(predicted / measured) over a candidate's held-out folds (failed ones skipped; NaN
+// without any).
+double held_out_log_rms(const Candidate& m);
+
 // What is known of the uncertainty of a choice, for its prediction intervals
 // (io::ResultFile::choice_*, fit/predictive.hpp): a log spread, its degrees of freedom, and
 // what it is in words. dof 0: nothing known.

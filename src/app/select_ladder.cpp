@@ -9,6 +9,7 @@
 
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/predictive.hpp"
+#include "perfit/model/bounded_lsq.hpp"
 
 namespace perfit::app {
 
@@ -32,18 +33,6 @@ bool one_column(const std::vector<Candidate>& ranked, const std::string& column)
     const std::vector<std::string>& cols = m.procedure() ? m.search_columns : m.model->columns_used();
     return std::all_of(cols.begin(), cols.end(), [&](const std::string& c) { return c == column; });
   });
-}
-
-// rms ln(pred / meas) over a candidate's held-out folds.
-double held_out_log_rms(const Candidate& m) {
-  double ss = 0.0;
-  Eigen::Index n = 0;
-  for (const auto& f : m.fits) {
-    if (f.failed) continue;
-    ss += (f.predicted.array() / f.measured.array()).log().square().sum();
-    n += f.measured.size();
-  }
-  return n > 0 ? std::sqrt(ss / static_cast<double>(n)) : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::vector<Candidate>::iterator lowest(std::vector<Candidate>& ranked, bool (*which)(const Candidate&)) {
@@ -85,14 +74,14 @@ SerialPartTest serial_part_test(const data::MeasurementTable& rows, const std::s
   }
   SerialPartTest out;
   if (n <= 2 || !(uu > 0.0)) return out;
-  // rss(a, b) = n - 2 (a sv + b su) + a^2 vv + 2 a b uv + b^2 uu
-  const auto rss = [&](double a, double b) { return std::max(0.0, static_cast<double>(n) - 2 * (a * sv + b * su) + a * a * vv + 2 * a * b * uv + b * b * uu); };
-  const double ideal = rss(0.0, su / uu);
-  const double det = vv * uu - uv * uv;
-  double a = det > 0.0 ? (sv * uu - su * uv) / det : 0.0, b = det > 0.0 ? (su * vv - sv * uv) / det : su / uu;
-  if (a < 0.0) a = 0.0, b = su / uu;
-  if (b < 0.0) b = 0.0, a = sv / vv;
-  const double amdahl = std::min(rss(a, b), ideal);
+  // rss(a, b) = n - 2 (a sv + b su) + a^2 vv + 2 a b uv + b^2 uu: the bounded normal equations
+  const Eigen::Matrix2d h{{vv, uv}, {uv, uu}};
+  const Eigen::Vector2d g(sv, su);
+  const auto rss = [&](const Eigen::Vector2d& c) { return std::max(0.0, static_cast<double>(n) - 2 * g.dot(c) + c.dot(h * c)); };
+  const double ideal = rss(Eigen::Vector2d(0.0, su / uu));
+  const Eigen::Vector2d ab = model::bounded_least_squares(h, g, Eigen::Vector2d::Zero(), Eigen::Vector2d::Constant(1e200));
+  const double a = ab(0), b = ab(1);
+  const double amdahl = std::min(rss(ab), ideal);
   out.a = a, out.b = b, out.c = su / uu;
   out.tested = true;
   out.dof = n - 2;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "perfit/core/error.hpp"
@@ -21,17 +22,12 @@ namespace {
 // (fit/predictive.hpp). Measured in bench/extrapolation_bench.py: with rows as the dof and the
 // pooled rms alone, 71% of the 90% intervals covered; with these, 84%.
 ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_text) {
-  double sum = 0.0;
-  std::size_t n = 0;
-  for (const auto& f : best.fits) {
-    if (f.failed) return {};
-    sum += (f.predicted.array() / f.measured.array()).log().square().sum();
-    n += static_cast<std::size_t>(f.measured.size());
-  }
-  if (n == 0 || !std::isfinite(sum)) return {};
+  const bool any_failed = std::any_of(best.fits.begin(), best.fits.end(), [](const fit::FoldFit& f) { return f.failed; });
+  const double pooled = held_out_log_rms(best);
+  if (any_failed || !std::isfinite(pooled)) return {};
   const auto& f = best.fits.back();
   const double last = std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean());
-  ChoiceSpread out{std::max(std::sqrt(sum / static_cast<double>(n)), last), best.fits.size(),
+  ChoiceSpread out{std::max(pooled, last), best.fits.size(),
                    "its errors predicting " + std::to_string(best.fits.size()) + " held-out scale(s), split " + split_text};
   if (std::isfinite(best.choice_gap)) {
     out.log_sd = std::hypot(out.log_sd, best.choice_gap);
