@@ -62,6 +62,32 @@ def test_naive_candidates_compete_by_default_and_write_a_result():
             failures.append(f"h5py: choice/noise attributes {dict(h.attrs)}")
 
 
+def test_the_choice_part_is_the_last_held_out_error_grown_as_it_grew():
+    # naive-ideal predicts each held-out scale from the mean of the one before, so its fold
+    # errors are known here: the choice part is the last fold's rms ln error, times its growth
+    # over the fold before when it grew (at most 3x)
+    # (an overhead that fades with gpus: the errors shrink; a serial part: they grow)
+    for name, time, grows in [("grow_fading", lambda g: 800.0 / g * (1 + 0.2 / g), False),
+                              ("grow_amdahl", lambda g: 50.0 + 800.0 / g, True)]:
+        gpus = [1, 2, 4, 8, 16]
+        s = series(name, gpus, 3, time)
+        expect(["select", *s, "--models", "naive-ideal", "--out", name + "_sel.h5"], 0)
+        with open(os.path.join(work, name + ".csv")) as f:  # the values as written
+            rows = [tuple(map(float, line.split(","))) for line in f.readlines()[1:]]
+        runs = [[t for g2, t in rows if g2 == g] for g in gpus]
+
+        def fold(k):  # scale k predicted from scale k-1
+            pred = sum(runs[k - 1]) / 3 * gpus[k - 1] / gpus[k]
+            return math.sqrt(sum(math.log(pred / m) ** 2 for m in runs[k]) / 3)
+        last, before = fold(4), fold(3)
+        want = last * min(max(last / before, 1.0), 3.0)
+        with h5py.File(os.path.join(work, name + "_sel.h5"), "r") as h:
+            got, how = h.attrs["choice_log_sd"], h.attrs["choice_how"]
+            how = how.decode() if isinstance(how, bytes) else how
+        if not math.isclose(got, want, rel_tol=1e-9) or ("as it grew from the one before" in how) != grows:
+            failures.append(f"{name}: choice_log_sd {got}, expected {want} (last {last}, before {before}); how {how!r}")
+
+
 def noisy_series(name, time, seed, noise=0.03):
     """6 scales x 3 runs with log-normal noise (3% unless given; numpy's generator, seeded)."""
     rng = np.random.default_rng(seed)
