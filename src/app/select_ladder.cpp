@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include <Eigen/Dense>
 
+#include "perfit/core/text.hpp"
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/predictive.hpp"
 #include "perfit/model/bounded_lsq.hpp"
@@ -43,14 +43,8 @@ std::vector<Candidate>::iterator lowest(std::vector<Candidate>& ranked, bool (*w
   return best;
 }
 
-std::string short_g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 std::string serial_words(const SerialPartTest& t) {
-  return "Amdahl's serial part is within the noise (F = " + short_g(t.f) + " on 1 and " + std::to_string(t.dof) +
+  return "Amdahl's serial part is within the noise (F = " + format_g(t.f, 3) + " on 1 and " + std::to_string(t.dof) +
          " dof, below its 95% quantile)";
 }
 
@@ -162,7 +156,7 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
     const std::vector<double> x = data::distinct_values(rows.column(column));
     const double next = x.size() > 1 ? x.back() * x.back() / x[x.size() - 2] : x.back();
     ideal->choice_gap = std::log((t.a + t.b / next) / (t.c / next));
-    why = "ideal scaling: " + serial_words(t) + " and its held-out MAPE is within " + short_g(kIdealGuard) + "x Amdahl's";
+    why = "ideal scaling: " + serial_words(t) + " and its held-out MAPE is within " + format_g(kIdealGuard, 3) + "x Amdahl's";
   } else {
     const auto usl = lowest(ranked, [](const Candidate& m) { return is_fitted(m, "usl"); });
     if (usl != ranked.end() && coherency_significant(rows, column)) {
@@ -170,9 +164,9 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
       why = "the USL: its coherency term (time rising with " + column + ") is significant at 99% on every row";
     } else {
       why = std::string("Amdahl's law: ") +
-            (t.significant    ? "its serial part is significant (F = " + short_g(t.f) + ")"
+            (t.significant    ? "its serial part is significant (F = " + format_g(t.f, 3) + ")"
              : ideal == ranked.end() ? std::string("ideal-fit is not a candidate")
-                                     : "ideal scaling misses the held-out scales by more than " + short_g(kIdealGuard) + "x it") +
+                                     : "ideal scaling misses the held-out scales by more than " + format_g(kIdealGuard, 3) + "x it") +
             ", and the USL's coherency term is not significant";
     }
   }
@@ -183,13 +177,13 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
     const double miss = held_out_log_rms(*first);
     if (std::isfinite(noise) && miss > kMisfit * noise) {
       first = other;
-      why = "the nested models miss the held-out scales by " + short_g(miss / noise) + "x the run-to-run noise "
-            "(more than " + short_g(kMisfit) + "x) and this one predicts them better by more than " +
-            short_g(100 * (1 - kDisplace)) + "%";
+      why = "the nested models miss the held-out scales by " + format_g(miss / noise, 3) + "x the run-to-run noise "
+            "(more than " + format_g(kMisfit, 3) + "x) and this one predicts them better by more than " +
+            format_g(100 * (1 - kDisplace), 3) + "%";
     } else {
       why += "; " + other->model->spec().name + " predicts them better, but the nested models miss them by " +
-             (std::isfinite(noise) ? "only " + short_g(miss / noise) + "x the run-to-run noise" : "an unknown noise") +
-             " (it must be over " + short_g(kMisfit) + "x)";
+             (std::isfinite(noise) ? "only " + format_g(miss / noise, 3) + "x the run-to-run noise" : "an unknown noise") +
+             " (it must be over " + format_g(kMisfit, 3) + "x)";
     }
   }
   put_first(ranked, first, why);

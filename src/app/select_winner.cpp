@@ -33,9 +33,10 @@ constexpr double kGrowthCap = 3.0;
 
 ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_text) {
   const bool any_failed = std::any_of(best.fits.begin(), best.fits.end(), [](const fit::FoldFit& f) { return f.failed; });
-  if (any_failed || best.fits.empty() || !std::isfinite(held_out_log_rms(best))) return {};
+  if (any_failed || best.fits.empty()) return {};
   const std::size_t n = best.fits.size();
   const double last = fold_log_rms(best.fits.back());
+  if (!std::isfinite(last)) return {};
   const double before = n > 1 ? fold_log_rms(best.fits[n - 2]) : 0.0;
   const double growth = before > 0.0 ? std::clamp(last / before, 1.0, kGrowthCap) : 1.0;
   ChoiceSpread out{last * growth, n,
