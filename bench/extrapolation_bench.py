@@ -15,10 +15,18 @@ Error: the absolute percentage error at the held-out scale (mean over its repeti
 per family the median over its series. Coverage: the share of held-out measurements (each
 repetition) inside the 90% interval.
 
+Coverage by distance (intervals follow the distance from the measured range): every series
+with 5 or more scales also loses its two largest and the last repetition of every other scale
+measured more than once; from the rest `select` chooses again and `predict --interval 0.9`
+predicts those repetitions (inside the range), the second largest scale (one step beyond) and
+the largest (two steps beyond).
+
 Last line:
   auto_vs_best_naive=<worst family's median(auto) / median(better naive)>
   auto_vs_single_fixed=<median(auto) / median(best single fixed model), pooled>
   coverage90=<pooled> worst_family_coverage90=<the family's coverage farthest from 0.9>
+  coverage90_inside=<pooled, held-out repetitions> coverage90_step1= coverage90_step2=<pooled, the
+  two largest scales held out>
 
 usage: extrapolation_bench.py --perfit PATH [--series N] [--seed S] [--work DIR] [--jobs J]
 """
@@ -117,6 +125,36 @@ def store_of(perfit, work, tag, s, rows):
     return [tag + ".h5", "--set", "/bench/series", "--factors", "p=" + s["column"]]
 
 
+def by_distance(perfit, work, tag, s):
+    """Coverage inside the range and one and two steps beyond it: the two largest scales held out,
+    and the last repetition of every other scale measured more than once (so that inside the
+    range, too, the interval is checked on runs the fit did not see).
+    {"inside": [bool per held-out run], "step1": [...], "step2": [...]}, or {} below 5 scales."""
+    col, target = s["column"], s["target"]
+    scales = sorted({float(r[col]) for r in s["rows"]})
+    if len(scales) < 5:
+        return {}
+    below = [r for r in s["rows"] if float(r[col]) < scales[-2]]
+    last = {}  # scale -> index in `below` of its last run, for scales measured more than once
+    for k, r in enumerate(below):
+        if sum(1 for x in below if x[col] == r[col]) > 1:
+            last[r[col]] = k
+    inside = [below[k] for k in sorted(last.values())]
+    train = [r for k, r in enumerate(below) if k not in set(last.values())]
+    data = store_of(perfit, work, tag + "_two", s, train)
+    run(perfit, work, "select", "--data", *data, "--out", tag + "_two_auto.h5", "--force", "--json")
+    asked = inside + [{col: f"{x:g}"} for x in scales[-2:]]
+    write_csv(os.path.join(work, tag + "_grid.csv"), [col], [{col: f"{float(r[col]):g}"} for r in asked])
+    run(perfit, work, "predict", "--result", tag + "_two_auto.h5", "--grid", tag + "_grid.csv", "--out",
+        tag + "_grid_pred.csv", "--force", *INTERVAL)
+    with open(os.path.join(work, tag + "_grid_pred.csv")) as f:
+        bounds = [(float(r[f"lo_{target}"]), float(r[f"hi_{target}"])) for r in csv.DictReader(f)]
+    out = {"inside": [lo <= float(r[target]) <= hi for r, (lo, hi) in zip(inside, bounds)]}
+    for name, scale, (lo, hi) in (("step1", scales[-2], bounds[-2]), ("step2", scales[-1], bounds[-1])):
+        out[name] = [lo <= float(r[target]) <= hi for r in s["rows"] if float(r[col]) == scale]
+    return out
+
+
 def one_series(perfit, work, i, s):
     col = s["column"]
     largest = max(float(r[col]) for r in s["rows"])
@@ -143,7 +181,8 @@ def one_series(perfit, work, i, s):
             "ranking": [{k: r.get(k) for k in ("source", "score", "determined", "why", "failed")} for r in sel["ranking"]],
             "no_interval": math.isnan(lo), "scales": len({r[col] for r in train}), "rows": len(train),
             "log_err": [math.log(value / m) for m in measured], "halfwidth": math.log(hi / value) if not math.isnan(lo) else None,
-            "interval_note": pred.get("interval", {}).get("contains", "")}
+            "interval_note": pred.get("interval", {}).get("contains", ""),
+            "distance": by_distance(perfit, work, tag, s)}
 
 
 def main():
@@ -186,8 +225,18 @@ def main():
     coverage = sum(synth) / len(synth)
     worst_cov = max((cover[f] for f in FAMILIES), key=lambda c: abs(c - 0.9))
     print("pooled median APE: " + ", ".join(f"{m} {pooled[m]:.2f}%" for m in methods))
+    at = {}
+    print(f"coverage by distance, two largest scales held out ({sum(1 for r in results if r['distance'])} series "
+          "with 5+ scales):")
+    for where in ("inside", "step1", "step2"):
+        per = {fam: [c for r in results if r["family"] == fam for c in r["distance"].get(where, [])] for fam in fams}
+        synth_at = [c for fam in FAMILIES for c in per[fam]]
+        at[where] = sum(synth_at) / len(synth_at) if synth_at else math.nan
+        print(f"  {where:7s} pooled {at[where]:.3f}; " + ", ".join(
+            f"{fam} {sum(v) / len(v):.2f}" for fam, v in per.items() if v))
     print(f"auto_vs_best_naive={worst_naive:.3f} auto_vs_single_fixed={pooled['auto'] / pooled[best_fixed]:.3f} "
-          f"coverage90={coverage:.3f} worst_family_coverage90={worst_cov:.3f}")
+          f"coverage90={coverage:.3f} worst_family_coverage90={worst_cov:.3f} "
+          f"coverage90_inside={at['inside']:.3f} coverage90_step1={at['step1']:.3f} coverage90_step2={at['step2']:.3f}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@
 #                                    submit the slurm/ job scripts to), clang and its sanitizer
 #                                    and libFuzzer runtime (the sanitize preset, scripts/fuzz.sh),
 #                                    llvm-symbolizer (function names in sanitizer reports),
-#                                    chromium (the report tests render HTML reports headless)
+#                                    chromium (the report tests render HTML reports headless),
+#                                    jupyter's nbconvert and ipykernel (the tests execute the
+#                                    walk-through notebook, docs/examples/walkthrough.ipynb)
 #   bash scripts/setup.sh --slurm    slurm-wlm and munge only
 #
 # Root installs with apt-get. Without root it installs nothing and prints what a cluster user
@@ -20,7 +22,7 @@ for a in "$@"; do
   case "$a" in
     --slurm) want_slurm=1 ;;
     --test) want_slurm=1; want_clang=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,8 +47,10 @@ SLURM_PKGS=(slurm-wlm munge)
 CLANG_PKGS=(clang libclang-rt-14-dev llvm)
 # the report tests render perfit's HTML reports in headless Chromium
 BROWSER_PKGS=(chromium)
+# the walk-through notebook is executed by the tests: `jupyter nbconvert --execute`, python3 kernel
+NOTEBOOK_PKGS=(jupyter-nbconvert python3-ipykernel)
 [ "$want_slurm" = 1 ] && PKGS+=("${SLURM_PKGS[@]}")
-[ "$want_clang" = 1 ] && PKGS+=("${CLANG_PKGS[@]}" "${BROWSER_PKGS[@]}")
+[ "$want_clang" = 1 ] && PKGS+=("${CLANG_PKGS[@]}" "${BROWSER_PKGS[@]}" "${NOTEBOOK_PKGS[@]}")
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,7 +1,9 @@
 """DataFrames in, fits and predictions out, through the C++ core (_perfit)."""
+import contextlib
 import html
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -31,6 +33,33 @@ def _columns(df, what="the DataFrame"):
     return out
 
 
+# The CLI's words for what Python passes as keyword arguments: messages name what the user typed.
+_PYTHON_WORDS = [
+    (re.compile(r"--factors (\w+)=<column> or \1=<number>"),
+     lambda m: f"factors={{'{m[1]}': '<column>'}} or factors={{'{m[1]}': <number>}}"),
+    (re.compile(r"--factors (\w+)=([^\s:;,)]+)"), lambda m: f"factors={{'{m[1]}': '{m[2]}'}}"),
+    (re.compile(r"--drop-invalid"), lambda m: "drop_invalid=True"),
+    (re.compile(r"--append\b"), lambda m: "append=True"),
+    (re.compile(r"--replace\b"), lambda m: "replace=True"),
+    (re.compile(r"--bootstrap\b"), lambda m: "bootstrap="),
+    (re.compile(r"--(target|unit)\b"), lambda m: f"{m[1]}="),
+]
+
+
+@contextlib.contextmanager
+def _python_words():
+    """Re-raises the core's errors with Python's spelling of the options they name."""
+    try:
+        yield
+    except _perfit.PerfitError as e:
+        text = str(e)
+        for pattern, word in _PYTHON_WORDS:
+            text = pattern.sub(word, text)
+        if text == str(e):
+            raise
+        raise type(e)(text) from None
+
+
 def _option_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -55,14 +84,25 @@ def read_store(path, set):
     got = _perfit.read_store(str(path), set)
     df = pd.DataFrame(got["columns"], copy=False)
     df.attrs.update(got["attributes"])
+    df.attrs["set"] = set  # fit, select and validate name the rows by it
     return df
+
+
+def _from_attrs(df, target, unit, set):
+    """A DataFrame read with read_store carries its target, unit and set in attrs: they are the
+    defaults (an explicit argument wins)."""
+    attrs = getattr(df, "attrs", {}) or {}
+    return (target if target is not None else attrs.get("target", "time"),
+            unit if unit is not None else attrs.get("unit", "s"),
+            set if set is not None else attrs.get("set", "/dataframe/rows"))
 
 
 def write_store(df, path, set, target, unit="s", replace=False, append=False, source=None):
     """Writes `df` as set `set` of the store `path` (created, or added to: the other sets are
     kept), with `perfit import`'s checks: `target` names the measured-time column (finite and
     > 0). An existing set is refused unless replace=True or append=True. Returns its rows."""
-    return _perfit.write_store(_columns(df), str(path), set, target, unit, replace, append, source or "")
+    with _python_words():
+        return _perfit.write_store(_columns(df), str(path), set, target, unit, replace, append, source or "")
 
 
 def options():
@@ -71,13 +111,14 @@ def options():
     return pd.DataFrame(rows, columns=["name", "key", "default", "expected", "doc"]).set_index("name")
 
 
-def fit(df, model="generic", target="time", factors=None, unit="s", set="/dataframe/rows",
-        verbose=False, **options):
+def fit(df, model="generic", target=None, factors=None, unit=None, set=None, verbose=False, **options):
     """Fits `model` (a built-in name or a YAML file) to the rows of `df`, `target` being the
-    measured-time column; `factors` binds model factors to columns or values ({"p": "gpus",
-    "epochs": 1}). Other keyword arguments are the options of `perfit fit` by flag name
-    (seed=1, max_generations=500, bootstrap=100, residual="sq", ...; perfit.options() lists
-    them). Returns a Fit. Raises ConfigError, DataError, ... with the CLI's messages."""
+    measured-time column in `unit` (default: what read_store put in df.attrs, else "time" in
+    "s"); `factors` binds model factors to columns or values ({"p": "gpus", "epochs": 1}).
+    Other keyword arguments are the options of `perfit fit` by flag name (seed=1,
+    max_generations=500, bootstrap=100, residual="sq", ...; perfit.options() lists them).
+    Returns a Fit. Raises ConfigError, DataError, ... with the CLI's messages."""
+    target, unit, set = _from_attrs(df, target, unit, set)
     opts = {k: _option_text(v) for k, v in options.items()}
     opts["model"] = str(model)
     bound = _factors_text(factors)
@@ -87,7 +128,8 @@ def fit(df, model="generic", target="time", factors=None, unit="s", set="/datafr
     if verbose:  # the CLI's set-up and progress lines, on stderr
         _perfit.set_log_level("info")
     try:
-        result = _perfit.fit(columns, set, target, unit, opts, verbose)
+        with _python_words():
+            result = _perfit.fit(columns, set, target, unit, opts, verbose)
     finally:
         if verbose:
             _perfit.set_log_level("warn")
@@ -103,7 +145,8 @@ def _on_a_store(df, target, unit, run):
         store = os.path.join(d, "rows.h5")
         write_store(df, store, "/dataframe/rows", target=target, unit=unit, source="DataFrame")
         try:
-            return run(store, "/dataframe/rows")
+            with _python_words():
+                return run(store, "/dataframe/rows")
         except _perfit.PerfitError as e:  # name the rows as the user knows them, not the temporary file
             raise type(e)(str(e).replace(f"'{store}'", "the DataFrame")) from None
 
@@ -118,11 +161,12 @@ def _run_options(model, factors, options):
     return opts
 
 
-def select(df, models=None, criterion="extrapolation", target="time", factors=None, unit="s", **options):
+def select(df, models=None, criterion="extrapolation", target=None, factors=None, unit=None, **options):
     """Ranks candidate models as `perfit select` does (criterion extrapolation, kfold, aic or
     bic; models: names or YAML files, default every built-in whose factors df has; folds=,
     holdout=, negative_exponents= and every fit option) and fits the winner on every row.
     Returns a Selection: .ranking (DataFrame, best first), .fit (the winner's Fit), .how."""
+    target, unit, _ = _from_attrs(df, target, unit, None)
     opts = _run_options(None, factors, options)
     if models is not None:
         opts["models"] = models if isinstance(models, str) else ",".join(str(m) for m in models)
@@ -131,11 +175,12 @@ def select(df, models=None, criterion="extrapolation", target="time", factors=No
     return Selection(got)
 
 
-def validate(df, model="generic", split="kfold:5", target="time", factors=None, unit="s", **options):
+def validate(df, model="generic", split="kfold:5", target=None, factors=None, unit=None, **options):
     """How well `model` predicts rows it was not fitted on, as `perfit validate` (split kfold:K,
     group:COLUMN, scale:COLUMN[:K] or forward:COLUMN; a factor name works for its column).
     Returns a DataFrame, one row per fold (train/test rows, held-out cost, metrics, constants),
     with the pooled held-out metrics in attrs["summary"]."""
+    target, unit, _ = _from_attrs(df, target, unit, None)
     opts = _run_options(model, factors, options)
     got = json.loads(_on_a_store(df, target, unit, lambda store, set: _perfit.validate(store, set, split, opts)))
     rows = []
@@ -288,7 +333,8 @@ class Fit:
         a prediction interval for a run; attrs["interval_contains"] says what it holds),
         extrapolated (bool), outside ("gpus>4x") and term_<name> columns. Points outside the
         measured range give one warnings.warn line."""
-        got = self._result.predict(self._path or "result", _columns(df), float(interval))
+        with _python_words():
+            got = self._result.predict(self._path or "result", _columns(df), float(interval))
         out = df.copy()
         t = self.target
         out[f"predicted_{t}"] = got["predicted"]
@@ -306,6 +352,8 @@ class Fit:
             warnings.warn(f"perfit predict: {got['contains']}", stacklevel=2)
         if got["warning"]:
             warnings.warn(got["warning"], stacklevel=2)
+        if got["note"]:
+            warnings.warn(f"perfit predict: {got['note']}", stacklevel=2)
         return out
 
     def report(self):

@@ -4,8 +4,11 @@ the extrapolated range; measured against predicted; residuals against each facto
 shares along workers. Every function takes a Fit (perfit.fit or perfit.load) and returns a
 matplotlib Figure; save(fig, path) writes SVG, PDF or 300-dpi PNG by the path's suffix.
 
-Other factors are held at measured values only: each point of a line takes the combination of
-the other factors measured most often at the nearest measured worker count of its group.
+Like is compared with like: a figure draws one series per measured combination of the other
+factors (measured_series), its points and its line through the same factors, so that a point
+and the line at it differ only by the model's error; between measured worker counts a line
+holds the values of the nearest one. Lines run over whole worker counts where every measured
+count is whole.
 """
 import math
 
@@ -105,35 +108,71 @@ def _group_column(fit, rows, workers, by, at=None):
     return None
 
 
-def _measured_combos(rows, others, workers):
-    """Per measured worker count, the other factors' most frequent measured combination."""
-    if not others:
-        return {w: {} for w in rows[workers].unique()}
-    counts = rows.groupby([workers, *others], sort=False).size().reset_index(name="_n")
-    best = counts.sort_values("_n", ascending=False, kind="stable").drop_duplicates(workers)
-    return {r[workers]: {c: r[c] for c in others} for _, r in best.iterrows()}
+def _series_columns(fit, rows, workers, group=None, at=None):
+    """The columns that tell the measured series apart: `group`'s, then every other factor that
+    takes more than one value at one worker count of a series. A factor that follows the workers
+    (nodes = gpus / 8) stays along its series' line; one that `at` holds is left to `at`."""
+    held = {fit.bindings.get(k, k) for k in (at or {})}
+    key = [group] if group is not None else []
+    others = [c for c in factor_columns(fit, rows) if c not in (workers, group) and c not in held]
+    while True:
+        split = [c for c in others if c not in key and rows.groupby([workers, *key])[c].nunique().max() > 1]
+        if not split:
+            return key
+        key.append(split[0])
 
 
-def _curve(fit, rows, workers, group, value, extend, points=80, at=None):
-    """Predictions along workers from the smallest measured count of the group to `extend`
-    times the largest: each point takes the other factors' combination measured most often at
-    the nearest measured worker count (in log), or the values `at` asks for ({factor: value})."""
-    sub = rows if group is None else rows[rows[group] == value]
-    lo, hi = float(sub[workers].min()), float(sub[workers].max())
-    top = max(hi, float(rows[workers].max())) * extend
-    xs = np.unique(np.concatenate([np.geomspace(lo, top, points), sub[workers].unique().astype(float)]))
-    others = [c for c in factor_columns(fit, rows) if c not in (workers, group)]
-    combos = _measured_combos(sub, others, workers)
-    levels = np.array(sorted(combos), dtype=float)
+def _key_text(key):
+    return ", ".join(f"{c}={v:g}" if isinstance(v, (int, float, np.number)) else f"{c}={v}" for c, v in key.items())
+
+
+def measured_series(fit, rows=None, workers=None, by=None, at=None):
+    """The measured series along workers, as figures draw them: a list of (key, rows) where key
+    is {column: value} of the factors that tell the series apart (`by`'s, then any other factor
+    measured at more than one value at one worker count) and rows are that series' rows. Within a
+    series each worker count has one value of every other factor, so a line drawn through the
+    series' own factors passes through like-for-like points. In the order of the key's values."""
+    rows = rows_of(fit, rows)
+    workers = workers_column(fit, rows, workers)
+    key = _series_columns(fit, rows, workers, _group_column(fit, rows, workers, by, at), at)
+    if not key:
+        return [({}, rows)]
+    return [(dict(zip(key, values if isinstance(values, tuple) else (values,))), sub)
+            for values, sub in rows.groupby(key if len(key) > 1 else key[0], sort=True)]
+
+
+def _line_xs(sub, rows, workers, extend, points):
+    """From the series' smallest measured worker count to `extend` times the largest measured one,
+    the measured counts included; whole numbers only where every measured count is whole (a GPU
+    count of 1.3 is no configuration, and models with log2(p) or ceil() bend there)."""
+    measured = sub[workers].unique().astype(float)
+    lo, top = float(measured.min()), max(float(measured.max()), float(rows[workers].max())) * extend
+    xs = np.unique(np.concatenate([np.geomspace(lo, top, points), measured]))
+    if np.all(np.equal(np.mod(rows[workers].to_numpy(float), 1.0), 0.0)):
+        xs = np.unique(np.round(xs))
+    return xs
+
+
+def _curve(fit, rows, workers, key, extend, points=80, at=None, sub=None):
+    """Predictions along workers for the series `key` ({column: value}; `sub` its rows): at each
+    measured worker count the series' own values of the other factors, between them the values of
+    the nearest measured count (in log), or the values `at` asks for ({factor: value})."""
+    if sub is None:
+        sub = rows
+        for c, v in key.items():
+            sub = sub[sub[c] == v]
+    xs = _line_xs(sub, rows, workers, extend, points)
+    others = [c for c in factor_columns(fit, rows) if c != workers and c not in key]
+    per_count = sub.drop_duplicates(workers).set_index(workers)[others] if others else None
+    levels = np.array(sorted(sub[workers].unique()), dtype=float)
     nearest = levels[np.abs(np.log(levels)[None, :] - np.log(xs)[:, None]).argmin(axis=1)]
-    lookup = {float(k): v for k, v in combos.items()}
-    grid = pd.DataFrame([lookup[n] for n in nearest]) if others else pd.DataFrame(index=range(len(xs)))
+    grid = (per_count.loc[nearest].reset_index(drop=True) if others else pd.DataFrame(index=range(len(xs))))
     grid[workers] = xs
-    if group is not None:
-        grid[group] = value
+    for c, v in key.items():
+        grid[c] = v
     for name, v in (at or {}).items():
         col = fit.bindings.get(name, name)
-        if col not in others:
+        if col not in others and col not in key:
             raise _api._perfit.ConfigError(f"at={{{name!r}: ...}}: not a factor held along the curve "
                                            f"({', '.join(others) or 'none'})")
         grid[col] = v
@@ -160,11 +199,41 @@ def _log_axes(ax, workers_axis=True):
     ax.grid(True, which="major", alpha=0.3)
 
 
-def _measured_points(ax, rows, workers, target, **style):
-    """Means of the repetitions per worker count, bars from the smallest to the largest."""
+def _measured_points(ax, rows, workers, target, key=None, **style):
+    """Means of the repetitions per worker count, bars from the smallest to the largest. The
+    marker line's gid, "points|b=32", names the series (tests read it back)."""
     stats = rows.groupby(workers)[target].agg(["mean", "min", "max"])
-    ax.errorbar(stats.index, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
-                fmt="o", ms=4, capsize=2, **style)
+    bars = ax.errorbar(stats.index, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
+                       fmt="o", ms=4, capsize=2, **style)
+    bars[0].set_gid("points|" + _gid_key(key or {}))
+
+
+def _gid_key(key):
+    return ",".join(f"{c}={float(v)!r}" for c, v in key.items())
+
+
+def _measured_at(fit, rows, at, who):
+    """The rows measured at the values `at` asks for; one warning line when there are none."""
+    held = {fit.bindings.get(k, k): v for k, v in (at or {}).items()}
+    mask = np.ones(len(rows), dtype=bool)
+    for c, v in held.items():
+        if c in rows.columns:
+            mask &= rows[c].to_numpy() == v
+    if held and not mask.any():
+        import warnings
+        measured = "; ".join(f"{c}: " + ", ".join(f"{x:g}" for x in sorted(rows[c].unique())[:12])
+                             for c in held if c in rows.columns)
+        warnings.warn(f"perfit.figures.{who}: no run was measured at " +
+                      ", ".join(f"{c}={v:g}" for c, v in held.items()) +
+                      f" (measured {measured}): lines only, no points", stacklevel=3)
+    return rows[mask]
+
+
+def _plot_line(ax, pred, workers, target, key, tag="", **style):
+    """The model's line of one series; its gid "line|b=32|tag" names the series it belongs to."""
+    line, = ax.plot(pred[workers], pred[f"predicted_{target}"], "-", **style)
+    line.set_gid("line|" + _gid_key(key) + (f"|{tag}" if tag else ""))
+    return line
 
 
 def _workers_axes(ax, fit, rows, workers, extend):
@@ -179,36 +248,40 @@ def _workers_axes(ax, fit, rows, workers, extend):
 
 
 def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None, at=None):
-    """Time against workers, log-log: measured points (mean of the repetitions, bars from their
-    smallest to their largest), one fitted line per measured value of `by` (batch size by
-    default when it varies), the bootstrap band when the fit has refits, and the range beyond
-    the largest measured worker count (up to `extend` times it) shaded as extrapolated. The
-    other factors are held at measured values unless `at` asks for others ({"nodes": 4})."""
+    """Time against workers, log-log: one series per measured combination of the other factors
+    (measured_series: `by`'s values, batch size by default when it varies, and any factor
+    measured at several values at one worker count), each with its points (mean of the
+    repetitions, bars from their smallest to their largest) and the fitted line through the same
+    factors, the bootstrap band when the fit has refits, and the range beyond the largest
+    measured worker count (up to `extend` times it) shaded as extrapolated. `at` holds factors
+    at asked values instead ({"nodes": 4}): only runs measured at those values are drawn as
+    points, and one warning line says when there are none."""
     plt = _pyplot()
     rows = rows_of(fit, rows)
     workers = workers_column(fit, rows, workers)
-    group = _group_column(fit, rows, workers, by, at)
+    series = measured_series(fit, rows, workers, by, at)
     fig = None
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
     t = fit.target
-    values = [None] if group is None else sorted(rows[group].unique())
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, value in enumerate(values):
+    points = _measured_at(fit, rows, at, "scaling")
+    for i, (key, sub) in enumerate(series):
         color = colors[i % len(colors)]
-        sub = rows if value is None else rows[rows[group] == value]
-        _measured_points(ax, sub, workers, t, color=color, label=None if value is None else f"{value:g}")
-        pred = _curve(fit, rows, workers, group, value, extend, at=at)
-        ax.plot(pred[workers], pred[f"predicted_{t}"], "-", color=color, lw=1.4)
+        shown = points.loc[points.index.intersection(sub.index)]
+        if len(shown):
+            _measured_points(ax, shown, workers, t, key, color=color, label=_key_text(key) or None)
+        pred = _curve(fit, rows, workers, key, extend, at=at, sub=sub)
+        _plot_line(ax, pred, workers, t, key, color=color, lw=1.4)
         if f"lo_{t}" in pred:
             ax.fill_between(pred[workers], pred[f"lo_{t}"], pred[f"hi_{t}"], color=color, alpha=0.18, lw=0)
     _workers_axes(ax, fit, rows, workers, extend)
     band = " (band: bootstrap interval)" if fit.info.get("bootstrap_requested") else ""
-    asked = "".join(f", {k}={v:g}" for k, v in (at or {}).items())
-    ax.set_title(f"{fit.model}: {t} against {workers}{band}" + (f" (lines at{asked[1:]}, as asked)" if at else ""),
-                 fontsize=10)
-    if group is not None:
-        ax.legend(fontsize=8, title=group, title_fontsize=8)
+    asked = ", ".join(f"{k}={v:g}" for k, v in (at or {}).items())
+    ax.set_title(f"{fit.model}: {t} against {workers}{band}" +
+                 (f"\n(lines at {asked} as asked; points: the runs measured there)" if at else ""), fontsize=10)
+    if len(series) > 1:
+        ax.legend(fontsize=8, ncol=2 if len(series) > 8 else 1)
     return fig if fig is not None else ax.figure
 
 
@@ -249,6 +322,7 @@ def residuals(fit, rows=None):
         ax.axhline(0, color="k", lw=0.8)
         if (rows[c] > 0).all() and rows[c].max() / max(rows[c].min(), 1e-300) > 20:
             ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_locator(ticker.LogLocator(base=2, numticks=40))  # every power of two
             ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xlabel(c)
@@ -260,14 +334,13 @@ def residuals(fit, rows=None):
 
 def term_shares(fit, by=None, ax=None, rows=None, along=None, at=None):
     """Each term's share of the predicted time along workers (or the factor `along`), stacked,
-    the other factors at measured values (at the value of `by` measured most often), or at the
-    values `at` asks for."""
+    the other factors at the measured values of the series with the most rows (measured_series,
+    the title names it), or at the values `at` asks for."""
     plt = _pyplot()
     rows = rows_of(fit, rows)
     workers = workers_column(fit, rows, along)
-    group = _group_column(fit, rows, workers, by, at)
-    value = None if group is None else rows[group].mode().iloc[0]
-    pred = _curve(fit, rows, workers, group, value, 1.0, at=at)
+    key, sub = max(measured_series(fit, rows, workers, by, at), key=lambda s: len(s[1]))
+    pred = _curve(fit, rows, workers, key, 1.0, at=at, sub=sub)
     terms = [c for c in pred.columns if c.startswith("term_")]
     total = pred[f"predicted_{fit.target}"]
     shares = [100.0 * pred[c] / total for c in terms]
@@ -283,42 +356,69 @@ def term_shares(fit, by=None, ax=None, rows=None, along=None, at=None):
     ax.set_ylim(0, 100)
     ax.set_xlabel(workers)
     ax.set_ylabel("share of predicted time [%]")
-    held = "" if group is None else f" ({group}={value:g})"
+    held = f" ({_key_text(key)})" if key else ""
     ax.set_title(f"{fit.model}: terms along {workers}{held}", fontsize=10)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return fig if fig is not None else ax.figure
 
 
-def candidates(fit, extend=4.0, ax=None, rows=None):
-    """A selection's candidates (fit.candidates) against the measured points: one curve per
-    candidate fitted on every row, along workers, the extrapolated range shaded. Candidates
-    that read a factor the kept rows lack are left out (named in the title)."""
+def _hidden_under(y, drawn):
+    """The label of an earlier line within 0.5% of `y` everywhere, else None."""
+    for label, other in drawn:
+        if len(other) == len(y) and np.all(np.abs(np.asarray(y) / np.asarray(other) - 1.0) < 0.005):
+            return label
+    return None
+
+
+def candidates(fit, extend=4.0, ax=None, rows=None, most=4):
+    """A selection's candidates (fit.candidates), each fitted on every row, against the measured
+    points, along workers, the extrapolated range shaded: one panel per measured series
+    (measured_series), the `most` with the most rows (one on a given `ax`), every line through
+    its panel's own factors. A candidate whose line lies under another's says so in the legend;
+    candidates that read a factor the kept rows lack are left out (named in the title)."""
     plt = _pyplot()
     rows = rows_of(fit, rows)
     workers = workers_column(fit, rows)
-    table = fit.candidates
-    fig = None
+    series = sorted(measured_series(fit, rows, workers), key=lambda s: -len(s[1]))
+    shown = series[:1] if ax is not None else series[:most]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
+        fig, axes = plt.subplots(1, len(shown), figsize=(1.6 + 4.4 * len(shown), 4.4), sharey=True,
+                                 squeeze=False, constrained_layout=True)
+        axes = list(axes[0])
+    else:
+        fig, axes = None, [ax]
     t = fit.target
-    _measured_points(ax, rows, workers, t, color="k", label="measured", zorder=5)
-    left = []
-    for _, c in table.iterrows():
-        if not c["curve"]:
+    left, fits = [], []
+    for _, c in fit.candidates.iterrows():
+        if c["curve"]:
+            fits.append((c, fit.candidate(c["rank"])))
+        else:
             left.append(c["model"])
-            continue
-        try:
-            pred = _curve(fit.candidate(c["rank"]), rows, workers, None, None, extend)
-        except _api._perfit.PerfitError:
-            left.append(c["model"])
-            continue
-        win = " (chosen)" if c["rank"] == 1 else ""
-        ax.plot(pred[workers], pred[f"predicted_{t}"], "-", lw=2.2 if win else 1.2,
-                label=f"{c['rank']}. {c['source']}{win}")
-    _workers_axes(ax, fit, rows, workers, extend)
-    ax.set_title("candidates fitted on every row" + (f" (no curve: {', '.join(left)})" if left else ""), fontsize=10)
-    ax.legend(fontsize=8)
-    return fig if fig is not None else ax.figure
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for panel, (key, sub) in zip(axes, shown):
+        _measured_points(panel, sub, workers, t, key, color="k", label="measured", zorder=5)
+        drawn = []
+        for i, (c, cand) in enumerate(fits):
+            try:
+                pred = _curve(cand, rows, workers, key, extend, sub=sub)
+            except _api._perfit.PerfitError:
+                if c["model"] not in left:
+                    left.append(c["model"])
+                continue
+            label = f"{c['rank']}. {c['source']}" + (" (chosen)" if c["rank"] == 1 else "")
+            under = _hidden_under(pred[f"predicted_{t}"].to_numpy(float), drawn)
+            _plot_line(panel, pred, workers, t, key, tag=str(c["rank"]), color=colors[i % len(colors)],
+                       lw=2.2 if c["rank"] == 1 else 1.2, label=label + (f" (under {under.split('.')[0]}.)" if under else ""))
+            drawn.append((label, pred[f"predicted_{t}"].to_numpy(float)))
+        _workers_axes(panel, fit, rows, workers, extend)
+        panel.set_title(_key_text(key) or "every row", fontsize=9)
+    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    title = "candidates fitted on every row"
+    if len(shown) < len(series):
+        title += f", {len(shown)} of the {len(series)} measured series (those with the most rows)"
+    title += f" (no curve: {', '.join(left)})" if left else ""
+    (fig.suptitle if fig is not None else axes[0].set_title)(title, fontsize=10)
+    return fig if fig is not None else axes[0].figure
 
 
 def save(fig, path):

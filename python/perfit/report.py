@@ -30,6 +30,7 @@ table{border-collapse:collapse;font-size:.9em}td,th{padding:.25em .6em;border-bo
 th{background:#f4f4f4}td.l,th.l{text-align:left}.warn{color:#8a4b00}.err{color:#a00}
 figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figure svg{max-width:100%;height:auto}
 td.fig svg{width:150px;height:auto}td.fig{padding:0}pre{background:#f7f7f7;padding:.6em;overflow-x:auto}
+.wide{overflow-x:auto;max-width:100%}
 """
 
 
@@ -53,6 +54,15 @@ def _num(v, digits=6):
     return html.escape(str(v))
 
 
+def _seconds(s):
+    """"0.18 s", "3.1 ms", "45 us": a fit's time, never "0.00 s"."""
+    if s >= 0.1:
+        return f"{s:.3g} s"
+    if s >= 1e-4:
+        return f"{1e3 * s:.3g} ms"
+    return f"{1e6 * s:.3g} us"
+
+
 def _constants(cell):
     """A batch summary's params cell, "t1=1451.527...;s=0.0747..." -> one constant per line."""
     out = []
@@ -71,7 +81,7 @@ def _table(df, left=()):
     for _, row in df.iterrows():
         cells = "".join(f'<td class="{"l" if c in left else ""}">{_num(row[c])}</td>' for c in df.columns)
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+    return f'<div class="wide"><table><tr>{head}</tr>{"".join(body)}</table></div>'
 
 
 def _page(title, body):
@@ -128,7 +138,7 @@ def fit_html(fit, name):
         "<h2>Fit</h2>",
         f"<p>MAPE {m['mape']:.3g}%, RMSE {m['rmse']:.4g} {html.escape(info['unit'])}, R<sup>2</sup> {m['r2']:.6f}, "
         f"largest relative error {m['max_rel_err']:.3g}%. Stopped: {html.escape(fit.stop_reason)} after "
-        f"{info['generations']} generations ({info['seconds']:.2f} s).</p>",
+        f"{info['generations']} generations ({_seconds(info['seconds'])}).</p>",
     ]
     cands = fit.candidates
     if len(cands):
@@ -155,8 +165,10 @@ def fit_html(fit, name):
 
 
 class _Thumbnails:
-    """One small figure redrawn per set (time against workers: measured means and the fitted
-    line, log-log, the extrapolated part shaded): a thousand sets in seconds, a few KB each."""
+    """One small figure redrawn per set (time against workers, log-log, the extrapolated part
+    shaded): for each measured series (figures.measured_series: batch size and any factor
+    measured at several values at one worker count) its means and the fitted line through the
+    same factors, one colour a series. A thousand sets in seconds, a few KB each."""
 
     def __init__(self):
         import matplotlib.pyplot as plt
@@ -168,24 +180,49 @@ class _Thumbnails:
             axis.set_major_locator(ticker.NullLocator())
             axis.set_minor_locator(ticker.NullLocator())
         self.fig.subplots_adjust(left=0.02, right=0.98, bottom=0.03, top=0.97)
-        self.points, = self.ax.plot([], [], "o", ms=2.5, color="C0")
-        self.line, = self.ax.plot([], [], "-", lw=1, color="C1")
+        self.pairs = []  # (points, line) artists, reused from set to set
         self.shade = None
+
+    def _pair(self, i):
+        while len(self.pairs) <= i:
+            color = f"C{len(self.pairs) % 10}"
+            points, = self.ax.plot([], [], "o", ms=2.5, color=color)
+            line, = self.ax.plot([], [], "-", lw=1, color=color)
+            self.pairs.append((points, line))
+        return self.pairs[i]
+
+    def draw(self, fit):
+        """Draws the set's series on the reused axes (gids as perfit.figures names them)."""
+        rows = figures.rows_of(fit)
+        workers = figures.workers_column(fit, rows)
+        series = figures.measured_series(fit, rows, workers)
+        t = fit.target
+        for i, (key, sub) in enumerate(series):
+            points, line = self._pair(i)
+            means = sub.groupby(workers)[t].mean()
+            pred = figures._curve(fit, rows, workers, key, 2.0, points=24, sub=sub)
+            points.set_data(means.index.to_numpy(float), means.to_numpy(float))
+            line.set_data(pred[workers].to_numpy(float), pred[f"predicted_{t}"].to_numpy(float))
+            points.set_gid("points|" + figures._gid_key(key))
+            line.set_gid("line|" + figures._gid_key(key))
+            points.set_visible(True)
+            line.set_visible(True)
+        for points, line in self.pairs[len(series):]:
+            points.set_visible(False)
+            line.set_visible(False)
+            points.set_data([], [])
+            line.set_data([], [])
+        if self.shade is not None:
+            self.shade.remove()
+        top = float(rows[workers].max())
+        self.shade = self.ax.axvspan(top, 2 * top, color="0.85", lw=0, zorder=0)
+        self.ax.relim(visible_only=True)
+        self.ax.autoscale_view()
+        return self.ax
 
     def svg(self, fit):
         import matplotlib
-        rows = figures.rows_of(fit)
-        workers = figures.workers_column(fit, rows)
-        means = rows.groupby(workers)[fit.target].mean()
-        pred = figures._curve(fit, rows, workers, None, None, 2.0, points=24)
-        self.points.set_data(means.index.to_numpy(float), means.to_numpy(float))
-        self.line.set_data(pred[workers].to_numpy(float), pred[f"predicted_{fit.target}"].to_numpy(float))
-        if self.shade is not None:
-            self.shade.remove()
-        top = float(means.index.max())
-        self.shade = self.ax.axvspan(top, 2 * top, color="0.85", lw=0, zorder=0)
-        self.ax.relim()
-        self.ax.autoscale_view()
+        self.draw(fit)
         buf = io.StringIO()
         with matplotlib.rc_context({"svg.fonttype": "none"}):
             self.fig.savefig(buf, format="svg")
@@ -193,11 +230,22 @@ class _Thumbnails:
         return text[text.index("<svg"):]
 
 
+def _counts(summary, failed):
+    """"12 fits and 3 selections of 3 sets; 1 not ok." (a selection store: "3 sets; all ok.")"""
+    def n(k, word):
+        return f"{k} {word}{'' if k == 1 else 's'}"
+    sets = summary["set"].nunique() if "set" in summary.columns else len(summary)
+    kinds = summary["kind"].value_counts() if "kind" in summary.columns else {}
+    what = " and ".join(n(int(kinds[k]), k) for k in ("fit", "selection") if k in kinds)
+    head = f"{what} of {n(sets, 'set')}" if what else n(sets, "set")
+    return head + ("; all ok." if not failed else f"; {failed} not ok.")
+
+
 def table_html(summary, fits, title, name):
     """A batch or selection: one row per set (set, status, a thumbnail when the set has a fit,
     then the summary's columns: model, hypothesis, scores, metrics, constants), its message last."""
     rows = []
-    first = [c for c in ("set", "status") if c in summary.columns]
+    first = [c for c in ("set", "kind", "status") if c in summary.columns]
     rest = [c for c in summary.columns if c not in (*first, "result", "message")]
     head = ("".join(f'<th class="l">{html.escape(c)}</th>' for c in first) + "<th>time against workers</th>" +
             "".join(f'<th class="l">{html.escape(c)}</th>' for c in rest) + '<th class="l">message</th>')
@@ -219,10 +267,11 @@ def table_html(summary, fits, title, name):
                     f'<td class="fig">{thumb}</td>' +
                     "".join(f'<td class="l">{_constants(row[c]) if c == "params" else _num(row[c])}</td>' for c in rest) +
                     f'<td class="l{cls}">{html.escape(msg) if isinstance(msg, str) else ""}</td></tr>')
-    body = (f"<p>{len(summary)} sets, {failed} not ok. Source: <code>{html.escape(name)}</code>. Each thumbnail: "
-            "measured means (points) and the fitted model (line) against workers, log-log, the extrapolated "
-            "part shaded.</p>"
-            f"<table><tr>{head}</tr>{''.join(rows)}</table>")
+    body = (f"<p>{_counts(summary, failed)} Source: <code>{html.escape(name)}</code>. Each thumbnail: "
+            "measured means (points) and the fitted model (line) against workers, log-log, one colour per "
+            "measured combination of the other factors (line and points at the same factors), the "
+            "extrapolated part shaded.</p>"
+            f'<div class="wide"><table><tr>{head}</tr>{"".join(rows)}</table></div>')
     return _page(title, body)
 
 
@@ -239,6 +288,7 @@ def _kind(path):
     except OSError:
         if not os.path.exists(path):
             raise IoError(f"'{path}' does not exist; pass a result file, a selection store or a batch directory")
+        _api.load(path)  # not HDF5 to h5py: the reader's own words (truncated, not HDF5, ...)
     raise DataError(f"'{path}' is neither a perfit result, a selection store nor a batch directory")
 
 
@@ -262,23 +312,39 @@ def build(path):
         summary = _selection_summary(path)
         return table_html(summary, lambda r: _api.load(path, r["set"]) if r.get("status", "ok") == "ok" else None,
                           f"perfit: selection {name}", path)
+    return _batch_html(path, name)
+
+
+def _batch_html(path, name):
+    """Every fit (summary.csv) and every selection (selection.csv) of a batch directory, one row
+    each, grouped by set: a batch of fits and `select:` entries shows both."""
+    parts = []
     summary_csv = os.path.join(path, "summary.csv")
+    if os.path.exists(summary_csv):
+        fits = pd.read_csv(summary_csv, keep_default_na=False)
+        parts.append(fits.assign(kind="fit"))
     selection = os.path.join(path, "selection.h5")
-    if os.path.exists(os.path.join(path, "selection.csv")) and os.path.exists(selection):
-        summary = pd.read_csv(os.path.join(path, "selection.csv"), keep_default_na=False)
-        return table_html(summary, lambda r: _api.load(selection, r["set"]) if r.get("status") == "ok" else None,
-                          f"perfit: selection in {name}", path)
-    if not os.path.exists(summary_csv):
+    selection_csv = os.path.join(path, "selection.csv")
+    if os.path.exists(selection_csv) and os.path.exists(selection):
+        parts.append(pd.read_csv(selection_csv, keep_default_na=False).assign(kind="selection"))
+    if not parts:
         raise DataError(f"'{path}' holds no summary.csv nor selection.csv: not a perfit batch directory")
-    summary = pd.read_csv(summary_csv, keep_default_na=False)
+    rows = pd.concat(parts, ignore_index=True, sort=False)
+    rows = rows[["set", "kind", *[c for c in rows.columns if c not in ("set", "kind")]]]
+    rows = rows.sort_values("set", kind="stable").reset_index(drop=True).fillna("")
 
     def result_of(r):
+        if r.get("status") != "ok":
+            return None
+        if r["kind"] == "selection":
+            return _api.load(selection, r["set"])
         f = str(r.get("result", ""))
-        if r.get("status") != "ok" or not f:
+        if not f:
             return None
         return _api.load(f if os.path.isabs(f) or os.path.exists(f) else os.path.join(path, os.path.basename(f)))
 
-    return table_html(summary, result_of, f"perfit: batch {name}", path)
+    what = "batch" if os.path.exists(summary_csv) else "selection in"
+    return table_html(rows, result_of, f"perfit: {what} {name}", path)
 
 
 def check_out(out, force=False, inputs=()):

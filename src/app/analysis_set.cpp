@@ -55,8 +55,7 @@ std::vector<std::string> set_columns(const fit::RunConfig& cfg) {
 
 std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
                                                const std::vector<std::string>& columns, bool note) {
-  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors,
-                                     io::describe_set(cfg.data, cfg.set).columns,
+  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors, io::describe_set(cfg.data, cfg.set),
                                      "'" + cfg.data + "' set '" + cfg.set + "'");
   if (note) note_unused(bound);
   return std::make_shared<const model::Model>(bound.spec, columns);

@@ -158,15 +158,17 @@ int run_predict(const PredictArgs& a) {
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
   const Prediction p = predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at), where, !a.at.empty(), a.interval);
-  const auto& [table, pred, terms, names, iv, outside, guard] = p;
+  const auto& [table, pred, terms, names, iv, outside, guard, note] = p;
   guard.warn(outside, "predict");
+  if (!note.empty()) std::fprintf(stderr, "perfit predict: note: %s\n", note.c_str());
   if (!a.grid.empty()) {
     std::vector<std::string> cells;
     for (const auto& o : outside) cells.push_back(guard.known() ? RangeGuard::cell(o) : "range unknown");
     if (iv.asked_but_unavailable) spdlog::warn("predict: {}", iv.contains);
     write_grid(a.out, grid, pred, terms, names, r.target, iv.bounds, cells);
-    std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s, extrapolated and term_*)\n",
-                table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str());
+    const std::string bounds = iv.bounds ? ", lo_" + r.target + ", hi_" + r.target : "";
+    std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s%s, extrapolated and term_*)\n",
+                table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str(), bounds.c_str());
     return 0;
   }
   report_one(a, r, r.model_name, table, {pred, terms, names, iv, outside[0], guard.known()});

@@ -15,6 +15,7 @@
 #include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
+#include "perfit/core/time_unit.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/io/selection_store.hpp"
@@ -205,6 +206,8 @@ int run_recommend(const RecommendArgs& a) {
     throw ConfigError("--objective gpu-hours multiplies the time by --workers '" + a.workers +
                       "', which is not a factor of the space or --at");
   }
+  if (gpu) check_time_unit(r.unit, "--objective gpu-hours: '" + a.result + "' measures " + r.target + " in");
+  const double hours_per_unit = seconds_per_unit(r.unit) / 3600.0;
   for (auto& c : cons) {
     if (c.name != "time") c.name = names.column(c.name);
   }
@@ -226,7 +229,7 @@ int run_recommend(const RecommendArgs& a) {
     bool ok = true;
     for (const auto& c : cons) ok = ok && c.holds(c.name == "time" ? time : t.column(c.name).f64()[i]);
     if (!ok) continue;
-    score[i] = gpu ? time * t.column(workers).f64()[i] / 3600.0 : time;
+    score[i] = gpu ? time * t.column(workers).f64()[i] * hours_per_unit : time;
     keep.push_back(i);
   }
   if (keep.empty()) throw DataError("no configuration of the space meets the constraints");
@@ -259,7 +262,7 @@ const OptionTable<RecommendArgs>& recommend_options() {
       required(text_option<A>("space", &A::space, "NAME=LO..HI,...", "factors and ranges, e.g. p=1..512,b=32..1024")),
       text_option<A>("at", &A::at, "NAME=VALUE,...", "the model's other factors, e.g. d=1.28e6,epochs=90"),
       choice_option<A>("objective", &A::objective, {"time", "gpu-hours"},
-                       "what to minimise: the predicted time, or time x workers / 3600"),
+                       "what to minimise: the predicted time, or time x workers in hours (from the stored unit)"),
       text_option<A>("workers", &A::workers, "a factor name", "the factor that counts GPUs for gpu-hours"),
       text_option<A>("constraint", &A::constraint, "NAME<=VALUE,...",
                      "e.g. p<=256,time<=3600 (a factor or the predicted time)"),

@@ -12,9 +12,11 @@
 #include "fit_checkpoint.hpp"
 #include "fitted_rows.hpp"
 #include "measured_range.hpp"
+#include "result_report.hpp"
 #include "set_binding.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/core/utc_time.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/data/checksum.hpp"
@@ -73,7 +75,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   if (a.model) {
     s.spec = *a.model;
   } else {
-    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info.columns, "'" + c.data + "' set '" + c.set + "'");
+    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info, "'" + c.data + "' set '" + c.set + "'");
     if (rank == 0) note_unused(bound);
     s.spec = bound.spec;
   }
@@ -166,6 +168,12 @@ io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::
     if (k < fr.past_bound.size()) r.params.back().past_bound = fr.past_bound[k];
   }
   r.warnings = ident.warnings;
+  if (const std::vector<std::string> pressed = pressed_bounds(r); !pressed.empty()) {
+    r.warnings.push_back(join(pressed) + (pressed.size() > 1 ? " sit" : " sits") +
+                         " at a bound the data press on: the model cannot follow the data there, and beyond the "
+                         "measured range its predictions may miss by more than their intervals say; widen the bounds "
+                         "and refit, or compare models with perfit select");
+  }
   r.cost = fr.cost;
   r.cost_before_polish = fr.cost_before_polish;
   r.polish_improved = fr.polish_improved;
@@ -343,6 +351,18 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.result->choice_log_sd = job.choice_log_sd;
   out.result->choice_dof = job.choice_dof;
   out.result->choice_how = job.choice_how;
+  out.result->choice_step_log = job.choice_step_log;
+  out.result->choice_growth = job.choice_growth;
+  if (const std::size_t k = job.constants_estimated; k > 0) {
+    io::ResultFile& res = *out.result;
+    if (res.noise_dof > k) {
+      res.noise_log_sd *= std::sqrt(static_cast<double>(res.noise_dof) / static_cast<double>(res.noise_dof - k));
+      res.noise_dof -= k;
+    } else {
+      res.noise_log_sd = std::numeric_limits<double>::quiet_NaN();
+      res.noise_dof = 0;
+    }
+  }
   out.result->candidates = job.candidates;
   for (auto& c : out.result->candidates) {
     if (c.rank != 1) continue;

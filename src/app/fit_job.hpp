@@ -41,6 +41,10 @@ struct FitJob {
   double choice_log_sd = std::numeric_limits<double>::quiet_NaN();
   std::size_t choice_dof = 0;
   std::string choice_how;
+  double choice_step_log = std::numeric_limits<double>::quiet_NaN(), choice_growth = std::numeric_limits<double>::quiet_NaN();
+  // A naive procedure's constants, estimated from the rows though not fitted as params: each
+  // takes a degree of freedom from the noise estimate (ResultFile::noise_dof).
+  std::size_t constants_estimated = 0;
 };
 
 struct FitJobOutcome {

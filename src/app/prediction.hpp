@@ -35,6 +35,7 @@ struct Prediction {
   Interval interval;
   std::vector<std::vector<Outside>> outside;  // per row, the factors beyond the measured range
   RangeGuard guard;
+  std::string note;  // factors held at their one measured value (ResultNames::bind), or ""
 };
 
 // `result` names the result in messages, `where` the rows ("--at", "'grid.csv'", "the

@@ -1,6 +1,7 @@
 #include "result_names.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -8,7 +9,7 @@
 
 namespace perfit::app {
 
-ResultNames::ResultNames(const io::ResultFile& r, const std::string& path) {
+ResultNames::ResultNames(const io::ResultFile& r, const std::string& path) : ranges_(r.ranges) {
   if (r.config_yaml.empty()) return;  // written by hand or by an old perfit: names as stored
   fit::RunConfig cfg;
   fit::apply_run_config_yaml(r.config_yaml, "'" + path + "' config_yaml", cfg);
@@ -25,7 +26,7 @@ const model::FactorBinding* ResultNames::fixed(const std::string& name) const {
 }
 
 data::MeasurementTable ResultNames::bind(const data::MeasurementTable& t, model::ModelSpec& spec,
-                                         const std::string& where) const {
+                                         const std::string& where, std::string* note) const {
   data::MeasurementTable out;
   for (const auto& c : t.columns()) {
     if (fixed(c.name())) {
@@ -42,6 +43,21 @@ data::MeasurementTable ResultNames::bind(const data::MeasurementTable& t, model:
       throw ConfigError(where + ": '" + name + "' is given twice" + also);
     }
     out.add_column(c.with_name(name));
+  }
+  std::vector<std::string> held;
+  for (const auto& f : model::Model::factors(spec)) {
+    const auto m = std::find_if(ranges_.begin(), ranges_.end(), [&](const io::MeasuredRange& x) { return x.name == f; });
+    if (out.find(f) || m == ranges_.end() || m->lo != m->hi || out.columns().empty()) continue;
+    out.add_column(data::Column(f, std::vector<double>(out.rows(), m->lo)));
+    held.push_back(f + "=" + format_g(m->lo, 10));
+  }
+  if (!held.empty()) {
+    const std::string line = where + ": " + join(held) + " not given: held at the one value the fit measured";
+    if (note) {
+      *note = line;
+    } else {
+      std::fprintf(stderr, "perfit: note: %s\n", line.c_str());
+    }
   }
   return out;
 }

@@ -22,15 +22,18 @@ class ResultNames {
   // The model's column for `name` (p -> gpus); `name` itself when it is no bound factor.
   std::string column(const std::string& name) const;
   // The table in the model's column names. A column of a fixed factor stays, and `spec` reads
-  // it instead of the fixed value. `where` names the option in messages.
+  // it instead of the fixed value. A factor `spec` reads that `t` lacks and the fit measured at
+  // one value only (samples = 1281167 in every row) is held at that value: the note saying so
+  // goes to `note`, or to stderr when `note` is null. `where` names the option in messages.
   // Throws: ConfigError for a name given twice (p and gpus).
   data::MeasurementTable bind(const data::MeasurementTable& t, model::ModelSpec& spec,
-                              const std::string& where) const;
+                              const std::string& where, std::string* note = nullptr) const;
 
  private:
   // The fixed value's factor, if `name` is one (d, epochs), else nullptr.
   const model::FactorBinding* fixed(const std::string& name) const;
   std::vector<model::FactorBinding> bindings_;
+  std::vector<io::MeasuredRange> ranges_;
 };
 
 }  // namespace perfit::app

@@ -18,13 +18,17 @@ namespace {
 // the cost with it moved past the bound (io::ResultParam::past_bound). Freeing one constant
 // lowers the cost by about 1/rows even where it explains nothing (the F-test's yardstick), so
 // only a fall beyond 2/rows (and 0.1%) counts as the data pressing on the bound.
+bool pressed_on(const io::ResultParam& p, std::size_t rows) {
+  const double noise = std::max(1e-3, 2.0 / static_cast<double>(std::max<std::size_t>(rows, 1)));
+  return p.at_bound && std::isfinite(p.past_bound) && p.past_bound < -noise;
+}
+
 std::string bound_note(const io::ResultParam& p, std::size_t rows) {
   if (std::isnan(p.past_bound)) return "  at a bound: widen it and refit, unless the bound is physical";
   if (std::isinf(p.past_bound)) {
     return "  at a bound the model cannot cross (past it, it predicts a non-positive time on some row)";
   }
-  const double noise = std::max(1e-3, 2.0 / static_cast<double>(std::max<std::size_t>(rows, 1)));
-  if (p.past_bound < -noise) {
+  if (pressed_on(p, rows)) {
     return "  at a bound the data press on (the cost falls " + format_g(-100.0 * p.past_bound, 2) +
            "% past it): widen it and refit, unless the bound is physical";
   }
@@ -189,6 +193,14 @@ void print_full_report(const io::ResultFile& r) {
   }
   std::printf("  %-20s %zu values (best cost per %s)\n", "history", r.history.size(),
               r.ranks > 1 ? "epoch" : "generation");
+}
+
+std::vector<std::string> pressed_bounds(const io::ResultFile& r) {
+  std::vector<std::string> out;
+  for (const auto& p : r.params) {
+    if (pressed_on(p, r.rows)) out.push_back(p.name);
+  }
+  return out;
 }
 
 }  // namespace perfit::app

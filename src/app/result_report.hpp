@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "perfit/io/result_file.hpp"
 
@@ -17,5 +18,8 @@ std::string result_table_text(const io::ResultFile& r);
 void print_full_report(const io::ResultFile& r);
 // The object `perfit fit --json` prints; `path` is the result file.
 nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& path);
+// The constants at a bound that the data press on (moved past it, the cost falls by more than
+// 2/rows and 0.1%): the model cannot follow the data there.
+std::vector<std::string> pressed_bounds(const io::ResultFile& r);
 
 }  // namespace perfit::app

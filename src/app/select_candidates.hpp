@@ -63,6 +63,11 @@ struct ChoiceSpread {
   double log_sd = std::numeric_limits<double>::quiet_NaN();
   std::size_t dof = 0;
   std::string how;
+  // The distance log_sd was measured at: ln(largest / second largest) of the scale column, one
+  // step; and how the error grows with the distance d in such steps, log_sd * d^growth
+  // (fit/predictive.hpp). NaN: unknown (older results: log_sd everywhere).
+  double step_log = std::numeric_limits<double>::quiet_NaN();
+  double growth = std::numeric_limits<double>::quiet_NaN();
 };
 
 // With two scales, nothing held out: how far the other candidates (fitted in-sample, each

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/options_yaml.hpp"
 #include "select_ladder.hpp"
 #include "select_naive.hpp"
@@ -187,6 +188,13 @@ std::vector<Candidate> rank(std::vector<Candidate> ranked, bool few_scales, bool
   });
   if (few_scales) prefer_prior(ranked, rows, scale);
   if (!few_scales && held_out) prefer_simplest_adequate(ranked, rows, scale);
+  Candidate* first = ranked.empty() ? nullptr : &ranked.front();
+  if (first && first->why.empty() && std::isfinite(first->score)) {  // the score decided: say against what
+    first->why = "the lowest score, " + format_g(first->score, 4);
+    if (ranked.size() > 1 && std::isfinite(ranked[1].score)) {
+      first->why += " against " + ranked[1].model->spec().name + "'s " + format_g(ranked[1].score, 4);
+    }
+  }
   return ranked;
 }
 

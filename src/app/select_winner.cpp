@@ -8,6 +8,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
+#include "perfit/model/evaluator.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "select_naive.hpp"
 #include "select_search.hpp"
@@ -49,11 +50,72 @@ ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_tex
   return out;
 }
 
+// Without a measurement: a wrong exponent's log error grows in proportion to the log distance.
+constexpr double kDefaultGrowth = 1.0;
+constexpr double kGrowthRange[2] = {0.0, 2.0};
+
+// How the winner's log error grows with the distance beyond its training scales: each fold's
+// constants also predict every later held-out scale (d = 2, 3, ... steps out), and within a fold
+// ln(e(d) / e(1)) against ln d gives the exponent (within one fold, so that folds trained on
+// fewer scales do not pass for distance). Fitted models with at least two folds only; else the
+// default. Clamped to kGrowthRange.
+double distance_growth(const Candidate& best, const Selection& s) {
+  if (best.procedure() || best.fits.size() < 2) return kDefaultGrowth;
+  const model::Evaluator ev(*best.model, *s.set.rows);
+  const Eigen::VectorXd& y = ev.measured();
+  std::vector<const data::Fold*> held;  // best.fits' folds, in order (some may have been dropped)
+  for (const auto& f : best.fits) {
+    const auto it = std::find_if(s.folds.begin(), s.folds.end(), [&](const data::Fold& x) { return x.name == f.fold; });
+    if (it == s.folds.end()) return kDefaultGrowth;
+    held.push_back(&*it);
+  }
+  double sxy = 0.0, sxx = 0.0;
+  for (std::size_t k = 0; k + 1 < held.size(); ++k) {
+    const fit::FoldFit& f = best.fits[k];
+    const double e1 = fold_log_rms(f);
+    if (f.failed || !(e1 > 0.0) || !f.params.allFinite()) continue;
+    const Eigen::VectorXd pred = ev.predict(f.params);
+    for (std::size_t j = k + 1; j < held.size(); ++j) {
+      double ss = 0.0;
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < held[j]->test.size(); ++i) {
+        if (!held[j]->test[i]) continue;
+        const double e = std::log(pred(static_cast<Eigen::Index>(i)) / y(static_cast<Eigen::Index>(i)));
+        ss += e * e;
+        ++n;
+      }
+      const double ed = std::sqrt(ss / static_cast<double>(std::max<std::size_t>(n, 1)));
+      if (n == 0 || !std::isfinite(ed) || !(ed > 0.0)) continue;
+      const double x = std::log(static_cast<double>(j - k + 1));
+      sxy += x * std::log(ed / e1);
+      sxx += x * x;
+    }
+  }
+  if (!(sxx > 0.0)) return kDefaultGrowth;
+  return std::clamp(sxy / sxx, kGrowthRange[0], kGrowthRange[1]);
+}
+
+// ln(largest / second largest) of the scale column: the step the choice part was measured at.
+double step_log(const Selection& s) {
+  if (s.split.column.empty() || !s.set.rows->find(s.split.column)) return std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> v = data::distinct_values(s.set.rows->column(s.split.column));
+  if (v.size() < 2 || !(v[v.size() - 2] > 0.0)) return std::numeric_limits<double>::quiet_NaN();
+  return std::log(v.back() / v[v.size() - 2]);
+}
+
 }  // namespace
 
 ChoiceSpread choice_spread(const Selection& s) {
-  if (s.few_scales) return disagreement_spread(s.ranked, *s.set.rows, s.split.column);
-  return s.folds.empty() ? ChoiceSpread{} : held_out_spread(s.ranked.front(), s.split.text());
+  ChoiceSpread out;
+  if (s.few_scales) {
+    out = disagreement_spread(s.ranked, *s.set.rows, s.split.column);
+    out.growth = kDefaultGrowth;
+  } else if (!s.folds.empty()) {
+    out = held_out_spread(s.ranked.front(), s.split.text());
+    out.growth = distance_growth(s.ranked.front(), s);
+  }
+  out.step_log = step_log(s);
+  return out;
 }
 
 FitJob winner_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
@@ -62,6 +124,8 @@ FitJob winner_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selectio
   job.choice_log_sd = spread.log_sd;
   job.choice_dof = spread.dof;
   job.choice_how = spread.how;
+  job.choice_step_log = spread.step_log;
+  job.choice_growth = spread.growth;
   return job;
 }
 
@@ -97,6 +161,7 @@ FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selec
   job.cfg.model = best.word;
   if (best.naive) {  // computed from every row: constants only, nothing to fit
     job.model = naive_spec_of(*best.naive, best.search_columns.front(), *set.rows);
+    job.constants_estimated = model::naive_estimated_constants(*best.naive);
     job.cfg.model = job.model->name;
     job.cfg.factors.clear();
   } else if (!best.searched()) {

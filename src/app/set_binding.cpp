@@ -20,14 +20,21 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 
 }  // namespace
 
-BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors,
-                      const std::vector<io::ColumnInfo>& columns, const std::string& set) {
-  std::vector<std::string> names, numeric;
-  for (const auto& c : columns) {
+BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors, const io::SetInfo& info,
+                      const std::string& set) {
+  const auto t = info.attributes.find("target");
+  const std::string target = t == info.attributes.end() ? "" : data::attribute_text(t->second);
+  std::vector<std::string> names, numeric;  // numeric: the columns a factor can read (not the target)
+  for (const auto& c : info.columns) {
     names.push_back(c.name);
-    if (c.type != data::ColumnType::string) numeric.push_back(c.name);
+    if (c.type != data::ColumnType::string && c.name != target) numeric.push_back(c.name);
   }
   const auto all = model::parse_factor_bindings(factors);
+  for (const auto& b : all) {
+    if (b.column.empty() || b.column != target) continue;
+    throw ConfigError("--factors " + b.factor + "=" + b.column + ": '" + b.column + "' is the measured time of " + set +
+                      " (its target), which no factor can read; numeric columns: " + join(numeric));
+  }
   BoundSpec out{model::bind_factors(spec, model::bindings_for(spec, all)), {}};
   const std::vector<std::string> reads = model::Model::factors(spec);
   for (const auto& b : all) {
@@ -41,6 +48,11 @@ BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors,
                       "numeric columns: " + join(numeric));
   }
   for (const auto& f : model::Model::factors(out.spec)) {
+    if (f == target) {
+      throw ConfigError("model '" + spec.name + "' reads factor '" + f + "', which is the measured time of " + set +
+                        " (its target); bind it with --factors " + f + "=<column> or " + f +
+                        "=<number> (numeric columns: " + join(numeric) + ")");
+    }
     if (has(names, f)) continue;  // a text column read as a factor: the evaluator names it
     throw ConfigError("model '" + spec.name + "' reads factor '" + f + "', which is not a column of " + set +
                       "; " + did_you_mean(f, numeric) + "bind it with --factors " + f + "=<column> or " + f +

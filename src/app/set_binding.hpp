@@ -17,12 +17,13 @@ struct BoundSpec {
   std::vector<model::FactorBinding> unused;  // bindings for factors it does not read
 };
 
-// `set` names the set in messages ("'runs.h5' set '/a/b'").
+// `set` names the set in messages ("'runs.h5' set '/a/b'"). The set's target (its measured
+// time) is never a factor's column, nor suggested as one.
 // Throws: ConfigError for an unbound factor that is no column ("bind it with --factors
-// p=<column>", listing the numeric columns) or a bound column the set lacks or holds text in
-// ("did you mean ...").
-BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors,
-                      const std::vector<io::ColumnInfo>& columns, const std::string& set);
+// p=<column>", listing the numeric columns), a bound column the set lacks or holds text in
+// ("did you mean ..."), or a factor bound to (or named as) the target.
+BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors, const io::SetInfo& info,
+                      const std::string& set);
 
 // One info line for bindings the model does not read (nothing when there are none).
 void note_unused(const BoundSpec& b);

@@ -1,6 +1,7 @@
 #include "perfit/fit/predictive.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "perfit/core/text.hpp"
@@ -51,8 +52,16 @@ Eigen::VectorXd log_spread(const Eigen::MatrixXd& refit_predictions) {
   return out;
 }
 
+double choice_at(const SpreadParts& parts, double beyond_log) {
+  const bool by_distance = std::isfinite(parts.choice_step_log) && parts.choice_step_log > 0.0 &&
+                           std::isfinite(parts.choice_growth);
+  if (!by_distance || std::isnan(beyond_log)) return parts.choice_log_sd;
+  if (!(beyond_log > 0.0)) return 0.0;
+  return parts.choice_log_sd * std::pow(beyond_log / parts.choice_step_log, parts.choice_growth);
+}
+
 PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen::VectorXd& constants_log_sd,
-                                       const SpreadParts& parts, double level) {
+                                       const SpreadParts& parts, double level, const Eigen::VectorXd& beyond_log) {
   PredictiveInterval out;
   const bool noise = parts.noise_dof > 0 && std::isfinite(parts.noise_log_sd);
   const bool choice = parts.choice_dof > 0 && std::isfinite(parts.choice_log_sd);
@@ -66,13 +75,18 @@ PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen:
   out.lo.resize(pred.size());
   out.hi.resize(pred.size());
   const double p = 0.5 + 0.5 * level;
+  const bool leverage = !constants && noise && parts.rows > parts.noise_dof;
+  const double mean_leverage =
+      leverage ? static_cast<double>(parts.rows - parts.noise_dof) / static_cast<double>(parts.rows) : 0.0;
   bool choice_set = false;
   for (Eigen::Index i = 0; i < pred.size(); ++i) {
-    const double c = constants ? constants_log_sd(i) : 0.0;
+    const double c = constants ? constants_log_sd(i) : parts.noise_log_sd * std::sqrt(mean_leverage);
     const double model = noise ? std::sqrt(parts.noise_log_sd * parts.noise_log_sd + c * c) : 0.0;
-    const bool by_choice = choice && (!noise || parts.choice_log_sd > model);
+    const double far = beyond_log.size() == pred.size() ? beyond_log(i) : std::numeric_limits<double>::quiet_NaN();
+    const double chosen = choice ? choice_at(parts, far) : 0.0;
+    const bool by_choice = choice && (!noise || chosen > model);
     choice_set = choice_set || by_choice;
-    const double s = by_choice ? parts.choice_log_sd : model;
+    const double s = by_choice ? chosen : model;
     const double t = t_quantile(p, static_cast<double>(by_choice ? parts.choice_dof : parts.noise_dof));
     out.lo(i) = pred(i) * std::exp(-t * s);
     out.hi(i) = pred(i) * std::exp(t * s);
@@ -81,9 +95,17 @@ PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen:
   if (noise) words = "run-to-run noise and misfit (" + std::to_string(parts.noise_dof) + " residual dof)";
   else words = "no noise estimate (as many rows as constants)";
   words += constants ? ", the constants (" + std::to_string(parts.bootstrap_refits) + " bootstrap refits)"
-                     : ", not the constants' uncertainty (fit with --bootstrap for it)";
+             : leverage ? ", the constants approximated by the noise x sqrt(constants / rows) (--bootstrap measures them)"
+                        : ", not the constants' uncertainty (fit with --bootstrap for it)";
   if (choice) {
-    words += ", the model choice (" + parts.choice_how + (choice_set ? "; the widest part, used" : "; narrower than the others") + ")";
+    const bool by_distance = beyond_log.size() == pred.size() && std::isfinite(choice_at(parts, 1.0)) &&
+                             choice_at(parts, 0.0) == 0.0;
+    words += ", the model choice (" + parts.choice_how + (choice_set ? "; the widest part, used" : "; narrower than the others");
+    if (by_distance) {
+      words += "; none inside the measured range, beyond it growing as distance^" + format_g(parts.choice_growth, 2) +
+               " in steps of x" + format_g(std::exp(parts.choice_step_log), 3);
+    }
+    words += ")";
   } else {
     words += ", not the model choice (not a result of select, or nothing to measure it on)";
   }

@@ -64,6 +64,8 @@ const std::vector<ResultField>& result_fields() {
       {"choice_log_sd", &R::choice_log_sd, true, "select: rms ln(predicted/measured) of the chosen procedure on held-out scales"},
       {"choice_dof", &R::choice_dof, true, "select: held-out scales (folds) behind it (0: none)"},
       {"choice_how", &R::choice_how, true, "select: the validation that measured it"},
+      {"choice_step_log", &R::choice_step_log, true, "select: ln of the step of the scale column it was measured at"},
+      {"choice_growth", &R::choice_growth, true, "select: its growth with the distance in steps (sd x steps^growth)"},
       {"rows_kept_stride", &R::kept_stride, true, "/rows holds every k-th fitted row (0: no /rows)"},
       {"data_file_from_result", &R::data_file_from_result, true, "the store, relative to the result's directory"},
       {"perfit_version", &R::perfit_version, false, "the perfit that wrote it"},

@@ -153,6 +153,7 @@ py::dict predict_columns(const io::ResultFile& r, const std::string& name, const
   d["extrapolated"] = outside;
   d["range_known"] = p.guard.known();
   d["warning"] = p.guard.warning(p.outside, "predict");
+  d["note"] = p.note;
   return d;
 }
 

@@ -45,6 +45,65 @@ def test_a_wrong_binding_says_how_to_fix_it():
         failures.append("a refused fit wrote x.h5")
 
 
+# ---- the measured time is never a factor, nor suggested as one ----
+def test_the_target_is_never_bound_nor_suggested():
+    r = expect(["fit", *S, "--model", "generic", "--factors", "p=gpus,b=batch_per_gpu,d=1281167", "--out", "x.h5"], 2,
+               "reads factor 'epochs', which is not a column")
+    if "epoch_s" in r.stderr:
+        failures.append(f"the target was suggested for a factor: {r.stderr}")
+    expect(["fit", *S, "--model", "generic", "--factors", "p=gpus,b=batch_per_gpu,d=1281167,epochs=epoch_s",
+            "--out", "x.h5"], 2,
+           "--factors epochs=epoch_s: 'epoch_s' is the measured time of 'runs.h5' set '/pytorch/resnet50' (its target)")
+    if os.path.exists(os.path.join(work, "x.h5")):
+        failures.append("a refused fit wrote x.h5")
+
+
+# ---- a column measured at one value need not be given again ----
+def test_a_column_measured_at_one_value_is_held_there():
+    src = os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv")
+    with open(src) as f, open(os.path.join(work, "samples.csv"), "w") as g:
+        lines = f.read().split()
+        g.write(lines[0] + ",samples\n" + "".join(line + ",1281167\n" for line in lines[1:]))
+    expect(["import", "samples.csv", "--out", "samples.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s"], 0)
+    expect(["fit", "--data", "samples.h5", "--set", "/pytorch/resnet50", "--model", "generic", "--factors",
+            "p=gpus,b=batch_per_gpu,d=samples,epochs=1", "--out", "samples_fit.h5", "--max-generations", "60"], 0)
+    held = "samples=1281167 not given: held at the one value the fit measured"
+    r = expect(["predict", "--result", "samples_fit.h5", "--at", "p=256,b=64", "--json"], 0, held)
+    given = expect(["predict", "--result", "samples_fit.h5", "--at", "p=256,b=64,d=1281167", "--json"], 0)
+    if as_json(r, "predict, samples held").get("prediction") != as_json(given, "predict, d given").get("prediction"):
+        failures.append(f"held and given samples predict differently:\n{r.stdout[:300]}\n{given.stdout[:300]}")
+    if held in given.stderr:
+        failures.append(f"a note though samples was given: {given.stderr}")
+    expect(["explain", "--result", "samples_fit.h5", "--sweep", "gpus=1..64", "--at", "b=64"], 0, held)
+    expect(["recommend", "--result", "samples_fit.h5", "--space", "gpus=1..64,batch_per_gpu=32..256", "--top", "1"],
+           0, held)
+
+
+# ---- gpu-hours convert from the stored unit ----
+def test_gpu_hours_convert_from_the_stored_unit():
+    got = {}
+    for unit in ("s", "min", "ms"):
+        expect(["import", os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv"), "--out",
+                f"u_{unit}.h5", "--set", "/pytorch/resnet50", "--target", "epoch_s", "--unit", unit], 0)
+        expect(["fit", "--data", f"u_{unit}.h5", "--set", "/pytorch/resnet50", "--model", "amdahl", "--factors",
+                "p=gpus", "--out", f"u_{unit}_fit.h5", "--seed", "2"], 0)
+        r = expect(["recommend", "--result", f"u_{unit}_fit.h5", "--space", "p=1..64", "--objective", "gpu-hours",
+                    "--top", "1", "--json"], 0)
+        best = (as_json(r, f"recommend in {unit}").get("ranking") or [{}])[0]
+        got[unit] = (best.get("time", 0.0), best.get("gpus", 0.0), best.get("gpu_hours", 0.0))
+    for unit, seconds in (("s", 1.0), ("min", 60.0), ("ms", 1e-3)):
+        time, gpus, hours = got[unit]
+        want = time * gpus * seconds / 3600.0
+        if not want > 0 or abs(hours - want) > 1e-9 * want:
+            failures.append(f"gpu-hours from {unit}: {hours}, expected {time} {unit} x {gpus} GPUs = {want}")
+    expect(["import", os.path.join(ranks.SOURCE, "data", "examples", "resnet50_epochs.csv"), "--out", "u_x.h5",
+            "--set", "/pytorch/resnet50", "--target", "epoch_s", "--unit", "steps"], 0)
+    expect(["fit", "--data", "u_x.h5", "--set", "/pytorch/resnet50", "--model", "amdahl", "--factors", "p=gpus",
+            "--out", "u_x_fit.h5"], 0)
+    expect(["recommend", "--result", "u_x_fit.h5", "--space", "p=1..64", "--objective", "gpu-hours"], 2,
+           "--objective gpu-hours: 'u_x_fit.h5' measures epoch_s in 'steps', which is not a time unit")
+
+
 # ---- predict, explain, recommend: a factor by its name or its column ----
 def test_predict_explain_recommend_by_factor_or_column():
     r1 = expect(["predict", "--result", "g.h5", "--at", "p=128,b=128", "--json"], 0)

@@ -96,7 +96,7 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
         f.write("name: m\nexpression: a*q\nparams: {a: [0, 1]}\n")
     expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "x.h5", "--model", "m.yaml"],
            2, "model 'm' reads factor 'q', which is not a column of 'f.h5' set '/pytorch/resnet50'",
-           "did you mean 'p'?", "bind it with --factors q=<column>", "numeric columns: p, nodes, b, d, epochs, time_s")
+           "did you mean 'p'?", "bind it with --factors q=<column>", "numeric columns: p, nodes, b, d, epochs)")
     with open(os.path.join(work, "c.yaml"), "w") as f:
         f.write("data: f.h5\nset: /pytorch/resnet50\nout: fc.h5\nde: {max_generations: 10, strategy: jso}\n")
     expect(["fit", "--config", "c.yaml", "--seed", "4"], 0, "stopped: max_generations")

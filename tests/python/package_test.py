@@ -55,7 +55,7 @@ def test_store_round_trip_readable_by_h5py_and_the_cli():
         np.testing.assert_array_equal(f["/pytorch/own/gpus"][:], df["gpus"].to_numpy())
     r = cli("inspect", path)
     assert r.returncode == 0 and "/pytorch/own" in r.stdout, r.stdout + r.stderr
-    with pytest.raises(perfit.DataError, match="already has set '/pytorch/own'.*--append.*--replace"):
+    with pytest.raises(perfit.DataError, match="already has set '/pytorch/own'.*append=True.*replace=True"):
         perfit.write_store(df, path, "/pytorch/own", target="time")
     bad = df.copy()
     bad.loc[4, "time"] = np.nan
@@ -125,7 +125,7 @@ def test_bad_input_raises_the_cli_message():
     nan = df.copy()
     nan["gpus"] = nan["gpus"].astype(float)
     nan.loc[3, "gpus"] = np.inf
-    with pytest.raises(perfit.DataError, match=r"has NaN or inf values the model needs.*gpus.*--drop-invalid"):
+    with pytest.raises(perfit.DataError, match=r"has NaN or inf values the model needs.*gpus.*drop_invalid=True"):
         perfit.fit(nan, model="amdahl", target="time", factors={"p": "gpus"})
     nullable = df.copy()
     nullable["gpus"] = nullable["gpus"].astype("Int64")
@@ -134,10 +134,15 @@ def test_bad_input_raises_the_cli_message():
         perfit.fit(nullable, model="amdahl", target="time", factors={"p": "gpus"})
     ok = perfit.fit(nullable.dropna(), model="amdahl", target="time", factors={"p": "gpus"})
     assert ok.info["rows"] == len(df) - 1
-    with pytest.raises(perfit.ConfigError, match=r"--factors p=<column>.*gpus"):
+    with pytest.raises(perfit.ConfigError, match=r"factors=\{'p': '<column>'\}.*gpus") as unbound:
         perfit.fit(df, model="amdahl", target="time")
-    with pytest.raises(perfit.ConfigError, match=r"did you mean 'gpus'"):
+    with pytest.raises(perfit.ConfigError, match=r"factors=\{'p': 'gpu'\}: .* did you mean 'gpus'") as wrong:
         perfit.fit(df, model="amdahl", target="time", factors={"p": "gpu"})
+    for e in (unbound, wrong):  # Python's words, not the CLI's flags
+        assert "--factors" not in str(e.value), str(e.value)
+    with pytest.raises(perfit.ConfigError, match=r"factors=\{'epochs': 'time'\}: 'time' is the measured time"):
+        perfit.fit(df, model="generic", target="time",
+                   factors={"p": "gpus", "b": "batch_per_gpu", "d": 1.28e6, "epochs": "time"})
     with pytest.raises(perfit.ConfigError, match=r"text"):
         perfit.fit(df, model="amdahl", target="time", factors={"p": "framework"})
     with pytest.raises(perfit.ConfigError, match=r"unknown option 'max_generation'; did you mean 'max-generations'"):
@@ -290,12 +295,13 @@ def test_figures_hold_other_factors_at_measured_values_unless_asked():
     f = perfit.fit(df, model="generic", target="time",
                    factors={"p": "gpus", "b": "batch_per_gpu", "d": 1.28e6, "epochs": 1})
     rows = figures.rows_of(f)
-    measured = figures._curve(f, rows, "gpus", "batch_per_gpu", 64, 2.0)
+    measured = figures._curve(f, rows, "gpus", {"batch_per_gpu": 64}, 2.0)
     assert set(measured["batch_per_gpu"]) == {64}
-    asked = figures._curve(f, rows, "gpus", None, None, 2.0, at={"b": 96})  # by factor name, not measured
+    asked = figures._curve(f, rows, "gpus", {}, 2.0, at={"b": 96})  # by factor name, not measured
     assert set(asked["batch_per_gpu"]) == {96}
-    fig = figures.scaling(f, at={"b": 96})
-    assert "b=96, as asked" in fig.axes[0].get_title()
+    with pytest.warns(UserWarning, match=r"no run was measured at batch_per_gpu=96 \(measured batch_per_gpu: 32"):
+        fig = figures.scaling(f, at={"b": 96})
+    assert "lines at b=96 as asked" in fig.axes[0].get_title()
     assert fig.axes[0].get_legend() is None  # held at 96: no line per measured batch size
     with pytest.raises(perfit.ConfigError, match=r"at=\{'q': ...\}: not a factor held along the curve"):
         figures.scaling(f, at={"q": 1})

@@ -107,6 +107,35 @@ def test_a_selection_and_a_batch_report():
     check_page(os.path.join(work, "batch.html"), "batch", 6)
 
 
+def test_a_batch_report_holds_every_fit_and_every_selection():
+    with open(os.path.join(work, "mixed.yaml"), "w") as f:
+        f.write("data: s.h5\nfits:\n  - sets: ['/mxnet/*']\n    models: [amdahl, power]\n"
+                "  - sets: ['/pytorch/*']\n    select: {models: [amdahl, power]}\n")
+    perfit("batch", "--manifest", "mixed.yaml", "--out", "mixed")
+    perfit("report", "mixed", "--out", "mixed.html")
+    with open(os.path.join(work, "mixed.html"), encoding="utf-8") as f:
+        text = f.read()
+    fits = text.count('<td class="l">fit</td>')
+    selections = text.count('<td class="l">selection</td>')
+    # s.h5 holds three sets under each framework: two models for each of /mxnet's, one selection each of /pytorch's
+    assert (fits, selections) == (6, 3), f"{fits} fit rows and {selections} selection rows, expected 6 and 3"
+    assert "6 fits and 3 selections of 6 sets; all ok." in text
+    sets = re.findall(r'<tr><td class="l">(/[^<]+)</td>', text)
+    assert sets == sorted(sets), f"rows not grouped by set: {sets}"
+    check_page(os.path.join(work, "mixed.html"), "mixed", 9)
+
+
+def test_a_truncated_result_is_named_as_predict_names_it():
+    with open(os.path.join(work, "r.h5"), "rb") as f:
+        head = f.read(4096)
+    with open(os.path.join(work, "cut.h5"), "wb") as f:
+        f.write(head)
+    r = perfit("report", "cut.h5", "--out", "cut.html", check=False)
+    p = perfit("predict", "--result", "cut.h5", "--at", "p=2,b=64,d=1e5,epochs=1", check=False)
+    assert r.returncode == p.returncode != 0, (r.stderr, p.stderr)
+    assert r.stderr.count("\n") == 1 and "truncated" in r.stderr and "truncated" in p.stderr, (r.stderr, p.stderr)
+
+
 def test_bad_input_is_one_line_and_nothing_is_written():
     r = perfit("report", "s.h5", "--out", "store.html", check=False)
     assert r.returncode == 3 and r.stderr.count("\n") == 1 and "neither a perfit result" in r.stderr, r.stderr

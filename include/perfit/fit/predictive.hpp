@@ -7,6 +7,11 @@
 //              predicted from smaller ones (or of the last one, when larger), one dof per held-out
 //              scale: the error of extrapolating one step with this choice, noise, constants and
 //              model bias included.
+// The choice part follows the distance: 0 inside the measured range, where the data speak for
+// themselves; beyond it, with d the distance in steps of the scale it was measured at (ln of the
+// farthest factor's ratio to its measured range over choice_step_log), choice * d^growth, so one
+// step out it is what the held-out folds measured (their growth with distance: select_winner).
+// Without bootstrap refits, the constants' part is the noise times sqrt(constants / rows).
 // Without a choice part: s = sqrt(noise^2 + constants^2). With one: the larger of that and the
 // choice part (which already holds the other two). The interval is pred * exp(+-t * s), t the
 // Student quantile at the dof of the part that set s. No noise and no choice estimate (as many
@@ -28,6 +33,14 @@ struct SpreadParts {
   std::size_t choice_dof = 0;
   std::string choice_how;        // e.g. "forward:p" (select's split)
   std::size_t bootstrap_refits = 0;  // 0: no constants part
+  // One step of the scale the choice part was measured at, ln(x_max / x_below), and its growth
+  // with the distance in steps; NaN (older results): the choice part applies at every distance.
+  double choice_step_log = std::numeric_limits<double>::quiet_NaN();
+  double choice_growth = std::numeric_limits<double>::quiet_NaN();
+  // The rows behind the noise estimate; with its dof, the constants fitted (k = rows - dof).
+  // Without bootstrap refits the constants part is approximated by noise * sqrt(k / rows), the
+  // mean leverage of a least-squares fit. 0: unknown, no approximation.
+  std::size_t rows = 0;
 };
 
 struct PredictiveInterval {
@@ -37,8 +50,14 @@ struct PredictiveInterval {
 };
 
 // constants_log_sd: per row, the sd of ln(prediction) over the refits (empty: none).
+// beyond_log: per row, ln of how far its farthest factor lies outside the measured range (0
+// inside; empty: unknown, the choice part applies at every distance).
 PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen::VectorXd& constants_log_sd,
-                                       const SpreadParts& parts, double level);
+                                       const SpreadParts& parts, double level,
+                                       const Eigen::VectorXd& beyond_log = {});
+
+// The choice part at ln-distance beyond_log from the measured range (see above).
+double choice_at(const SpreadParts& parts, double beyond_log);
 
 // Student's t quantile (dof >= 1; dof 1 and 2 exact, else a Cornish-Fisher expansion of the
 // normal quantile, within 1e-3 for dof >= 3 at the levels used).

@@ -88,6 +88,10 @@ struct ResultFile {
   double choice_log_sd = std::numeric_limits<double>::quiet_NaN();
   std::size_t choice_dof = 0;
   std::string choice_how;
+  // The distance the choice part was measured at (ln of one step of the scale column) and how it
+  // grows with the distance in such steps (log sd x steps^growth); NaN in older files.
+  double choice_step_log = std::numeric_limits<double>::quiet_NaN();
+  double choice_growth = std::numeric_limits<double>::quiet_NaN();
   std::string perfit_version, git_revision, created_utc;
   int ranks = 1;
   // The rows as fitted, so that a result answers on its own (figures, reports, another machine):

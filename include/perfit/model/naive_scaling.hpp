@@ -33,4 +33,8 @@ const char* naive_word(NaiveKind kind);
 ModelSpec naive_spec(NaiveKind kind, const std::string& column, const std::vector<double>& x,
                      const std::vector<double>& t);
 
+// How many of those constants are estimated from the times (t_last, slope, c; x_last is a
+// measured scale): each takes a degree of freedom from the noise estimate.
+constexpr std::size_t naive_estimated_constants(NaiveKind kind) { return kind == NaiveKind::loglog ? 2 : 1; }
+
 }  // namespace perfit::model
