@@ -196,15 +196,31 @@ def validate(df, model="generic", split="kfold:5", target=None, factors=None, un
     return out
 
 
+def _constants_in_columns(summary):
+    """summary.csv's `params` cell ("t1=1451.5;s=0.0747") as one column per constant, param_t1,
+    param_s (NaN where a fit has no such constant), as validate names them."""
+    if "params" not in summary.columns:
+        return summary
+    cells = [dict(item.split("=", 1) for item in str(v).split(";") if "=" in item) if isinstance(v, str) else {}
+             for v in summary["params"]]
+    names = list(dict.fromkeys(k for c in cells for k in c))
+    at = summary.columns.get_loc("params")
+    out = summary.drop(columns=["params"])
+    for k, name in enumerate(names):
+        out.insert(at + k, f"param_{name}", [float(c[name]) if name in c else math.nan for c in cells])
+    return out
+
+
 def batch_summary(directory):
     """The summary of a `perfit batch` or `perfit select --set GLOB` output directory as a
-    DataFrame: summary.csv (fits: one row per fit) or selection.csv (one row per set: chosen
-    model, hypothesis, scores, metrics, each constant in its own column)."""
+    DataFrame: summary.csv (fits: one row per fit, each constant in a column param_<name>) or
+    selection.csv (one row per set: chosen model, hypothesis, scores, metrics, each constant in
+    its own column)."""
     import os
     for name in ("summary.csv", "selection.csv"):
         path = os.path.join(str(directory), name)
         if os.path.exists(path):
-            return pd.read_csv(path)
+            return _constants_in_columns(pd.read_csv(path))
     if not os.path.isdir(str(directory)):
         raise _perfit.IoError(f"'{directory}' is not a directory; pass the --out directory of perfit batch or select")
     raise _perfit.DataError(f"'{directory}' holds neither summary.csv nor selection.csv: not the output of "

@@ -260,14 +260,14 @@ int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedge
                   num(r["cost"], false).c_str(), num(r["seconds"], true).c_str());
     }
     if (summary.size() > 0 || !chosen) {
-      std::printf("%zu ok, %zu failed, %zu unfinished; summary in %s/summary.csv\n", ok, summary.count("error"),
-                  summary.count("interrupted") + summary.count("pending"), a.out.c_str());
+      std::printf("%zu ok, %zu failed, %zu unfinished; summary in %s\n", ok, summary.count("error"),
+                  summary.count("interrupted") + summary.count("pending"), (fs::path(a.out) / "summary.csv").c_str());
     }
     if (chosen) {
-      std::printf("selection: %zu set(s), %zu ok, %zu error, %zu not selected; winners in %s/selection.h5 "
-                  "(show/predict/explain/recommend --set NAME), one row per set in %s/selection.csv\n",
+      std::printf("selection: %zu set(s), %zu ok, %zu error, %zu not selected; winners in %s "
+                  "(show/predict/explain/recommend --set NAME), one row per set in %s\n",
                   chosen->size(), chosen->count("ok"), chosen->count("error"), chosen->count("pending"),
-                  a.out.c_str(), a.out.c_str());
+                  (fs::path(a.out) / "selection.h5").c_str(), (fs::path(a.out) / "selection.csv").c_str());
     }
   }
   if (stopped && unfinished > 0) {
@@ -277,8 +277,9 @@ int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedge
     return kInterruptedExit;
   }
   if (failed > 0) {
-    std::fprintf(stderr, "perfit: %zu of %zu fits and selections failed (status=error in %s/summary.csv%s)\n", failed,
-                 summary.size() + (chosen ? chosen->size() : 0), a.out.c_str(), chosen ? " and selection.csv" : "");
+    std::fprintf(stderr, "perfit: %zu of %zu fits and selections failed (status=error in %s%s)\n", failed,
+                 summary.size() + (chosen ? chosen->size() : 0), (fs::path(a.out) / "summary.csv").c_str(),
+                 chosen ? " and selection.csv" : "");
     return kBatchFailedBase + static_cast<int>(std::min<std::size_t>(failed, 99));
   }
   return 0;

@@ -82,6 +82,7 @@ int run_import(io::ImportOptions& o) {
               s.rows_read - s.rows_dropped, o.csv.c_str(), o.store.c_str(), o.set.c_str(),
               s.created_store ? " (new store)" : "",
               s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""), s.rows_in_set);
+  for (const auto& n : s.notes) std::fprintf(stderr, "perfit import: note: %s\n", n.c_str());
   if (s.rows_dropped > 0) {
     std::printf("dropped %zu of %zu rows with an invalid target '%s' (--drop-invalid)\n",
                 s.rows_dropped, s.rows_read, o.target.c_str());

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -122,7 +123,8 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::printf("model '%s' (%s): predicted %s at %s = %.6g %s\n", model.c_str(),
+  // "time", not the target's name: at epochs=90 an epoch_s fit predicts 90 epochs.
+  std::printf("model '%s' (%s, fitted to %s): predicted time at %s = %.6g %s\n", model.c_str(),
               a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
   if (iv.bounds) {
     std::printf("  %.3g%% interval %.6g .. %.6g %s\n    contains: %s\n", 100.0 * iv.level, iv.bounds->lo(0),
@@ -136,6 +138,27 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
   for (std::size_t k = 0; k < names.size(); ++k) {
     const double v = terms(0, static_cast<Eigen::Index>(k));
     std::printf("  %-20s %14.6g %7.1f%%\n", names[k].c_str(), v, 100.0 * v / pred(0));
+  }
+}
+
+// A factor's column of the grid that holds text: the file, line and cell, before any prediction.
+void check_grid_factors(const io::CsvTable& grid, const std::string& path, const io::ResultFile& r,
+                        const std::string& result) {
+  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, result + " model_yaml");
+  const std::vector<std::string> factors = model::Model::factors(spec);
+  const ResultNames names(r, result);
+  const auto& columns = grid.table.columns();
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    const std::string as_read = names.column(columns[k].name());
+    if (columns[k].is_numeric() || std::find(factors.begin(), factors.end(), as_read) == factors.end()) continue;
+    for (std::size_t i = 0; i < grid.text.size(); ++i) {
+      const std::string& cell = grid.text[i][k];
+      double v = 0;
+      const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+      if (ec == std::errc() && end == cell.data() + cell.size()) continue;
+      throw DataError("'" + path + "' line " + std::to_string(grid.line_of_row[i]) + ", column '" + columns[k].name() +
+                      "': found '" + cell + "', expected a number (the model reads it as factor " + as_read + ")");
+    }
   }
 }
 
@@ -153,7 +176,9 @@ int run_predict(const PredictArgs& a) {
   if (!a.grid.empty()) {
     io::CsvOptions co;
     co.keep_text = true;
+    co.suggest_categorical = false;
     grid = io::read_csv(a.grid, co);
+    check_grid_factors(grid, a.grid, r, a.result);
   }
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
@@ -185,9 +210,7 @@ const OptionTable<PredictArgs>& predict_options() {
       out_option<A>(&A::out, "CSV to write for --grid"),
       json_option<A>(&A::json, "JSON (with --at)"),
       force_option<A>(&A::force, "replace an existing predictions CSV at --out"),
-      real_option<A>("interval", &A::interval, 0.0, 0.999,
-                       "a prediction interval at this level (e.g. 0.9) for what a run will measure: noise, the "
-                       "constants (with --bootstrap) and, for select's choice, the choice (0: none; docs/analysis.md)"),
+      interval_option<A>(&A::interval),
   };
   return t;
 }

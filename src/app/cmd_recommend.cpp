@@ -12,6 +12,7 @@
 #include "common_flags.hpp"
 #include "factor_args.hpp"
 #include "measured_range.hpp"
+#include "prediction.hpp"
 #include "result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -30,6 +31,7 @@ struct RecommendArgs {
   std::string set;  // --set: a selection store's winner
   std::string result, space, at, constraint, objective = "time", workers = "p";
   std::size_t top = 10;
+  double interval = 0.0;  // --interval LEVEL: a prediction interval for a run (0: the bootstrap's, if any)
   bool json = false, allow_extrapolation = false;
 };
 
@@ -143,10 +145,12 @@ std::vector<std::string> on_edge(const std::vector<FactorRange>& space, const Re
 void print_ranking(const RecommendArgs& a, const std::string& model, const std::string& unit,
                    const data::MeasurementTable& t, const Eigen::VectorXd& pred,
                    const std::vector<double>& score, const std::vector<std::size_t>& keep,
-                   const std::optional<fit::PredictionInterval>& iv, double ci, const RangeGuard& guard,
+                   const Interval& interval, const RangeGuard& guard,
                    const std::vector<std::string>& edge) {
   const bool gpu = a.objective == "gpu-hours";
   const auto names = t.column_names();
+  const std::optional<fit::PredictionInterval>& iv = interval.bounds;
+  const double ci = interval.level;
   if (a.json) {
     nlohmann::ordered_json j = {{"result", a.result}, {"objective", a.objective}, {"unit", unit},
                                 {"evaluated", t.rows()}};
@@ -163,7 +167,10 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
       row["extrapolated"] = outside_json(guard.check(t, i));
       j["ranking"].push_back(row);
     }
-    if (iv) j["ci"] = ci;
+    if (iv) {
+      j["ci"] = ci;
+      j["interval_contains"] = interval.contains;
+    }
     j["range_known"] = guard.known();
     j["best_on_edge"] = edge;
     std::cout << j.dump(2) << "\n";
@@ -184,6 +191,7 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
     if (gpu) std::printf(" %14.6g", score[keep[k]]);
     std::printf("  %s\n", guard.known() ? RangeGuard::cell(guard.check(t, keep[k])).c_str() : "range unknown");
   }
+  if (iv) std::printf("the interval holds %s\n", interval.contains.c_str());
   if (!edge.empty()) {
     std::printf("note: the best lies on the edge of the searched space (%s): a better configuration may lie "
                 "beyond it\n", join(edge).c_str());
@@ -237,20 +245,21 @@ int run_recommend(const RecommendArgs& a) {
   std::partial_sort(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(top), keep.end(),
                     [&](std::size_t x, std::size_t y) { return score[x] < score[y] || (score[x] == score[y] && x < y); });
   keep.resize(top);
-  std::optional<fit::PredictionInterval> iv;
-  if (r.has_bootstrap()) {  // only for the listed configurations: refits x rows predictions
+  Interval interval;
+  if (a.interval > 0.0 || r.has_bootstrap()) {  // only for the listed configurations: refits x rows predictions
     data::MeasurementTable listed;
     for (const auto& c : t.columns()) {
       std::vector<double> v;
       for (const std::size_t i : keep) v.push_back(c.f64()[i]);
       listed.add_column(data::Column(c.name(), v));
     }
-    iv = fit::prediction_interval(model::Evaluator(m, listed), r.bootstrap, r.ci);
+    interval = predict_rows(r, a.result, listed, "--space and --at", false, a.interval).interval;
+    if (interval.asked_but_unavailable) std::fprintf(stderr, "perfit recommend: %s\n", interval.contains.c_str());
   }
   std::vector<std::vector<Outside>> outside;
   for (const std::size_t i : keep) outside.push_back(guard.check(t, i));
   guard.warn(outside, "recommend");
-  print_ranking(a, spec.name, r.unit, t, pred, score, keep, iv, r.ci, guard, on_edge(space, names, t, keep.front()));
+  print_ranking(a, spec.name, r.unit, t, pred, score, keep, interval, guard, on_edge(space, names, t, keep.front()));
   return 0;
 }
 
@@ -267,6 +276,7 @@ const OptionTable<RecommendArgs>& recommend_options() {
       text_option<A>("constraint", &A::constraint, "NAME<=VALUE,...",
                      "e.g. p<=256,time<=3600 (a factor or the predicted time)"),
       whole_option<A>("top", &A::top, 1, kMaxPoints, "how many to list"),
+      interval_option<A>(&A::interval),
       bool_option<A>("allow_extrapolation", &A::allow_extrapolation,
                      "search --space beyond the measured range of its factors (flagged in the output)"),
       json_option<A>(&A::json, "JSON"),

@@ -41,6 +41,15 @@ Option<S> winner_set_option(Get get) {
                         "with a selection store (DIR/selection.h5): the set whose winner to read");
 }
 
+// --interval LEVEL of the commands that predict (fit/predictive.hpp: what it holds is said with it).
+template <class S, class Get>
+Option<S> interval_option(Get get) {
+  return real_option<S>("interval", get, 0.0, 0.999,
+                        "a prediction interval at this level (e.g. 0.9) for what a run will measure: noise, the "
+                        "constants and, for select's choice beyond the measured range, the choice (0: the bootstrap "
+                        "refits' percentile interval when the fit has them; docs/analysis.md)");
+}
+
 // A subcommand whose options are `table` (set on *args, whose initial values are the defaults
 // shown in --help) and whose work is run(*args): chosen on the command line, it leaves that
 // work in `action` for main() to run once parsing is over, so that a bad value is reported

@@ -27,11 +27,16 @@ class OptionFlags {
       const std::string def = o.required ? std::string() : o.format(defaults);
       const bool on_off = o.kind == OptionKind::boolean;
       const std::string help = o.doc + (on_off ? std::string() : " (" + o.expected + ")") +
-                               (def.empty() || def == "false" ? std::string() : " [" + def + "]");
+                               (on_off ? (def == "true" ? " [on; --no-" + o.flag + " turns it off]" : std::string())
+                                       : (def.empty() ? std::string() : " [" + def + "]"));
       CLI::Option* flag = nullptr;
       if (o.kind == OptionKind::boolean) {
-        flag = cmd->add_flag_function("--" + o.flag + ",!--no-" + o.flag,
-                                      [&g](std::int64_t n) { g.texts = {n > 0 ? "true" : "false"}; }, help);
+        // Two flags, not CLI11's "--x,!--no-x", whose help reads "--x,--no-x{false}".
+        // trigger_on_parse: the later of the two on the command line wins.
+        flag = cmd->add_flag_callback("--" + o.flag, [&g] { g.texts = {"true"}; }, help)->trigger_on_parse();
+        CLI::Option* off = cmd->add_flag_callback("--no-" + o.flag, [&g] { g.texts = {"false"}; },
+                                                  "the opposite of --" + o.flag)->trigger_on_parse();
+        if (!o.positional) off->group(section_title(o.key));
       } else if (o.repeatable) {
         flag = cmd->add_option_function<std::vector<std::string>>(
             name_of(o), [&g](const std::vector<std::string>& v) { g.texts.insert(g.texts.end(), v.begin(), v.end()); },

@@ -155,7 +155,9 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
     if (folds.empty()) jobs.push_back({p, nullptr});
     for (const auto& f : folds) jobs.push_back({p, &f});
   }
-  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.search(), comm);
+  // A line per fold only where folds take long enough to wait for (the ranking says the rest).
+  constexpr std::size_t kFoldLinesFromRows = 100'000;
+  const std::vector<fit::FoldFit> fits = fit::fit_folds(jobs, c.search(), comm, set.rows->rows() >= kFoldLinesFromRows);
   const std::size_t per = std::max<std::size_t>(folds.size(), 1);
   std::size_t next = 0;
   for (std::size_t i = 0; i < cands.size(); ++i) {

@@ -96,9 +96,11 @@ std::string ungrouped(const std::string& cell, bool quoted) {
 struct Builder {
   std::string name;
   bool forced_text = false;
+  bool suggest_categorical = true;
   enum class Kind { undecided, int64, float64, text } kind = Kind::undecided;
   std::size_t leading_empty = 0;  // empty cells before the first value
   std::size_t first_line = 0;
+  std::size_t empties = 0, first_empty_line = 0;  // every empty cell (numeric columns report them)
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
   std::vector<std::string> texts;
@@ -112,6 +114,7 @@ struct Builder {
 
   void add(const std::string& written, bool quoted, std::size_t line, const std::string& file) {
     const std::string cell = kind == Kind::text || forced_text ? written : ungrouped(written, quoted);
+    if (cell.empty() && empties++ == 0) first_empty_line = line;
     if (kind == Kind::undecided) {
       if (cell.empty()) {
         ++leading_empty;
@@ -155,9 +158,8 @@ struct Builder {
         }
         throw DataError("'" + file + "' line " + std::to_string(line) + ", column '" + name +
                         "': found '" + written + "', expected a number (the column is numeric from "
-                        "its first value on line " + std::to_string(first_line) +
-                        "). Fix the value, or pass --categorical " + name +
-                        " to keep the column as text");
+                        "its first value on line " + std::to_string(first_line) + "). Fix the value" +
+                        (suggest_categorical ? ", or pass --categorical " + name + " to keep the column as text" : ""));
       case Kind::undecided: break;
     }
   }
@@ -221,6 +223,7 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
       }
     }
     cols[i].name = header[i];
+    cols[i].suggest_categorical = options.suggest_categorical;
     cols[i].forced_text = std::find(options.categorical.begin(), options.categorical.end(),
                                     header[i]) != options.categorical.end();
   }
@@ -254,7 +257,11 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
   if (out.line_of_row.empty()) {
     throw DataError("'" + path + "' has a header but no data rows");
   }
-  for (auto& c : cols) out.table.add_column(c.finish(out.line_of_row.size()));
+  for (auto& c : cols) {
+    const bool numeric = c.kind == Builder::Kind::int64 || c.kind == Builder::Kind::float64;
+    if (numeric && c.empties > 0) out.empty.push_back({c.name, c.empties, c.first_empty_line});
+    out.table.add_column(c.finish(out.line_of_row.size()));
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/csv_reader.hpp"
 #include "perfit/io/extrap_json_reader.hpp"
@@ -37,7 +38,7 @@ namespace {
 
 std::string column_list(const data::MeasurementTable& t) {
   std::string names;
-  for (const auto& n : t.column_names()) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& n : t.column_names()) names += (names.empty() ? "" : ", ") + visible_name(n);
   return names;
 }
 
@@ -216,6 +217,12 @@ ImportSummary import_csv(const ImportOptions& o) {
   s.rows_read = csv.table.rows();
   if (!o.throughput.empty()) add_time_from_throughput(csv, o);
   s.rows_dropped = check_target(csv.table, o, [&csv](std::size_t i) { return "line " + std::to_string(csv.line_of_row[i]); });
+  for (const auto& e : csv.empty) {
+    if (e.column == o.target) continue;  // check_target has said what became of those rows
+    s.notes.push_back("'" + o.csv + "' column '" + e.column + "': " + std::to_string(e.count) + " empty cell(s), the first on line " +
+                      std::to_string(e.first_line) + ", kept as missing (NaN); a fit that reads the column refuses "
+                      "them unless --drop-invalid drops their rows");
+  }
   data::MeasurementTable table = std::move(csv.table);
   table.attributes() = provenance(o);
 

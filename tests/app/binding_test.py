@@ -104,6 +104,52 @@ def test_gpu_hours_convert_from_the_stored_unit():
            "--objective gpu-hours: 'u_x_fit.h5' measures epoch_s in 'steps', which is not a time unit")
 
 
+# ---- a user's CSV as it comes: stray carriage returns, empty cells, text in a grid ----
+def test_a_csv_as_it_comes_is_read_or_refused_by_name():
+    with open(os.path.join(work, "cr.csv"), "w", newline="") as f:
+        f.write("gpus,epoch_s\r\r\n1,100\r\n2,51\r\n")
+    expect(["import", "cr.csv", "--out", "cr.h5", "--set", "/a/b", "--target", "epoch_s"], 3,
+           "has no target column 'epoch_s'; header columns: gpus, 'epoch_s\\r'")
+    with open(os.path.join(work, "holes.csv"), "w") as f:
+        f.write("gpus,batch,epoch_s\n1,32,100\n2,,51\n4,,26\n")
+    expect(["import", "holes.csv", "--out", "holes.h5", "--set", "/a/b", "--target", "epoch_s"], 0,
+           "'holes.csv' column 'batch': 2 empty cell(s), the first on line 3, kept as missing (NaN)")
+    with open(os.path.join(work, "textgrid.csv"), "w") as f:
+        f.write("gpus,batch_per_gpu\nmany,32\n16,64\n")
+    expect(["predict", "--result", "g.h5", "--grid", "textgrid.csv", "--out", "tg.csv"], 3,
+           "'textgrid.csv' line 2, column 'gpus': found 'many', expected a number")
+    r = expect(["predict", "--result", "g.h5", "--at", "gpus=8,batch_per_gpu=64,epochs=90"], 0,
+               "fitted to epoch_s): predicted time at gpus=8")
+    if "predicted epoch_s" in r.stdout:
+        failures.append(f"a 90-epoch time called epoch_s: {r.stdout[:300]}")
+
+
+# ---- recommend's intervals say what they hold ----
+def test_recommend_says_what_its_interval_holds():
+    space = ["recommend", "--result", "g.h5", "--space", "p=1..64,b=32..256", "--top", "2", "--interval", "0.9"]
+    doc = as_json(expect([*space, "--json"], 0), "recommend --interval --json")
+    rows = doc.get("ranking") or [{}]
+    if any(not x.get("time_interval", [1, 0])[0] < x.get("time", -1) < x.get("time_interval", [1, 0])[1] for x in rows):
+        failures.append(f"recommend --interval 0.9: intervals do not hold their times: {rows}")
+    if doc.get("ci") != 0.9 or "run-to-run noise" not in doc.get("interval_contains", ""):
+        failures.append(f"recommend --interval 0.9 --json: {doc.get('ci')}, {doc.get('interval_contains')}")
+    expect(space, 0, "90% interval", "the interval holds run-to-run noise and misfit")
+
+
+# ---- a switch and its --no- form: the later one wins, and --help reads plainly ----
+def test_a_switch_and_its_opposite():
+    r = expect(["fit", "--help"], 0, "--no-polish                 the opposite of --polish")
+    if "{false}" in r.stdout:
+        failures.append("fit --help shows CLI11's {false}")
+    fits = {}
+    for order in (["--polish", "--no-polish"], ["--no-polish", "--polish"]):
+        r = expect(["fit", *S, "--model", "amdahl", "--factors", "p=gpus", "--out", "sw.h5", "--force", "--json",
+                    *order], 0)
+        fits[order[-1]] = as_json(r, "fit --json").get("config", {}).get("polish")
+    if fits != {"--no-polish": False, "--polish": True}:
+        failures.append(f"the later switch did not win: {fits}")
+
+
 # ---- predict, explain, recommend: a factor by its name or its column ----
 def test_predict_explain_recommend_by_factor_or_column():
     r1 = expect(["predict", "--result", "g.h5", "--at", "p=128,b=128", "--json"], 0)

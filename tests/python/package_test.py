@@ -7,6 +7,7 @@ the CLI reads, Ctrl-C during a fit, and the GIL released while fitting.
 Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
 import json
+import math
 import os
 import shutil
 import signal
@@ -250,6 +251,31 @@ def test_select_validate_and_batch_summary_equal_the_cli():
     assert list(summary["set"]) == ["/pytorch/resnet50"] and set(summary["status"]) == {"ok"}
     with pytest.raises(perfit.DataError, match="neither summary.csv nor selection.csv"):
         perfit.batch_summary(work)
+
+
+def test_a_store_read_back_fits_under_its_own_set_unit_and_target():
+    df = own_columns().rename(columns={"time": "epoch_min"})
+    path = os.path.join(work, "attrs.h5")
+    perfit.write_store(df, path, "/pytorch/mine", target="epoch_min", unit="min")
+    back = perfit.read_store(path, "/pytorch/mine")
+    f = perfit.fit(back, model="amdahl", factors={"p": "gpus"}, seed=1)
+    assert (f.info["set"], f.info["unit"], f.target) == ("/pytorch/mine", "min", "epoch_min"), f.info
+
+
+def test_batch_summary_gives_each_constant_its_column():
+    with open(os.path.join(work, "two.yaml"), "w") as f:
+        f.write(f"data: {store}\nfits:\n  - sets: [/pytorch/resnet50]\n    models: [amdahl, power]\n")
+    out = os.path.join(work, "two")
+    r = cli("batch", "--manifest", "two.yaml", "--out", out)
+    assert r.returncode == 0, r.stderr
+    summary = perfit.batch_summary(out).set_index("model")
+    assert "params" not in summary.columns
+    for model in ("amdahl", "power"):
+        fit = perfit.load(os.path.join(out, os.path.basename(summary.loc[model, "result"])))
+        got = {c[len("param_"):]: v for c, v in summary.loc[model].items() if c.startswith("param_") and v == v}
+        assert got.keys() == fit.values.keys(), (got, fit.values)
+        for name, v in fit.values.items():
+            assert math.isclose(got[name], v, rel_tol=1e-5), (model, name, got[name], v)
 
 
 def test_a_selection_keeps_every_candidate_fitted_on_every_row():

@@ -23,6 +23,24 @@ inline std::string join_some(const std::vector<std::string>& items, std::size_t 
   return s + "... and " + std::to_string(items.size() - shown) + " more";
 }
 
+// A name as a message shows it: as it is when plain, else quoted with its control characters
+// and surrounding spaces made visible ('epoch_s\r', ' gpus'), so that two names that print
+// alike do not read alike.
+inline std::string visible_name(const std::string& name) {
+  const bool plain = !name.empty() && name.front() != ' ' && name.back() != ' ' &&
+                     std::none_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  if (plain) return name;
+  std::string out = "'";
+  for (const char c : name) {
+    if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) out += "\\x" + std::string(1, "0123456789abcdef"[(c >> 4) & 15]) + "0123456789abcdef"[c & 15];
+    else out += c;
+  }
+  return out + "'";
+}
+
 // printf's %.<digits>g, for numbers in messages ("1e-06", "0.0016").
 inline std::string format_g(double v, int digits = 6) {
   char buf[40];

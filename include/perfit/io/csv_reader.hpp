@@ -16,12 +16,20 @@ struct CsvOptions {
   char delimiter = ',';
   std::vector<std::string> categorical;  // columns forced to text
   bool keep_text = false;                // also keep every field as written (small files)
+  bool suggest_categorical = true;       // a non-number in a numeric column: suggest --categorical
+};
+
+// A numeric column's empty cells, read as missing (NaN).
+struct EmptyCells {
+  std::string column;
+  std::size_t count = 0, first_line = 0;
 };
 
 struct CsvTable {
   data::MeasurementTable table;
   std::vector<std::size_t> line_of_row;  // 1-based file line of each row (header is line 1)
   std::vector<std::vector<std::string>> text;  // with keep_text: each row's fields as written
+  std::vector<EmptyCells> empty;  // numeric columns with empty cells, in header order
 };
 
 // Empty numeric cells become NaN (an int64 column with one becomes float64).

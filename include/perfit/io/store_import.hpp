@@ -41,6 +41,7 @@ struct ImportSummary {
   bool appended = false;
   bool replaced = false;
   std::vector<std::string> sets;  // the sets written
+  std::vector<std::string> notes;  // what the user should know of the rows kept (empty cells)
 };
 
 // Throws: ConfigError, DataError, IoError, H5Error (each message names file, line, column).
