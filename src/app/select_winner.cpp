@@ -64,10 +64,12 @@ double distance_growth(const Candidate& best, const Selection& s) {
   const model::Evaluator ev(*best.model, *s.set.rows);
   const Eigen::VectorXd& y = ev.measured();
   std::vector<const data::Fold*> held;  // best.fits' folds, in order (some may have been dropped)
+  std::vector<std::size_t> at;          // and each one's place among the split's scales
   for (const auto& f : best.fits) {
     const auto it = std::find_if(s.folds.begin(), s.folds.end(), [&](const data::Fold& x) { return x.name == f.fold; });
     if (it == s.folds.end()) return kDefaultGrowth;
     held.push_back(&*it);
+    at.push_back(static_cast<std::size_t>(it - s.folds.begin()));
   }
   double sxy = 0.0, sxx = 0.0;
   for (std::size_t k = 0; k + 1 < held.size(); ++k) {
@@ -86,7 +88,7 @@ double distance_growth(const Candidate& best, const Selection& s) {
       }
       const double ed = std::sqrt(ss / static_cast<double>(std::max<std::size_t>(n, 1)));
       if (n == 0 || !std::isfinite(ed) || !(ed > 0.0)) continue;
-      const double x = std::log(static_cast<double>(j - k + 1));
+      const double x = std::log(static_cast<double>(at[j] - at[k] + 1));  // steps beyond fold k's training scales
       sxy += x * std::log(ed / e1);
       sxx += x * x;
     }
