@@ -12,12 +12,12 @@
 #include <mutex>
 #include <optional>
 
-#include "batch_selections.hpp"
+#include "perfit/select/batch_entries.hpp"
 #include "batch_summary.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "fit_checkpoint.hpp"
-#include "fit_job.hpp"
+#include "perfit/job/fit_checkpoint.hpp"
+#include "perfit/job/fit_job.hpp"
 #include "perfit/batch/plan.hpp"
 #include "perfit/batch/scheduler.hpp"
 #include "perfit/core/error.hpp"
@@ -58,7 +58,7 @@ struct BatchState {
   std::optional<io::DirLock> lock;
   std::optional<BatchSummary> summary;
   std::vector<std::size_t> order;  // the tasks to run, longest first
-  std::optional<BatchSelections> selections;  // the manifest's select: entries (every rank)
+  std::optional<select::BatchSelections> selections;  // the manifest's select: entries (every rank)
   bool reuse_selections = false;  // --resume of the same selections: keep the sets selected before
 };
 
@@ -188,7 +188,7 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
   if (stop) return grank == 0 ? pending_row(t).dump() : std::string();
   const auto t0 = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  FitJob job;
+  job::FitJob job;
   job.cfg = t.cfg;
   job.force = true;  // our own result file; its kind was checked before the first fit
   std::error_code ec;
@@ -197,7 +197,7 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
   job.periodic_checkpoints = periodic_checkpoints;
   Row row;
   try {
-    const FitJobOutcome out = run_fit_job(std::move(job), group);
+    const job::FitJobOutcome out = job::run_fit_job(std::move(job), group);
     if (out.checkpointed) {
       row = failed_row(t, "interrupted", "checkpointed at generation " + std::to_string(out.generations) +
                        "; rerun the batch with --resume to continue", seconds());
@@ -237,7 +237,7 @@ class Progress {
   double left_ = 0.0, done_work_ = 0.0;
 };
 
-int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedger* chosen, bool stopped) {
+int report(const BatchArgs& a, const BatchSummary& summary, const select::SelectionLedger* chosen, bool stopped) {
   const std::size_t failed = summary.count("error") + (chosen ? chosen->count("error") : 0), ok = summary.count("ok");
   const std::size_t unfinished = summary.count("interrupted") + summary.count("pending") + (chosen ? chosen->count("pending") : 0);
   if (a.json) {
@@ -273,7 +273,7 @@ int report(const BatchArgs& a, const BatchSummary& summary, const SelectionLedge
   if (stopped && unfinished > 0) {
     std::fprintf(stderr, "perfit: batch interrupted (signal %d): %zu fits or selections unfinished, checkpoints in '%s'; "
                  "resume with: %s\n", interrupt_signal(), unfinished,
-                 (fs::path(a.out) / ".checkpoints").c_str(), resume_command().c_str());
+                 (fs::path(a.out) / ".checkpoints").c_str(), job::resume_command().c_str());
     return kInterruptedExit;
   }
   if (failed > 0) {
@@ -338,7 +338,7 @@ int run_batch(BatchArgs& a) {
   hooks.stop_requested = [&] { return stop.load() || interrupted(); };
   batch::run_schedule(world, s.manifest.ranks_per_fit, s.order, hooks);
   // Then the select: entries (after a signal none starts: they are written as pending).
-  std::optional<SelectionLedger> chosen;
+  std::optional<select::SelectionLedger> chosen;
   if (!s.selections->empty()) chosen = s.selections->run(a.out, s.reuse_selections, world);
   int code = rank == 0 ? report(a, *s.summary, chosen ? &*chosen : nullptr, stop.load() || interrupted()) : 0;
   // The other ranks wait here while rank 0 writes the summaries and the selection store.

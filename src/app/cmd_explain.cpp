@@ -6,9 +6,9 @@
 
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "factor_args.hpp"
-#include "measured_range.hpp"
-#include "result_names.hpp"
+#include "perfit/job/factor_args.hpp"
+#include "perfit/job/measured_range.hpp"
+#include "perfit/job/result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/model_config.hpp"
@@ -28,12 +28,12 @@ struct ExplainArgs {
 
 // The sweep's rows: the swept factor, and every other factor fixed by --at, in the model's
 // column names (a factor may be named as bound by the fit: p for gpus).
-data::MeasurementTable sweep_rows(const FactorRange& sweep, const std::vector<double>& x, const std::string& at,
-                                  const ResultNames& names, model::ModelSpec& spec) {
+data::MeasurementTable sweep_rows(const job::FactorRange& sweep, const std::vector<double>& x, const std::string& at,
+                                  const job::ResultNames& names, model::ModelSpec& spec) {
   data::MeasurementTable t;
   t.add_column(data::Column(sweep.name, x));
   if (!at.empty()) {
-    for (const auto& [name, v] : parse_values(at, "--at")) {
+    for (const auto& [name, v] : job::parse_values(at, "--at")) {
       if (names.column(name) == names.column(sweep.name)) {
         throw ConfigError("--at sets '" + name + "', which --sweep varies");
       }
@@ -41,7 +41,7 @@ data::MeasurementTable sweep_rows(const FactorRange& sweep, const std::vector<do
     }
   }
   t = names.bind(t, spec, "--sweep and --at");
-  check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--sweep and --at");
+  job::check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--sweep and --at");
   return t;
 }
 
@@ -70,7 +70,7 @@ void print_report(const model::SweepReport& r, const std::string& unit, const st
 }
 
 nlohmann::ordered_json report_json(const model::SweepReport& r, const std::string& result, const std::string& unit,
-                                   const std::vector<std::vector<Outside>>& outside, bool range_known) {
+                                   const std::vector<std::vector<job::Outside>>& outside, bool range_known) {
   nlohmann::ordered_json j = {{"result", result}, {"factor", r.factor}, {"unit", unit}, {"range_known", range_known}};
   j["points"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < r.x.size(); ++i) {
@@ -79,7 +79,7 @@ nlohmann::ordered_json report_json(const model::SweepReport& r, const std::strin
     for (std::size_t k = 0; k < r.terms.size(); ++k) {
       p["share"][r.terms[k]] = r.share(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
     }
-    p["extrapolated"] = outside_json(outside[i]);
+    p["extrapolated"] = job::outside_json(outside[i]);
     j["points"].push_back(p);
   }
   j["crossovers"] = nlohmann::ordered_json::array();
@@ -91,14 +91,14 @@ nlohmann::ordered_json report_json(const model::SweepReport& r, const std::strin
 }
 
 int run_explain(const ExplainArgs& a) {
-  const std::vector<FactorRange> sweep = parse_ranges(a.sweep, "--sweep");
+  const std::vector<job::FactorRange> sweep = job::parse_ranges(a.sweep, "--sweep");
   if (sweep.size() != 1) throw ConfigError("--sweep takes one factor, e.g. --sweep p=1..1024");
   if (!(a.efficiency > 0.0 && a.efficiency <= 1.0)) {
     throw ConfigError("--efficiency must be in (0, 1], got " + format_g(a.efficiency));
   }
   const io::ResultFile r = io::read_result(a.result, a.set);
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
-  const ResultNames names(r, a.result);
+  const job::ResultNames names(r, a.result);
   const std::string factor = names.column(sweep[0].name);
   const std::vector<double> x = model::doubling_sweep(sweep[0].lo, sweep[0].hi);
   const data::MeasurementTable t = sweep_rows(sweep[0], x, a.at, names, spec);
@@ -107,12 +107,12 @@ int run_explain(const ExplainArgs& a) {
   Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
   for (std::size_t k = 0; k < r.params.size(); ++k) params(static_cast<Eigen::Index>(k)) = r.params[k].value;
   const model::SweepReport rep = model::analyse_sweep(ev, params, factor, x, a.efficiency);
-  const RangeGuard guard(r, model::Model::factors(spec));
-  std::vector<std::vector<Outside>> outside(t.rows());
+  const job::RangeGuard guard(r, model::Model::factors(spec));
+  std::vector<std::vector<job::Outside>> outside(t.rows());
   std::vector<std::string> flags;
   for (std::size_t i = 0; i < t.rows(); ++i) {
     outside[i] = guard.check(t, i);
-    flags.push_back(guard.known() ? RangeGuard::cell(outside[i]) : "range unknown");
+    flags.push_back(guard.known() ? job::RangeGuard::cell(outside[i]) : "range unknown");
   }
   guard.warn(outside, "explain");
   if (a.json) {

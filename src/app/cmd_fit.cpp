@@ -4,14 +4,14 @@
 
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "fit_checkpoint.hpp"
-#include "fit_job.hpp"
+#include "perfit/job/fit_checkpoint.hpp"
+#include "perfit/job/fit_job.hpp"
 #include "option_flags.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/fit/run_config.hpp"
 #include "perfit/mpi/agreement.hpp"
-#include "result_report.hpp"
+#include "perfit/job/result_report.hpp"
 
 namespace perfit::app {
 
@@ -27,7 +27,7 @@ struct FitArgs {
 int run_fit(FitArgs& a) {
   const bool parallel = a.env->initialized() && a.env->size() > 1;
   const MPI_Comm comm = parallel ? MPI_COMM_WORLD : MPI_COMM_NULL;
-  FitJob job;
+  job::FitJob job;
   const auto read_config = [&] {
     if (!a.config.empty()) fit::load_run_config(a.config, job.cfg);
     a.flags.apply(job.cfg);
@@ -40,21 +40,21 @@ int run_fit(FitArgs& a) {
   if (!a.config.empty()) job.inputs.push_back(a.config);
   job.force = a.force;
   job.resume = a.resume;
-  const FitJobOutcome out = run_fit_job(std::move(job), comm);
+  const job::FitJobOutcome out = job::run_fit_job(std::move(job), comm);
   if (!out.result) {  // not rank 0, or checkpointed
     if (out.checkpointed && (!parallel || a.env->rank() == 0)) {
       std::fprintf(stderr, "perfit: interrupted at generation %zu (signal %d); checkpoint in '%s'; "
                    "resume with: %s\n", out.generations, interrupt_signal(),
-                   io::checkpoint_path(out.checkpoint_dir).c_str(), resume_command().c_str());
+                   io::checkpoint_path(out.checkpoint_dir).c_str(), job::resume_command().c_str());
     }
     return out.code;
   }
   const io::ResultFile& r = *out.result;
   const std::string& path = out.out;
   if (a.json) {
-    std::cout << result_json(r, path).dump(2) << "\n";
+    std::cout << job::result_json(r, path).dump(2) << "\n";
   } else {
-    print_result_table(r);
+    job::print_result_table(r);
     std::printf("wrote %s\n", path.c_str());
   }
   if (out.code == kInterruptedExit) {

@@ -10,10 +10,10 @@
 
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "factor_args.hpp"
-#include "measured_range.hpp"
-#include "prediction.hpp"
-#include "result_names.hpp"
+#include "perfit/job/factor_args.hpp"
+#include "perfit/job/measured_range.hpp"
+#include "perfit/job/prediction.hpp"
+#include "perfit/job/result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -39,7 +39,7 @@ struct PredictArgs {
 // "p=64,b=256,d=1.28e6" -> a one-row table.
 data::MeasurementTable parse_at(const std::string& text) {
   data::MeasurementTable t;
-  for (const auto& [name, v] : parse_values(text, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
+  for (const auto& [name, v] : job::parse_values(text, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
   return t;
 }
 
@@ -93,8 +93,8 @@ struct OnePrediction {
   const Eigen::VectorXd& pred;
   const Eigen::MatrixXd& terms;
   const std::vector<std::string>& names;
-  const Interval& iv;
-  const std::vector<Outside>& outside;
+  const job::Interval& iv;
+  const std::vector<job::Outside>& outside;
   bool range_known;
 };
 
@@ -117,7 +117,7 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
     }
     j["unit"] = r.unit;
     j["range_known"] = range_known;
-    j["extrapolated"] = outside_json(outside);
+    j["extrapolated"] = job::outside_json(outside);
     j["terms"] = nlohmann::ordered_json::object();
     for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
     std::cout << j.dump(2) << "\n";
@@ -146,7 +146,7 @@ void check_grid_factors(const io::CsvTable& grid, const std::string& path, const
                         const std::string& result) {
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, result + " model_yaml");
   const std::vector<std::string> factors = model::Model::factors(spec);
-  const ResultNames names(r, result);
+  const job::ResultNames names(r, result);
   const auto& columns = grid.table.columns();
   for (std::size_t k = 0; k < columns.size(); ++k) {
     const std::string as_read = names.column(columns[k].name());
@@ -182,13 +182,13 @@ int run_predict(const PredictArgs& a) {
   }
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
-  const Prediction p = predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at), where, !a.at.empty(), a.interval);
+  const job::Prediction p = job::predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at), where, !a.at.empty(), a.interval);
   const auto& [table, pred, terms, names, iv, outside, guard, note] = p;
   guard.warn(outside, "predict");
   if (!note.empty()) std::fprintf(stderr, "perfit predict: note: %s\n", note.c_str());
   if (!a.grid.empty()) {
     std::vector<std::string> cells;
-    for (const auto& o : outside) cells.push_back(guard.known() ? RangeGuard::cell(o) : "range unknown");
+    for (const auto& o : outside) cells.push_back(guard.known() ? job::RangeGuard::cell(o) : "range unknown");
     if (iv.asked_but_unavailable) spdlog::warn("predict: {}", iv.contains);
     write_grid(a.out, grid, pred, terms, names, r.target, iv.bounds, cells);
     const std::string bounds = iv.bounds ? ", lo_" + r.target + ", hi_" + r.target : "";

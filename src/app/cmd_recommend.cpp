@@ -10,10 +10,10 @@
 
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "factor_args.hpp"
-#include "measured_range.hpp"
-#include "prediction.hpp"
-#include "result_names.hpp"
+#include "perfit/job/factor_args.hpp"
+#include "perfit/job/measured_range.hpp"
+#include "perfit/job/prediction.hpp"
+#include "perfit/job/result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/core/time_unit.hpp"
@@ -77,7 +77,7 @@ std::vector<Constraint> parse_constraints(const std::string& text) {
 }
 
 // Every combination of the doubling sweeps of the space, with the --at factors fixed.
-data::MeasurementTable space_rows(const std::vector<FactorRange>& space, const std::string& at) {
+data::MeasurementTable space_rows(const std::vector<job::FactorRange>& space, const std::string& at) {
   std::vector<std::vector<double>> axes;
   std::size_t n = 1;
   for (const auto& r : space) {
@@ -93,7 +93,7 @@ data::MeasurementTable space_rows(const std::vector<FactorRange>& space, const s
   data::MeasurementTable t;
   for (std::size_t i = 0; i < space.size(); ++i) t.add_column(data::Column(space[i].name, cols[i]));
   if (!at.empty()) {
-    for (const auto& [name, v] : parse_values(at, "--at")) {
+    for (const auto& [name, v] : job::parse_values(at, "--at")) {
       if (t.find(name)) throw ConfigError("--at sets '" + name + "', which --space varies");
       t.add_column(data::Column(name, std::vector<double>(n, v)));
     }
@@ -104,8 +104,8 @@ data::MeasurementTable space_rows(const std::vector<FactorRange>& space, const s
 // The space to search: each --space factor within its measured range unless extrapolation is
 // allowed (the fit knows nothing beyond it). Says on stderr what it narrowed.
 // Throws: ConfigError for a range that lies wholly outside the measured one.
-std::vector<FactorRange> searched_space(std::vector<FactorRange> space, const ResultNames& names,
-                                        const RangeGuard& guard, bool allow) {
+std::vector<job::FactorRange> searched_space(std::vector<job::FactorRange> space, const job::ResultNames& names,
+                                        const job::RangeGuard& guard, bool allow) {
   for (auto& f : space) {
     const std::string column = names.column(f.name);
     const auto m = std::find_if(guard.ranges().begin(), guard.ranges().end(),
@@ -128,7 +128,7 @@ std::vector<FactorRange> searched_space(std::vector<FactorRange> space, const Re
 
 // The factors of the space whose best value is an end of what was searched: a better
 // configuration may lie beyond it.
-std::vector<std::string> on_edge(const std::vector<FactorRange>& space, const ResultNames& names,
+std::vector<std::string> on_edge(const std::vector<job::FactorRange>& space, const job::ResultNames& names,
                                  const data::MeasurementTable& t, std::size_t best) {
   std::vector<std::string> out;
   for (const auto& f : space) {
@@ -145,7 +145,7 @@ std::vector<std::string> on_edge(const std::vector<FactorRange>& space, const Re
 void print_ranking(const RecommendArgs& a, const std::string& model, const std::string& unit,
                    const data::MeasurementTable& t, const Eigen::VectorXd& pred,
                    const std::vector<double>& score, const std::vector<std::size_t>& keep,
-                   const Interval& interval, const RangeGuard& guard,
+                   const job::Interval& interval, const job::RangeGuard& guard,
                    const std::vector<std::string>& edge) {
   const bool gpu = a.objective == "gpu-hours";
   const auto names = t.column_names();
@@ -164,7 +164,7 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
         row["time_interval"] = {iv->lo(k), iv->hi(k)};
       }
       if (gpu) row["gpu_hours"] = score[i];
-      row["extrapolated"] = outside_json(guard.check(t, i));
+      row["extrapolated"] = job::outside_json(guard.check(t, i));
       j["ranking"].push_back(row);
     }
     if (iv) {
@@ -189,7 +189,7 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
     std::printf(" %14.6g", pred(static_cast<Eigen::Index>(keep[k])));
     if (iv) std::printf(" %13.6g..%-12.6g", iv->lo(static_cast<Eigen::Index>(k)), iv->hi(static_cast<Eigen::Index>(k)));
     if (gpu) std::printf(" %14.6g", score[keep[k]]);
-    std::printf("  %s\n", guard.known() ? RangeGuard::cell(guard.check(t, keep[k])).c_str() : "range unknown");
+    std::printf("  %s\n", guard.known() ? job::RangeGuard::cell(guard.check(t, keep[k])).c_str() : "range unknown");
   }
   if (iv) std::printf("the interval holds %s\n", interval.contains.c_str());
   if (!edge.empty()) {
@@ -203,11 +203,11 @@ int run_recommend(const RecommendArgs& a) {
   const io::ResultFile r = io::read_result(a.result, a.set);
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   // Factors by the fit's names or the columns they were bound to (p or gpus).
-  const ResultNames names(r, a.result);
-  const RangeGuard guard(r, model::Model::factors(spec));
-  const std::vector<FactorRange> space = searched_space(parse_ranges(a.space, "--space"), names, guard, a.allow_extrapolation);
+  const job::ResultNames names(r, a.result);
+  const job::RangeGuard guard(r, model::Model::factors(spec));
+  const std::vector<job::FactorRange> space = searched_space(job::parse_ranges(a.space, "--space"), names, guard, a.allow_extrapolation);
   const data::MeasurementTable t = names.bind(space_rows(space, a.at), spec, "--space and --at");
-  check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");
+  job::check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");
   const bool gpu = a.objective == "gpu-hours";
   const std::string workers = names.column(a.workers);
   if (gpu && !t.find(workers)) {
@@ -245,7 +245,7 @@ int run_recommend(const RecommendArgs& a) {
   std::partial_sort(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(top), keep.end(),
                     [&](std::size_t x, std::size_t y) { return score[x] < score[y] || (score[x] == score[y] && x < y); });
   keep.resize(top);
-  Interval interval;
+  job::Interval interval;
   if (a.interval > 0.0 || r.has_bootstrap()) {  // only for the listed configurations: refits x rows predictions
     data::MeasurementTable listed;
     for (const auto& c : t.columns()) {
@@ -253,10 +253,10 @@ int run_recommend(const RecommendArgs& a) {
       for (const std::size_t i : keep) v.push_back(c.f64()[i]);
       listed.add_column(data::Column(c.name(), v));
     }
-    interval = predict_rows(r, a.result, listed, "--space and --at", false, a.interval).interval;
+    interval = job::predict_rows(r, a.result, listed, "--space and --at", false, a.interval).interval;
     if (interval.asked_but_unavailable) std::fprintf(stderr, "perfit recommend: %s\n", interval.contains.c_str());
   }
-  std::vector<std::vector<Outside>> outside;
+  std::vector<std::vector<job::Outside>> outside;
   for (const std::size_t i : keep) outside.push_back(guard.check(t, i));
   guard.warn(outside, "recommend");
   print_ranking(a, spec.name, r.unit, t, pred, score, keep, interval, guard, on_edge(space, names, t, keep.front()));

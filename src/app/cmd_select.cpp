@@ -9,10 +9,10 @@
 #include <iostream>
 #include <optional>
 
-#include "analysis_set.hpp"
+#include "analysis_options.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "fit_job.hpp"
+#include "perfit/job/fit_job.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/fit/validation.hpp"
@@ -20,17 +20,28 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/model/identifiability.hpp"
-#include "select_core.hpp"
-#include "select_many.hpp"
-#include "select_naive.hpp"
-#include "select_search.hpp"
-#include "select_winner.hpp"
+#include "perfit/select/select_set.hpp"
+#include "perfit/select/many_sets.hpp"
+#include "perfit/select/naive.hpp"
+#include "perfit/select/search.hpp"
+#include "perfit/select/winner.hpp"
 
 namespace perfit::app {
 
 namespace {
 
-void print_table(const std::vector<Candidate>& ranked, const std::string& criterion, const std::string& how) {
+using job::FitJob;
+using job::FitJobOutcome;
+using select::Candidate;
+using select::SelectArgs;
+using select::Selection;
+
+// `perfit select`'s arguments: the selection's, and the fits' options as flags.
+struct SelectCommand : select::SelectArgs {
+  AnalysisFlags flags;
+};
+
+void print_table(const std::vector<select::Candidate>& ranked, const std::string& criterion, const std::string& how) {
   std::printf("model selection by %s (%s); lower score is better\n", criterion.c_str(), how.c_str());
   std::printf("  %-4s %-20s %6s %14s %9s %9s %9s %9s\n", "rank", "model", "params", "score", "MAPE", "GMAE", "R^2",
               "max rel");
@@ -51,18 +62,18 @@ void print_table(const std::vector<Candidate>& ranked, const std::string& criter
 }
 
 // The winner's fit on every row, written by the same job as `perfit fit`.
-int write_winner(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
-  FitJob job = winner_job(a, cfg, s);
+int write_winner(const select::SelectArgs& a, const fit::RunConfig& cfg, const select::Selection& s) {
+  job::FitJob job = select::winner_job(a, cfg, s);
   // Rank 0 writes the result: there the other candidates too are fitted on every row.
-  if (!a.parallel() || a.env->rank() == 0) job.candidates = candidate_fits(a, cfg, s);
-  const FitJobOutcome out = run_fit_job(std::move(job), a.comm());
+  if (!a.parallel() || a.env->rank() == 0) job.candidates = select::candidate_fits(a, cfg, s);
+  const job::FitJobOutcome out = job::run_fit_job(std::move(job), a.comm());
   if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", s.ranked.front().model->spec().name, out.out);
   return out.code;
 }
 
-int run_select(const SelectArgs& a) {
-  const fit::RunConfig cfg = a.read(false);
-  if (is_set_glob(cfg.set)) return run_select_many(a, cfg);
+int run_select(const SelectCommand& a) {
+  const fit::RunConfig cfg = read_analysis_options(a.config, a.flags, a, false);
+  if (select::is_set_glob(cfg.set)) return select::run_select_many(a, cfg);
   if (a.result_files) {
     throw ConfigError("--result-files is for a glob in --set (many sets); with one set --out FILE writes its winner");
   }
@@ -74,30 +85,30 @@ int run_select(const SelectArgs& a) {
       io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
     }
   });
-  const Selection s = select_set(a, c, [&](const std::function<void()>& fn) { a.agreed(fn); }, a.comm());
-  const std::vector<Candidate>& ranked = s.ranked;
+  const select::Selection s = select::select_set(a, c, [&](const std::function<void()>& fn) { a.agreed(fn); }, a.comm());
+  const std::vector<select::Candidate>& ranked = s.ranked;
   int code = 0;
   if (!c.out.empty()) code = write_winner(a, cfg, s);
   if (a.parallel() && a.env->rank() != 0) return code;
   if (a.json) {
-    nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", to_string(a.criterion)}, {"how", s.how},
+    nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", select::to_string(a.criterion)}, {"how", s.how},
                                 {"data", c.data}, {"set", c.set}, {"rows", s.set.rows->rows()}};
-    j["ranking"] = ranking_json(ranked, a.criterion);
+    j["ranking"] = select::ranking_json(ranked, a.criterion);
     if (!c.out.empty()) j["result"] = c.out;
     std::cout << j.dump(2) << "\n";
   } else {
-    print_table(ranked, to_string(a.criterion), s.how);
+    print_table(ranked, select::to_string(a.criterion), s.how);
     if (!c.out.empty()) std::printf("wrote %s (the winner, '%s', fitted on every row)\n", c.out.c_str(), ranked.front().model->spec().name.c_str());
   }
   return code;
 }
 
 // The command's own options (the choice's, then the command's); the fits' are
-// analysis_option_table().
-const OptionTable<SelectArgs>& select_options() {
-  using A = SelectArgs;
+// job::analysis_option_table().
+const OptionTable<select::SelectArgs>& select_options() {
+  using A = select::SelectArgs;
   static const OptionTable<A> t = [] {
-    OptionTable<A> o = select_choice_options();
+    OptionTable<A> o = select::select_choice_options();
     o.insert(o.begin(), text_option<A>("config", &A::config, "a YAML file", "YAML config (the keys of configs/fit.yaml)"));
     o.push_back(force_option<A>(&A::force, "replace an existing result file at --out (a glob in --set: the files in DIR)"));
     o.push_back(json_option<A>(&A::json));
@@ -109,7 +120,7 @@ const OptionTable<SelectArgs>& select_options() {
 }  // namespace
 
 void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
-  auto a = std::make_shared<SelectArgs>();
+  auto a = std::make_shared<SelectCommand>();
   a->env = &env;
   auto* cmd = add_command(app, action,
       "select",
@@ -121,7 +132,7 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
       "--out writes the winner's fit on every row as a normal result file (docs/validation.md).",
       a, select_options(), run_select);
-  a->flags.add(cmd, analysis_option_table(true), fit::RunConfig{});
+  a->flags.add(cmd, job::analysis_option_table(true), fit::RunConfig{});
 }
 
 }  // namespace perfit::app

@@ -3,7 +3,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "perfit/io/selection_store.hpp"
-#include "result_report.hpp"
+#include "perfit/job/result_report.hpp"
 
 namespace perfit::app {
 
@@ -18,11 +18,11 @@ struct ShowArgs {
 int run_show(ShowArgs& a) {
   const io::ResultFile r = io::read_result(a.result, a.set);
   if (a.json) {
-    std::cout << result_json(r, a.result).dump(2) << "\n";
+    std::cout << job::result_json(r, a.result).dump(2) << "\n";
   } else if (a.full) {
-    print_full_report(r);
+    job::print_full_report(r);
   } else {
-    print_result_table(r);
+    job::print_result_table(r);
   }
   return 0;
 }

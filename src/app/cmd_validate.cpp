@@ -5,20 +5,23 @@
 #include <cstdio>
 #include <iostream>
 
-#include "analysis_set.hpp"
+#include "analysis_options.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/validation.hpp"
-#include "validate_core.hpp"
+#include "perfit/select/validate.hpp"
 
 namespace perfit::app {
 
 namespace {
 
-struct ValidateArgs : AnalysisOptions {
+struct ValidateArgs : job::Ranks {
+  std::string config;
+  bool json = false;
+  AnalysisFlags flags;
   std::string split = "kfold:5";
 };
 
@@ -30,14 +33,14 @@ void print_row(const std::string& name, std::size_t train, std::size_t test, con
 }
 
 int run_validate(const ValidateArgs& a) {
-  const fit::RunConfig cfg = a.read(false);
+  const fit::RunConfig cfg = read_analysis_options(a.config, a.flags, a, false);
   const fit::RunConfig& c = cfg;
-  const Validation v = run_validation(c, a.split, [&](const std::function<void()>& fn) { a.agreed(fn); }, a.comm());
+  const select::Validation v = select::run_validation(c, a.split, [&](const std::function<void()>& fn) { a.agreed(fn); }, a.comm());
   const auto& [split, model, set, fits, pooled] = v;
   if (a.parallel() && a.env->rank() != 0) return 0;
   const std::string unit = set.rows->attribute_string("unit", "s");
   if (a.json) {
-    std::cout << validation_json(v, c).dump(2) << "\n";
+    std::cout << select::validation_json(v, c).dump(2) << "\n";
     return 0;
   }
   std::printf("validate model '%s' on '%s' set '%s' (%zu rows), split %s: %zu fold(s)\n",
@@ -51,7 +54,7 @@ int run_validate(const ValidateArgs& a) {
   return 0;
 }
 
-// The command's own options; the fits' are analysis_option_table().
+// The command's own options; the fits' are job::analysis_option_table().
 const OptionTable<ValidateArgs>& validate_options() {
   using A = ValidateArgs;
   static const OptionTable<A> t = {
@@ -78,7 +81,7 @@ void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& en
       "value from the third up predicted from the smaller ones). Under mpiexec the folds are\n"
       "spread over the ranks. Fit options as for `perfit fit` (docs/validation.md).", a, validate_options(),
       run_validate);
-  a->flags.add(cmd, analysis_option_table(false), fit::RunConfig{});
+  a->flags.add(cmd, job::analysis_option_table(false), fit::RunConfig{});
 }
 
 }  // namespace perfit::app

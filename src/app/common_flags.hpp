@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <concepts>
 #include <memory>
 #include <string>
 
@@ -53,10 +54,11 @@ Option<S> interval_option(Get get) {
 // A subcommand whose options are `table` (set on *args, whose initial values are the defaults
 // shown in --help) and whose work is run(*args): chosen on the command line, it leaves that
 // work in `action` for main() to run once parsing is over, so that a bad value is reported
-// like every other error.
-template <class Args, class Run>
+// like every other error. Cmd is Args or a command's arguments built on a lower layer's Args.
+template <class Args, class Cmd, class Run>
+  requires std::derived_from<Cmd, Args>
 CLI::App* add_command(CLI::App& app, Action& action, const std::string& name, const std::string& help,
-                      std::shared_ptr<Args> args, const OptionTable<Args>& table, Run run) {
+                      std::shared_ptr<Cmd> args, const OptionTable<Args>& table, Run run) {
   CLI::App* cmd = app.add_subcommand(name, help);
   auto flags = std::make_shared<OptionFlags<Args>>();
   flags->add(cmd, table, *args);

@@ -11,7 +11,7 @@
 #include <exception>
 
 #include "commands.hpp"
-#include "fit_checkpoint.hpp"
+#include "perfit/job/fit_checkpoint.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/logging.hpp"
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   perfit::app::add_synth_command(app, action);
 
   const bool parallel = env.initialized() && env.size() > 1;
-  perfit::app::remember_command_line(argc, argv);
+  perfit::job::remember_command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <limits>
 
-#include "fit_job.hpp"
+#include "perfit/job/fit_job.hpp"
 #include "options.hpp"
-#include "prediction.hpp"
-#include "result_report.hpp"
+#include "perfit/job/prediction.hpp"
+#include "perfit/job/result_report.hpp"
 #include "tables.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -65,7 +65,7 @@ class PythonSignals {
 
 io::ResultFile fit_columns(const py::dict& columns, const std::string& set, const std::string& target,
                            const std::string& unit, const py::dict& options, bool verbose) {
-  app::FitJob job;
+  job::FitJob job;
   job.cfg.data = "DataFrame";
   job.cfg.set = set;
   for (const auto& [key, value] : options) apply_run_option(job.cfg, py::str(key), py::str(value), "perfit.fit");
@@ -78,10 +78,10 @@ io::ResultFile fit_columns(const py::dict& columns, const std::string& set, cons
   job.verbose = verbose;
   PythonSignals signals;
   job.interrupted = [&signals] { return signals.poll(); };
-  std::optional<app::FitJobOutcome> out;
+  std::optional<job::FitJobOutcome> out;
   {
     py::gil_scoped_release released;
-    out = app::run_fit_job(std::move(job), MPI_COMM_NULL);
+    out = job::run_fit_job(std::move(job), MPI_COMM_NULL);
   }
   signals.rethrow();
   // Only an interrupted fit ends without a result, and that one has raised above.
@@ -126,7 +126,7 @@ py::dict params_columns(const io::ResultFile& r) {
 }
 
 py::dict predict_columns(const io::ResultFile& r, const std::string& name, const py::dict& columns, double interval) {
-  const app::Prediction p = app::predict_rows(r, name, table_from_columns(columns, "the DataFrame"),
+  const job::Prediction p = job::predict_rows(r, name, table_from_columns(columns, "the DataFrame"),
                                               "the DataFrame", false, interval);
   py::dict d;
   d["predicted"] = std::vector<double>(p.values.begin(), p.values.end());
@@ -146,7 +146,7 @@ py::dict predict_columns(const io::ResultFile& r, const std::string& name, const
   std::vector<std::string> cells;
   std::vector<bool> outside;
   for (const auto& o : p.outside) {
-    cells.push_back(p.guard.known() ? app::RangeGuard::cell(o) : "range unknown");
+    cells.push_back(p.guard.known() ? job::RangeGuard::cell(o) : "range unknown");
     outside.push_back(!o.empty());
   }
   d["outside"] = cells;
@@ -203,9 +203,9 @@ void save_result(const io::ResultFile& r, const std::string& path, bool force) {
 
 void add_fitting(py::module_& m) {
   py::class_<io::ResultFile>(m, "Result", "A fit's result: what `perfit fit --out` writes, in memory.")
-      .def("json", [](const io::ResultFile& r, const std::string& path) { return app::result_json(r, path).dump(); },
+      .def("json", [](const io::ResultFile& r, const std::string& path) { return job::result_json(r, path).dump(); },
            py::arg("path") = "")
-      .def("text", &app::result_table_text)
+      .def("text", &job::result_table_text)
       .def("candidates", &candidates_of)
       .def("candidate", &as_candidate, py::arg("k"))
       .def("rows", [](const io::ResultFile& r) { return columns_to_python(data::MeasurementTable(r.kept_rows)); })

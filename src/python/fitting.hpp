@@ -1,5 +1,5 @@
 // The package's fits, results and predictions: perfit.fit on a DataFrame runs the CLI's one fit
-// job (app/fit_job.hpp) on rows given in memory, serially, with the GIL released and Python's
+// job (perfit/job/fit_job.hpp) on rows given in memory, serially, with the GIL released and Python's
 // Ctrl-C polled once per generation; a result is the CLI's result file in memory.
 #pragma once
 

@@ -44,8 +44,8 @@ void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::s
                     " (perfit.options() lists them)");
 }
 
-bool apply_choice_option(app::SelectArgs& a, const std::string& name, const std::string& value) {
-  const auto* o = find(app::select_choice_options(), name);
+bool apply_choice_option(select::SelectArgs& a, const std::string& name, const std::string& value) {
+  const auto* o = find(select::select_choice_options(), name);
   if (!o) return false;
   parse(*o, a, name, value, "perfit.select");
   return true;

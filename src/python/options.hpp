@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "select_core.hpp"
+#include "perfit/select/select_set.hpp"
 #include "perfit/fit/run_config.hpp"
 
 namespace perfit::python {
@@ -15,6 +15,6 @@ void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::s
 
 // A selection's own option (models, criterion, folds, holdout, negative_exponents); false when
 // `name` is none of them. Throws: ConfigError for a bad value.
-bool apply_choice_option(app::SelectArgs& a, const std::string& name, const std::string& value);
+bool apply_choice_option(select::SelectArgs& a, const std::string& name, const std::string& value);
 
 }  // namespace perfit::python

@@ -1,5 +1,5 @@
-// perfit.select and perfit.validate: the CLI's selection and validation (app/select_core.hpp,
-// app/validate_core.hpp) in this process, serially, on a set of a store.
+// perfit.select and perfit.validate: the CLI's selection and validation (perfit/select/select_set.hpp,
+// perfit/select/validate.hpp) in this process, serially, on a set of a store.
 #pragma once
 
 #include <pybind11/pybind11.h>

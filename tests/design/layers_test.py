@@ -2,7 +2,9 @@
 """docs/design.md's layer table against the code: every `#include "perfit/<layer>/..."` of a
 file in src/<layer> or include/perfit/<layer> must be allowed by the table, every layer the table
 lists must really be included (the picture says what the code does, no more), the layers form
-no cycle, and mpi.h / hdf5.h appear only in the layers marked for them.
+no cycle, and mpi.h / hdf5.h appear only in the layers marked for them. A quoted include
+without the perfit/ prefix must name a file of the including file's own folder: a bare include
+that reaches another folder (through an include path) is an edge the table cannot see.
 
 usage: layers_test.py SOURCE_DIR
 """
@@ -33,6 +35,7 @@ system = collections.defaultdict(set)
 where = {}
 files = glob.glob(os.path.join(source, "src", "**", "*"), recursive=True) + \
     glob.glob(os.path.join(source, "include", "perfit", "**", "*"), recursive=True)
+generated = {"version.hpp"}  # written by CMake into the build tree, part of core
 for path in files:
     if not os.path.isfile(path) or not re.search(r"\.(hpp|cpp|h|in)$", path):
         continue
@@ -47,6 +50,11 @@ for path in files:
             if not m:
                 continue
             inc = m.group(1)
+            quoted = line.lstrip().lstrip("#").lstrip()[len("include"):].lstrip().startswith('"')
+            if quoted and not inc.startswith("perfit/") and inc not in generated and \
+                    not os.path.isfile(os.path.join(os.path.dirname(path), inc)):
+                failures.append(f"{'/'.join(rel)}:{n}: #include \"{inc}\" is not a file of its own folder; "
+                                f"include another layer's header as \"perfit/<layer>/...\"")
             if inc.startswith("perfit/"):
                 dep = inc.split("/")[1]
                 if dep != layer:

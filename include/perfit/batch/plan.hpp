@@ -31,7 +31,7 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
 
 // A manifest's `select:` entries: each entry's options once, and every set it selects (sets
 // are selected among candidates, not fitted with a named model; their winners go into the
-// batch's selection store, app/select_many.hpp). A set holds only its name and its entry, so
+// batch's selection store, perfit/select/many_sets.hpp). A set holds only its name and its entry, so
 // that 10^5 sets do not hold 10^5 copies of the options.
 struct SelectEntry {
   std::string where;        // the manifest entry, for messages

@@ -10,7 +10,7 @@
 // The choice part follows the distance: 0 inside the measured range, where the data speak for
 // themselves; beyond it, with d the distance in steps of the scale it was measured at (ln of the
 // farthest factor's ratio to its measured range over choice_step_log), choice * d^growth, so one
-// step out it is what the held-out folds measured (their growth with distance: select_winner).
+// step out it is what the held-out folds measured (their growth with distance: select/winner.cpp).
 // Without bootstrap refits, the constants' part is the noise times sqrt(constants / rows).
 // Without a choice part: s = sqrt(noise^2 + constants^2). With one: the larger of that and the
 // choice part (which already holds the other two). The interval is pred * exp(+-t * s), t the

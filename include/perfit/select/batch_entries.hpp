@@ -1,0 +1,37 @@
+// The `select:` entries of a batch manifest (docs/batch.md "Selection entries"): every set they
+// match, selected among the entry's candidates as `perfit select --set GLOB --out DIR` does
+// (perfit/select/many_sets.hpp), after the batch's fits, into DIR/selection.h5, .csv and .json.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfit/batch/plan.hpp"
+#include "perfit/select/select_set.hpp"
+#include "perfit/select/ledger.hpp"
+
+namespace perfit::select {
+
+class BatchSelections {
+ public:
+  // Every rank. Throws: ConfigError naming the entry (a bad select: key, a glob matching
+  // nothing, a set selected twice).
+  BatchSelections(const io::Manifest& m, const std::string& dir);
+  bool empty() const { return plan_.tasks.empty(); }
+  std::size_t size() const { return plan_.tasks.size(); }
+  // What identifies each selection: changed since the first run means another batch.
+  nlohmann::ordered_json fingerprint() const;
+  // World rank 0, before any work. Throws: ConfigError / IoError naming the file.
+  void check_outputs(const std::string& dir) const;
+  // Collective over world (MPI_COMM_NULL: serial); the ledger on world rank 0.
+  std::optional<SelectionLedger> run(const std::string& dir, bool resume, MPI_Comm world) const;
+
+ private:
+  batch::SelectPlan plan_;
+  std::deque<SelectArgs> args_;  // one per entry (a deque: units point into it)
+  std::string manifest_;
+};
+
+}  // namespace perfit::select

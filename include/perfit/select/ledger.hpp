@@ -1,0 +1,70 @@
+// What world rank 0 keeps of a selection over many sets (select --set GLOB, a batch's
+// `select:` entries): one summary row per set, in set order, and each winner's result; written
+// as DIR/selection.h5 (the winners, io/selection_store.hpp), DIR/selection.csv (one row per set,
+// each constant in its own column) and DIR/selection.json. Winners are held as their records
+// (bytes) in an unnamed file and read back one at a time when written.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "perfit/io/record_spill.hpp"
+#include "perfit/io/result_file.hpp"
+
+namespace perfit::select {
+
+class SelectionLedger {
+ public:
+  using Row = nlohmann::ordered_json;
+
+  // Every set starts as {"set": S, "status": "pending"}. about: the run's description (data,
+  // sets, criterion), the top of selection.json and the store's root attributes. The winners'
+  // records wait in an unnamed file in spill_dir. Throws: IoError naming spill_dir.
+  SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir);
+
+  // Row i (a set's {"set", "status", ...}); its "result" record, if any, becomes the winner.
+  void set(std::size_t i, Row row);
+  bool ok(std::size_t i) const { return status_[i] == "ok"; }
+  std::size_t count(const std::string& status) const;
+  std::size_t size() const { return rows_.size(); }
+  Row row(std::size_t i) const;
+  std::vector<Row> rows() const;  // every row parsed: for a table on the terminal
+  Row json() const;  // about + {"rows": [...]}
+
+  // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets.
+  // Returns how many were taken. Throws: DataError for files in dir that perfit did not write.
+  std::size_t load(const std::string& dir);
+  // The three files, each through a temporary name and a rename.
+  void write(const std::string& dir) const;
+
+ private:
+  void replace(std::size_t i, const Row& row);  // rows_[i] = row, its status and constants noted
+  // selection.csv's constant columns: the union over the rows, in order of first appearance.
+  std::vector<std::string> constants() const;
+
+  // Each row as CBOR, one allocation each: 2*10^5 rows as JSON objects were a dozen
+  // allocations each, a sixth of the serial end of such a run only to free them.
+  std::vector<std::vector<std::uint8_t>> rows_;
+  std::vector<std::string> sets_, status_;
+  std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
+  std::map<std::string, std::size_t> index_;
+  // Each constant's first appearance (row, place in its row), noted as rows come: the text
+  // files are written in one pass, each row parsed once.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
+  bool result_files_ = false;
+  io::RecordSpill spill_;
+  std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (io/winner_record.hpp)
+  std::map<std::string, std::size_t> widths_;               // each text field's longest value over the records
+  Row about_;
+};
+
+// The output files of a selection in dir: checked before the first selection (a file of
+// another kind, or one of ours without `replace`, is refused).
+// Throws: ConfigError / IoError naming the file.
+void check_selection_outputs(const std::string& dir, const std::string& data, bool replace);
+
+}  // namespace perfit::select

@@ -1,0 +1,86 @@
+#include "perfit/job/analysis_set.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "perfit/job/set_binding.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/data/row_validity.hpp"
+#include "perfit/fit/run_config.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/model/factor_binding.hpp"
+#include "perfit/mpi/agreement.hpp"
+
+namespace perfit::job {
+
+const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out) {
+  static const auto make = [](bool out) {
+    OptionTable<fit::RunConfig> t;
+    for (const auto& o : fit::run_config_option_table()) {
+      const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" || o.key == "progress_every" ||
+                          o.key.rfind("islands.", 0) == 0;
+      if (!single && (out || o.key != "out")) t.push_back(o);
+    }
+    return t;
+  };
+  static const OptionTable<fit::RunConfig> with = make(true), without = make(false);
+  return with_out ? with : without;
+}
+
+void Ranks::agreed(const std::function<void()>& fn) const {
+  if (parallel()) {
+    mpi::all_or_none(MPI_COMM_WORLD, fn);
+  } else {
+    fn();
+  }
+}
+
+std::vector<std::string> set_columns(const fit::RunConfig& cfg) {
+  std::vector<std::string> names;
+  for (const auto& c : io::describe_set(cfg.data, cfg.set).columns) names.push_back(c.name);
+  return names;
+}
+
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
+                                               const std::vector<std::string>& columns, bool note) {
+  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors, io::describe_set(cfg.data, cfg.set),
+                                     "'" + cfg.data + "' set '" + cfg.set + "'");
+  if (note) note_unused(bound);
+  return std::make_shared<const model::Model>(bound.spec, columns);
+}
+
+AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns) {
+  const std::shared_ptr<const io::StoreReader> reader = io::open_store(cfg.data);
+  const io::StoreReader& store = *reader;
+  const io::SetInfo info = store.info(cfg.set);
+  AnalysisSet s;
+  for (const auto& c : info.columns) s.set_columns.push_back(c.name);
+  s.target = info.attributes.count("target") ? data::attribute_text(info.attributes.at("target")) : "";
+  if (s.target.empty()) {
+    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has no 'target' attribute naming its "
+                    "measured-time column; re-import it with --target");
+  }
+  for (const std::string& extra : {s.target, cfg.cost.weight_column}) {
+    if (!extra.empty()) columns.push_back(extra);
+  }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  auto table = std::make_shared<data::MeasurementTable>(store.read(cfg.set, columns));
+  const data::RowValidity v = data::check_rows(*table, columns);
+  if (v.rows_invalid > 0 && !cfg.drop_invalid) {
+    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has NaN or inf values the models need: " +
+                    data::describe_invalid(v) + ". Fix the data, or drop those rows with --drop-invalid");
+  }
+  if (v.rows_invalid > 0) {
+    table->filter_rows(v.keep);
+    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", v.rows_invalid, info.rows,
+                 data::describe_invalid(v));
+  }
+  s.dropped = v.rows_invalid;
+  s.rows = table;
+  return s;
+}
+
+}  // namespace perfit::job

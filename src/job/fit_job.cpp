@@ -1,0 +1,418 @@
+#include "perfit/job/fit_job.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "perfit/job/fit_checkpoint.hpp"
+#include "perfit/job/fitted_rows.hpp"
+#include "perfit/job/measured_range.hpp"
+#include "perfit/job/result_report.hpp"
+#include "perfit/job/set_binding.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/interrupt.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/core/utc_time.hpp"
+#include "perfit/core/version.hpp"
+#include "perfit/data/checksum.hpp"
+#include "perfit/data/row_validity.hpp"
+#include "perfit/fit/engine.hpp"
+#include "perfit/fit/run_config.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/mpi/agreement.hpp"
+#include "perfit/mpi/communicator.hpp"
+
+namespace perfit::job {
+
+namespace {
+
+// What every rank sets up before the first collective.
+struct Setup {
+  fit::RunConfig cfg;
+  model::ModelSpec spec;
+  std::shared_ptr<const io::StoreReader> store;  // shared with the selection that chose the model
+  std::shared_ptr<data::MeasurementTable> given;  // FitJob::table
+  io::SetInfo info;
+  std::shared_ptr<const model::Model> model;
+  std::vector<std::string> load;  // columns to read: factors, target, weights
+  std::string target;
+  std::string checksum;           // the set's, written at import
+  io::Checkpoint header;          // what a checkpoint of this run records
+  std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
+};
+
+
+void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
+  s.cfg = a.cfg;
+  s.cfg.resolve(a.write);
+  const fit::RunConfig& c = s.cfg;
+  if (world_size > 1) s.cfg.islands.validate(world_size);
+  if (rank == 0 && a.write) {  // only rank 0 writes; checked before any data is read
+    std::error_code ec;
+    std::vector<std::string> inputs = a.inputs;
+    inputs.push_back(c.data);
+    if (!a.model && std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
+    io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
+  }
+  if (a.table) {
+    if (world_size > 1) throw ConfigError("rows given in memory are fitted serially; run MPI fits with the CLI");
+    s.given = a.table;
+    s.info = {c.set, a.table->rows(), {}, a.table->attributes()};
+    for (const auto& col : a.table->columns()) s.info.columns.push_back({col.name(), col.type()});
+  } else {
+    s.store = io::open_store(c.data);
+    s.info = s.store->info(c.set);
+  }
+  std::vector<std::string> names;
+  for (const auto& col : s.info.columns) names.push_back(col.name);
+  if (a.model) {
+    s.spec = *a.model;
+  } else {
+    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info, "'" + c.data + "' set '" + c.set + "'");
+    if (rank == 0) note_unused(bound);
+    s.spec = bound.spec;
+  }
+  s.model = std::make_shared<const model::Model>(s.spec, names);
+  s.load = s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
+  s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
+  if (s.target.empty()) {
+    throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "
+                    "measured-time column; re-import it with --target");
+  }
+  for (const std::string& extra : {s.target, c.cost.weight_column, c.scale}) {
+    if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
+      s.load.push_back(extra);
+    }
+  }
+  // The set's own fingerprint, written at import: the same whatever rows a rank loads.
+  s.checksum = s.info.attributes.count("checksum")
+                   ? data::attribute_text(s.info.attributes.at("checksum"))
+                   : "none (store written before perfit kept set checksums)";
+  // Only a run with checkpoints records one (its YAML is a third of a small fit's set-up).
+  if (!c.checkpoint_dir.empty()) s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
+  if (a.resume && c.checkpoint_dir.empty()) {
+    throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
+  }
+  if (rank == 0 && !c.checkpoint_dir.empty()) {
+    // Resume first: a damaged checkpoint is then reported as such, not as a file of another kind.
+    if (a.resume) s.resume_from = load_for_resume(s.cfg, s.header);
+    prepare_checkpoint_dir(c.checkpoint_dir);
+  }
+}
+
+// Rows with NaN/inf in a column the fit reads: refused, or dropped with drop_invalid.
+// Counts are summed over the island's slices, so every rank takes the same decision.
+std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI_Comm island,
+                              const std::function<void(std::function<void()>)>& agreed) {
+  data::RowValidity v = data::check_rows(table, s.load);
+  std::vector<double> counts(v.invalid.begin(), v.invalid.end());
+  counts.push_back(static_cast<double>(v.rows_invalid));
+  if (island != MPI_COMM_NULL) {
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_DOUBLE,
+                             MPI_SUM, island), "MPI_Allreduce (invalid rows)");
+  }
+  data::RowValidity total = v;
+  for (std::size_t i = 0; i < v.invalid.size(); ++i) total.invalid[i] = static_cast<std::size_t>(counts[i]);
+  const auto bad_rows = static_cast<std::size_t>(counts.back());
+  const fit::RunConfig& c = s.cfg;
+  agreed([&] {
+    if (bad_rows > 0 && !c.drop_invalid) {
+      throw DataError("'" + c.data + "' set '" + c.set + "' has NaN or inf values the model needs: " +
+                      describe_invalid(total) + ". Fix the data, or drop those rows with "
+                      "--drop-invalid (config key drop_invalid: true)");
+    }
+    if (bad_rows > 0 && bad_rows == s.info.rows) {
+      throw DataError("'" + c.data + "' set '" + c.set + "': every row has a NaN or inf value the "
+                      "model needs (" + describe_invalid(total) + "); nothing is left to fit");
+    }
+  });
+  if (bad_rows > 0) {
+    table.filter_rows(v.keep);
+    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", bad_rows, s.info.rows,
+                 describe_invalid(total));
+  }
+  return bad_rows;
+}
+
+io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::string& checksum,
+                           const data::MeasurementTable& table, int world_size,
+                           std::size_t dropped) {
+  const fit::RunConfig& c = s.cfg;
+  io::ResultFile r;
+  r.model_name = s.spec.name;
+  r.model_yaml = io::model_to_yaml(s.spec);
+  r.config_yaml = fit::run_config_to_yaml(s.cfg);
+  r.data_file = c.data;
+  r.data_file_from_result = data_from_result(c.data, c.out);
+  r.set = c.set;
+  r.data_checksum = checksum;
+  r.ranks = world_size;
+  r.target = s.target;
+  r.unit = table.attribute_string("unit", "s");
+  r.rows = s.info.rows - dropped;
+  r.rows_dropped = dropped;
+  r.seed = c.de.seed;
+  const auto& ident = fr.identifiability;
+  for (std::size_t k = 0; k < s.model->n_params(); ++k) {
+    const auto& p = s.spec.params[k];
+    r.params.push_back({p.name, fr.params(static_cast<Eigen::Index>(k)), p.lo, p.hi, p.log_scale,
+                        static_cast<bool>(fr.at_bound[k]),
+                        ident.identifiable.empty() || ident.identifiable[k], fr.linear[k]});
+    if (k < fr.past_bound.size()) r.params.back().past_bound = fr.past_bound[k];
+  }
+  r.warnings = ident.warnings;
+  if (const std::vector<std::string> pressed = pressed_bounds(r); !pressed.empty()) {
+    r.warnings.push_back(join(pressed) + (pressed.size() > 1 ? " sit" : " sits") +
+                         " at a bound the data press on: the model cannot follow the data there, and beyond the "
+                         "measured range its predictions may miss by more than their intervals say; widen the bounds "
+                         "and refit, or compare models with perfit select");
+  }
+  r.cost = fr.cost;
+  r.cost_before_polish = fr.cost_before_polish;
+  r.polish_improved = fr.polish_improved;
+  r.stop_reason = de::to_string(fr.reason);
+  r.stop_message = fr.message;
+  r.generations = fr.generations;
+  r.evaluations = fr.evaluations;
+  r.seconds = fr.seconds;
+  r.de_seconds = fr.de_seconds;
+  r.migration_seconds = fr.migration_seconds;
+  r.vote_seconds = fr.vote_seconds;
+  r.reduce_seconds = fr.reduce_seconds;
+  r.metrics = fr.metrics;
+  r.noise_log_sd = fr.noise_log_sd;
+  r.noise_dof = fr.noise_dof;
+  r.history = fr.history;
+  r.lambda = fr.lambda.split.empty() ? c.cost.lambda : fr.lambda.lambda;
+  r.lambda_split = fr.lambda.split;
+  r.lambda_grid = fr.lambda.lambdas;
+  r.lambda_scores = fr.lambda.scores;
+  const fit::BootstrapResult& bs = fr.bootstrap;
+  if (bs.requested > 0) {
+    r.bootstrap_requested = bs.requested;
+    r.bootstrap_resampled = bs.resampled;
+    r.ci = bs.ci;
+    for (Eigen::Index k = 0; k < bs.replicates.cols(); ++k) {
+      r.bootstrap.emplace_back(bs.replicates.col(k).begin(), bs.replicates.col(k).end());
+      r.params[static_cast<std::size_t>(k)].ci_lo = bs.lo(k);
+      r.params[static_cast<std::size_t>(k)].ci_hi = bs.hi(k);
+    }
+  }
+  r.perfit_version = version();
+  r.git_revision = git_revision();
+  r.created_utc = utc_now();
+  return r;
+}
+
+// The largest peak resident set of the ranks of comm (MPI_COMM_NULL: this process), in MiB.
+double peak_rss_mib(MPI_Comm comm) {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  double mine = static_cast<double>(u.ru_maxrss) / 1024.0, most = mine;  // ru_maxrss is KiB
+  if (comm != MPI_COMM_NULL) {
+    mpi::check(MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, comm), "MPI_Reduce (peak memory)");
+  }
+  return most;
+}
+
+// The progress lines of a fit: per generation (one island) or per epoch (islands).
+void add_progress(island::RunHooks& hooks, const island::IslandLayout& layout, double rows) {
+  if (layout.world_size > 1) {
+    hooks.on_epoch = [](const island::EpochReport& r) {
+      spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
+                   r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
+    };
+  } else {
+    hooks.on_generation = [rows](const de::DeState& st, double sec) {
+      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", st.generation,
+                   st.evaluations, st.history.back(), st.evaluations / std::max(sec, 1e-9),
+                   rows * st.evaluations / std::max(sec, 1e-9));
+    };
+  }
+}
+
+// Checkpointing and resume: world rank 0 of the job writes and has read the checkpoint; the
+// others learn whether this run resumes.
+void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm comm, bool parallel,
+                       bool periodic) {
+  const fit::RunConfig& cfg = s.cfg;
+  if (!cfg.checkpoint_dir.empty()) {
+    hooks.checkpoint_every = periodic ? cfg.checkpoint_every : 0;
+    hooks.checkpoint_on_interrupt = true;
+    if (rank == 0) add_checkpoint_hook(hooks, s.header, cfg.checkpoint_dir);
+  }
+  int resume = s.resume_from ? 1 : 0;
+  if (parallel) mpi::check(MPI_Bcast(&resume, 1, MPI_INT, 0, comm), "MPI_Bcast (resume)");
+  hooks.resume = resume != 0;
+  if (s.resume_from) {
+    hooks.resume_islands = std::move(s.resume_from->islands);
+    const io::CheckpointProgress& done = s.resume_from->job;
+    hooks.resume_job = {done.epochs_done, done.history, done.seconds};
+  }
+}
+
+// Who runs the job and how its set-up checks are agreed on.
+struct Ranks {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int size = 1, rank = 0;
+  bool parallel() const { return size > 1; }
+  // Under MPI every check before the first collective is agreed on: one message, every rank
+  // of the job stops with its code.
+  void agreed(const std::function<void()>& fn) const {
+    if (parallel()) {
+      mpi::all_or_none(comm, fn);
+    } else {
+      fn();
+    }
+  }
+};
+
+// This rank's slice of the rows, NaN/inf rows refused or dropped, checked by binding an evaluator.
+std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s, const island::IslandLayout& layout,
+                                                  std::size_t& dropped) {
+  const fit::RunConfig& cfg = s.cfg;
+  // Not a structured binding: lambdas cannot capture those before clang 16.
+  const auto slice = layout.row_slice(s.info.rows);
+  auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
+  const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
+  if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{slice.first, slice.second}); });
+  dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
+  // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
+  agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
+  return table;
+}
+
+void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, const island::IslandLayout& layout,
+               std::size_t rows) {
+  if (!spdlog::should_log(level)) return;  // a selection's winners log at debug: their search dimension costs a model analysis
+  const fit::RunConfig& cfg = s.cfg;
+  const island::IslandOptions& isl = s.cfg.islands;
+  const std::size_t searched = fit::search_dimension(*s.model, cfg.cost, cfg.separable);
+  spdlog::log(level, "fit model={} set={} rows={} params={} searched={} strategy={} population={} "
+              "seed={} threads={} ranks={}", s.spec.name, cfg.set, rows, s.model->n_params(), searched,
+              de::to_string(cfg.de.strategy),
+              island::population_per_island(cfg.de, isl, layout.n_islands, searched),
+              cfg.de.seed, cfg.threads, r.size);
+  if (r.parallel()) {
+    spdlog::log(level, "islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
+                layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
+                island::to_string(isl.mode), isl.interval, isl.migrants);
+  }
+}
+
+// After the DE: refuse a non-finite cost, then rank 0 writes the result.
+FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fit::FitReport& fr,
+                     const data::MeasurementTable& table, std::size_t dropped) {
+  const fit::RunConfig& cfg = s.cfg;
+  const auto level = job.verbose ? spdlog::level::info : spdlog::level::debug;
+  FitJobOutcome out;
+  out.generations = fr.generations;
+  out.out = cfg.out;
+  out.checkpoint_dir = cfg.checkpoint_dir;
+  if (fr.checkpointed) {
+    out.code = kInterruptedExit;
+    out.checkpointed = true;
+    return out;
+  }
+  if (spdlog::should_log(spdlog::level::debug)) {  // --log-level debug: the engine's whole report
+    std::vector<std::string> names;
+    for (const auto& p : s.spec.params) names.push_back(p.name);
+    spdlog::debug("{}", fr.full_report(names));
+  }
+  if (r.parallel()) {
+    spdlog::log(level, "islands done: epochs={} best_island={} migration_time={:.3f}s of {:.2f}s",
+                fr.epochs, fr.best_island, fr.migration_seconds, fr.de_seconds);
+    spdlog::log(level, "phases of rank 0: migration {:.3f}s vote {:.3f}s row allreduce {:.3f}s",
+                fr.migration_seconds, fr.vote_seconds, fr.reduce_seconds);
+  }
+  r.agreed([&] {
+    if (!std::isfinite(fr.cost)) {
+      throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +
+                      "' found no finite cost: every candidate predicted NaN, inf or a negative "
+                      "time on some row. Check the model's bounds (a log or division that can "
+                      "reach 0) against the set's values; no result was written");
+    }
+  });
+  const double peak_rss = peak_rss_mib(r.parallel() ? r.comm : MPI_COMM_NULL);
+  // Interrupted without a checkpoint dir: the best so far is written, marked as such.
+  out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
+  std::vector<io::MeasuredRange> ranges = measured_ranges(*s.model, table, cfg.factors, r.parallel() ? r.comm : MPI_COMM_NULL);
+  if (r.rank != 0) return out;  // rank 0 writes the result
+  out.result = make_result(s, fr, s.checksum, table, r.size, dropped);
+  out.result->peak_rss_mib = peak_rss;
+  out.result->ranges = std::move(ranges);
+  out.result->choice_log_sd = job.choice_log_sd;
+  out.result->choice_dof = job.choice_dof;
+  out.result->choice_how = job.choice_how;
+  out.result->choice_step_log = job.choice_step_log;
+  out.result->choice_growth = job.choice_growth;
+  if (const std::size_t k = job.constants_estimated; k > 0) {
+    io::ResultFile& res = *out.result;
+    if (res.noise_dof > k) {
+      res.noise_log_sd *= std::sqrt(static_cast<double>(res.noise_dof) / static_cast<double>(res.noise_dof - k));
+      res.noise_dof -= k;
+    } else {
+      res.noise_log_sd = std::numeric_limits<double>::quiet_NaN();
+      res.noise_dof = 0;
+    }
+  }
+  out.result->candidates = job.candidates;
+  for (auto& c : out.result->candidates) {
+    if (c.rank != 1) continue;
+    c.model_yaml = out.result->model_yaml;
+    for (const auto& p : out.result->params) c.params.push_back(p.value);
+  }
+  if (job.keep_rows) {
+    KeptRows kept = keep_rows(s.spec, table, s.target, fr.params);
+    out.result->kept_rows = std::move(kept.rows);
+    out.result->kept_stride = kept.stride;
+  }
+  if (job.write) io::write_result_file(cfg.out, *out.result);
+  // Printed once, by the table (or in --json's "warnings"); here only for --log-level debug.
+  for (const auto& w : out.result->warnings) spdlog::debug("{}", w);
+  return out;
+}
+
+}  // namespace
+
+FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
+  Ranks r;
+  r.comm = comm;
+  if (comm != MPI_COMM_NULL) {
+    mpi::check(MPI_Comm_size(comm, &r.size), "MPI_Comm_size");
+    mpi::check(MPI_Comm_rank(comm, &r.rank), "MPI_Comm_rank");
+  }
+  Setup s;
+  r.agreed([&] { prepare(job, s, r.rank, r.size); });
+  const fit::RunConfig& cfg = s.cfg;
+  const island::IslandLayout layout =
+      r.parallel() ? island::make_layout(comm, island::resolve_ranks_per_island(
+                                                   s.cfg.islands, r.size,
+                                                   fit::search_dimension(*s.model, cfg.cost, cfg.separable)))
+                   : island::serial_layout();
+  std::size_t dropped = 0;
+  const auto table = load_rows(r, s, layout, dropped);
+  log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout, s.info.rows - dropped);
+  island::RunHooks hooks;
+  hooks.progress_every = job.verbose ? cfg.progress_every : 0;
+  hooks.interrupted = job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
+  add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
+  if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
+  std::optional<fit::FitReport> report;
+  {
+    const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
+    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable, cfg.scale,
+                       cfg.bootstrap, cfg.ci}, cfg.search(),
+                      s.cfg.islands, layout, hooks);
+  }
+  return finish(r, job, s, *report, *table, dropped);
+}
+
+}  // namespace perfit::job

@@ -1,0 +1,89 @@
+#include "perfit/job/prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "perfit/job/factor_args.hpp"
+#include "perfit/job/result_names.hpp"
+#include "perfit/job/result_report.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/fit/bootstrap.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/model/evaluator.hpp"
+
+namespace perfit::job {
+
+namespace {
+
+// Per row, ln of how far its farthest factor lies outside the measured range (0 inside); empty
+// when the result does not know its range.
+Eigen::VectorXd beyond_log(const RangeGuard& guard, const std::vector<std::vector<Outside>>& outside) {
+  if (!guard.known() || guard.ranges().empty()) return {};
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(outside.size()));
+  for (std::size_t i = 0; i < outside.size(); ++i) {
+    for (const auto& o : outside[i]) out(static_cast<Eigen::Index>(i)) = std::max(out(static_cast<Eigen::Index>(i)), std::log(o.ratio));
+  }
+  return out;
+}
+
+Interval interval_of(double level, const io::ResultFile& r, const model::Evaluator& ev, const Eigen::VectorXd& pred,
+                     const Eigen::VectorXd& beyond) {
+  Interval out;
+  if (level <= 0.0) {
+    if (!r.has_bootstrap()) return out;
+    out.bounds = fit::prediction_interval(ev, r.bootstrap, r.ci);
+    out.level = r.ci;
+    out.contains = "the constants' uncertainty only (" + std::to_string(r.bootstrap.front().size()) +
+                   " bootstrap refits), not one run's noise: --interval LEVEL adds it";
+    return out;
+  }
+  fit::SpreadParts parts{r.noise_log_sd, r.noise_dof, r.choice_log_sd, r.choice_dof, r.choice_how,
+                         r.has_bootstrap() ? r.bootstrap.front().size() : 0, r.choice_step_log, r.choice_growth, r.rows};
+  const Eigen::VectorXd spread = r.has_bootstrap() ? fit::log_spread(fit::replicate_predictions(ev, r.bootstrap)) : Eigen::VectorXd();
+  fit::PredictiveInterval pi = fit::predictive_interval(pred, spread, parts, level, beyond);
+  out.level = level;
+  out.contains = pi.contains;
+  const std::vector<std::string> pressed = pressed_bounds(r);
+  if (!pressed.empty() && beyond.size() > 0 && beyond.maxCoeff() > 0.0) {
+    out.contains += "; not how far the model misses beyond the measured range: " + join(pressed) +
+                    (pressed.size() > 1 ? " sit" : " sits") + " at a bound the data press on, so the model cannot follow "
+                    "the data there (widen the bounds and refit, or compare models with perfit select)";
+  }
+  out.asked_but_unavailable = !pi.available;
+  if (pi.available) out.bounds = fit::PredictionInterval{pi.lo, pi.hi};
+  return out;
+}
+
+}  // namespace
+
+Prediction predict_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
+                        const std::string& where, bool only_factors, double interval) {
+  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, result + " model_yaml");
+  std::string note;
+  data::MeasurementTable table = ResultNames(r, result).bind(rows, spec, where, &note);
+  const std::vector<std::string> needed = model::Model::factors(spec);  // after the names are bound
+  std::vector<std::string> given = table.column_names();
+  if (!only_factors) {
+    std::erase_if(given, [&](const std::string& c) { return std::find(needed.begin(), needed.end(), c) == needed.end(); });
+  }
+  check_factors(needed, given, spec.name, where);
+  table.attributes().clear();  // no target: a prediction-only evaluator
+  const model::Model m(spec, table.column_names());
+  const model::Evaluator ev(m, table);
+  Eigen::VectorXd x(static_cast<Eigen::Index>(r.params.size()));
+  for (std::size_t k = 0; k < r.params.size(); ++k) x(static_cast<Eigen::Index>(k)) = r.params[k].value;
+  // The evaluator reads `table`: every use of it comes before the table moves into the answer.
+  Eigen::VectorXd values = ev.predict(x);
+  Eigen::MatrixXd terms = ev.term_values(x);
+  RangeGuard guard(r, model::Model::factors(spec));
+  std::vector<std::vector<Outside>> outside(table.rows());
+  for (std::size_t i = 0; i < table.rows(); ++i) outside[i] = guard.check(table, i);
+  Interval iv = interval_of(interval, r, ev, values, beyond_log(guard, outside));
+  Prediction p{{}, std::move(values), std::move(terms), m.term_names(), std::move(iv), std::move(outside),
+               std::move(guard), {}};
+  p.rows = std::move(table);
+  p.note = std::move(note);
+  return p;
+}
+
+}  // namespace perfit::job

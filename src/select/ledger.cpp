@@ -1,0 +1,228 @@
+#include "perfit/select/ledger.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include "perfit/core/cpu_affinity.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/selection_store.hpp"
+#include "perfit/io/winner_record.hpp"
+
+namespace perfit::select {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Row = SelectionLedger::Row;
+
+std::string csv_field(const Row& v) {
+  if (v.is_null()) return "";
+  if (v.is_number()) return v.dump();
+  const std::string s = v.get<std::string>();
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+Row parsed(const std::vector<std::uint8_t>& cbor) { return Row::from_cbor(cbor); }
+
+// selection.csv: each constant in its own column (`constants`: the union over the winners).
+class CsvRows {
+ public:
+  CsvRows(std::ostream& out, std::vector<std::string> constants, bool result_files)
+      : out_(out), constants_(std::move(constants)) {
+    if (result_files) fixed_.push_back("result_file");
+    for (const char* f : fixed_) out_ << f << ",";
+    for (const char* m : kMetrics) out_ << m << ",";
+    for (const auto& k : constants_) out_ << csv_field(Row(k)) << ",";
+    out_ << "message\n";
+  }
+  void add(const Row& r) {
+    for (const char* f : fixed_) out_ << (r.contains(f) ? csv_field(r[f]) : "") << ",";
+    for (const char* m : kMetrics) out_ << (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") << ",";
+    for (const auto& k : constants_) out_ << (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") << ",";
+    out_ << (r.contains("message") ? csv_field(r["message"]) : "") << "\n";
+  }
+
+ private:
+  static constexpr const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
+  std::ostream& out_;
+  std::vector<std::string> constants_;
+  std::vector<const char*> fixed_ = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
+};
+
+// text with every line after the first indented by n spaces: a value dumped at depth n / 2.
+std::string indented(const std::string& text, std::size_t n) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    out += ch;
+    if (ch == '\n') out.append(n, ' ');
+  }
+  return out;
+}
+
+// selection.json as json().dump(2) would print it, row by row instead of a copy of every row.
+class JsonRows {
+ public:
+  JsonRows(std::ostream& out, const Row& about) : out_(out) {
+    out_ << "{";
+    for (const auto& [k, v] : about.items()) out_ << "\n  " << Row(k).dump() << ": " << indented(v.dump(2), 2) << ",";
+    out_ << "\n  \"rows\": [";
+  }
+  void add(const Row& r) { out_ << (rows_++ ? "," : "") << "\n    " << indented(r.dump(2), 4); }
+  void end() { out_ << (rows_ == 0 ? "]" : "\n  ]") << "\n}\n"; }
+
+ private:
+  std::ostream& out_;
+  std::size_t rows_ = 0;
+};
+
+}  // namespace
+
+SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir)
+    : spill_(spill_dir), about_(std::move(about)) {
+  for (const auto& s : sets) {
+    index_[s] = rows_.size();
+    rows_.push_back(Row::to_cbor(Row{{"set", s}, {"status", "pending"}}));
+    sets_.push_back(s);
+    status_.push_back("pending");
+  }
+  counts_["pending"] = rows_.size();
+}
+
+void SelectionLedger::replace(std::size_t i, const Row& row) {
+  --counts_[status_.at(i)];
+  status_[i] = row.value("status", "");
+  ++counts_[status_[i]];
+  rows_[i] = Row::to_cbor(row);
+  result_files_ = result_files_ || row.contains("result_file");
+  if (!row.contains("constants")) return;
+  std::size_t at = 0;
+  for (const auto& [k, v] : row["constants"].items()) {
+    const auto [it, added] = constant_first_.try_emplace(k, i, at);
+    if (!added) it->second = std::min(it->second, std::make_pair(i, at));
+    ++at;
+  }
+}
+
+std::vector<std::string> SelectionLedger::constants() const {
+  std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string>> by_first;
+  for (const auto& [k, first] : constant_first_) by_first.emplace_back(first, k);
+  std::sort(by_first.begin(), by_first.end());
+  std::vector<std::string> out;
+  for (auto& x : by_first) out.push_back(std::move(x.second));
+  return out;
+}
+
+Row SelectionLedger::row(std::size_t i) const { return parsed(rows_.at(i)); }
+
+std::vector<Row> SelectionLedger::rows() const {
+  std::vector<Row> out;
+  out.reserve(rows_.size());
+  for (const auto& cbor : rows_) out.push_back(parsed(cbor));
+  return out;
+}
+
+void SelectionLedger::set(std::size_t i, Row row) {
+  const std::string& set = sets_.at(i);
+  if (row.contains("result")) {
+    const auto& binary = row["result"].get_binary();
+    const std::string bytes(binary.begin(), binary.end());
+    io::widen_to_record(bytes, widths_);
+    winners_[set] = spill_.append(bytes);
+    row.erase("result");
+  } else {
+    winners_.erase(set);
+  }
+  replace(i, row);
+}
+
+std::size_t SelectionLedger::count(const std::string& status) const {
+  const auto it = counts_.find(status);
+  return it == counts_.end() ? 0 : it->second;
+}
+
+Row SelectionLedger::json() const {
+  Row j = about_;
+  j["rows"] = rows();
+  return j;
+}
+
+std::size_t SelectionLedger::load(const std::string& dir) {
+  const std::string json_path = (fs::path(dir) / "selection.json").string(), h5 = (fs::path(dir) / "selection.h5").string();
+  std::error_code ec;
+  if (!fs::exists(json_path, ec) || !fs::exists(h5, ec)) return 0;
+  Row earlier;
+  try {
+    std::ifstream in(json_path);
+    earlier = Row::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw DataError("'" + json_path + "' is not the JSON perfit select writes; remove it, or use another --out");
+  }
+  std::map<std::string, io::ResultFile> have;  // read at once: one winner at a time reads the index each time
+  for (auto& w : io::read_selection_winners(h5)) {
+    std::string set = w.set;
+    have.emplace(std::move(set), std::move(w));
+  }
+  std::size_t taken = 0;
+  for (const auto& r : earlier.value("rows", Row::array())) {
+    const auto it = index_.find(r.value("set", ""));
+    if (it == index_.end() || r.value("status", "") != "ok") continue;
+    const auto w = have.find(it->first);
+    if (w == have.end()) continue;
+    replace(it->second, r);
+    const std::string bytes = io::winner_record(w->second);
+    io::widen_to_record(bytes, widths_);
+    winners_[it->first] = spill_.append(bytes);
+    ++taken;
+  }
+  return taken;
+}
+
+void SelectionLedger::write(const std::string& dir) const {
+  std::vector<io::RecordSpill::Where> records;  // in set order: the map's
+  records.reserve(winners_.size());
+  for (const auto& [set, w] : winners_) records.push_back(w);
+  data::Attributes about;
+  for (const auto& [k, v] : about_.items()) {
+    if (v.is_string()) about[k] = v.get<std::string>();
+  }
+  // The text files beside the store, on a thread of their own: the last write of 10^5 sets is
+  // the one part of a run that the other ranks wait for (both only read the ledger). Unbound:
+  // left on the core mpiexec bound this rank to, it and the store's writer ran at half speed
+  // each while the waiting ranks' cores idled.
+  std::future<void> text = std::async(std::launch::async, [&] {
+    unbind_this_thread();
+    // One pass: each row parsed once for both files.
+    io::write_text_file((fs::path(dir) / "selection.csv").string(), [&](std::ostream& csv_file) {
+      io::write_text_file((fs::path(dir) / "selection.json").string(), [&](std::ostream& json_file) {
+        CsvRows csv(csv_file, constants(), result_files_);
+        JsonRows json(json_file, about_);
+        for (const auto& cbor : rows_) {
+          const Row r = parsed(cbor);
+          csv.add(r);
+          json.add(r);
+        }
+        json.end();
+      });
+    });
+  });
+  io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
+                            [&](std::size_t i) { return spill_.read(records[i]); }, about, widths_);
+  text.get();
+}
+
+void check_selection_outputs(const std::string& dir, const std::string& data, bool replace) {
+  for (const char* name : {"selection.csv", "selection.json"}) {
+    io::check_output({(fs::path(dir) / name).string(), "--out", io::FileKind::other, {data}, replace});
+  }
+  io::check_output({(fs::path(dir) / "selection.h5").string(), "--out", io::FileKind::selection, {data}, replace});
+}
+
+}  // namespace perfit::select
