@@ -28,7 +28,7 @@ Last line:
   coverage90_inside=<pooled, held-out repetitions> coverage90_step1= coverage90_step2=<pooled, the
   two largest scales held out>
 
-usage: extrapolation_bench.py --perfit PATH [--series N] [--seed S] [--work DIR] [--jobs J]
+usage: extrapolation_bench.py --perfit PATH [--series N] [--seed S] [--work DIR] [--jobs J] [--expect NAME<=X ...]
 """
 import argparse
 import collections
@@ -43,6 +43,7 @@ import tempfile
 
 import numpy as np
 
+import claims  # beside this file: the last line and its --expect checks
 import selection_bench  # beside this file: the MLPerf series it reads
 
 MLPERF_TARGET = selection_bench.TARGET
@@ -193,6 +194,7 @@ def main():
     ap.add_argument("--seed", type=int, default=24)
     ap.add_argument("--work", default=None)
     ap.add_argument("--jobs", type=int, default=2)
+    claims.add_expect(ap)
     a = ap.parse_args()
     perfit = os.path.abspath(a.perfit)
     work = a.work or tempfile.mkdtemp(prefix="perfit_extrapolation_")
@@ -234,9 +236,9 @@ def main():
         at[where] = sum(synth_at) / len(synth_at) if synth_at else math.nan
         print(f"  {where:7s} pooled {at[where]:.3f}; " + ", ".join(
             f"{fam} {sum(v) / len(v):.2f}" for fam, v in per.items() if v))
-    print(f"auto_vs_best_naive={worst_naive:.3f} auto_vs_single_fixed={pooled['auto'] / pooled[best_fixed]:.3f} "
-          f"coverage90={coverage:.3f} worst_family_coverage90={worst_cov:.3f} "
-          f"coverage90_inside={at['inside']:.3f} coverage90_step1={at['step1']:.3f} coverage90_step2={at['step2']:.3f}")
+    claims.last_line({"auto_vs_best_naive": worst_naive, "auto_vs_single_fixed": pooled["auto"] / pooled[best_fixed],
+                      "coverage90": coverage, "worst_family_coverage90": worst_cov, "coverage90_inside": at["inside"],
+                      "coverage90_step1": at["step1"], "coverage90_step2": at["step2"]}, a.expect)
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ def main():
     _, text = make_paths(a.sets, 0.02, np.random.default_rng(1))
     with open(os.path.join(work, "paths.txt"), "w") as f:
         f.write(text)
-    run("import", "paths.txt", "--format", "extrap", "--out", "paths.h5", "--set", "/x", "--replace")
+    run("import", "paths.txt", "--format", "extrap", "--out", "paths.h5", "--set", "/x", "--force")
     shutil.rmtree(os.path.join(work, "sel"), ignore_errors=True)
     run("select", "--data", "paths.h5", "--set", "/x/*/time", "--models", "pmnf-search", "--out", "sel")
     t = time.perf_counter()

@@ -15,7 +15,7 @@ method the median over series; last line:
 and since issue 24 Amdahl's law goes first unless the data say otherwise, so the rule against
 the fixed models is "not worse than the best", the fair comparison of issue 24).
 
-usage: selection_bench.py --perfit PATH [--work DIR]
+usage: selection_bench.py --perfit PATH [--work DIR] [--expect NAME=VALUE ...]
 """
 import argparse
 import collections
@@ -25,6 +25,8 @@ import os
 import statistics
 import subprocess
 import tempfile
+
+import claims  # beside this file: the last line and its --expect checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE = os.path.join(HERE, "..", "data", "mlperf", "mlperf_training_v0.7_scores.csv")
@@ -68,6 +70,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--perfit", required=True)
     ap.add_argument("--work", default=None)
+    claims.add_expect(ap)
     a = ap.parse_args()
     perfit = os.path.abspath(a.perfit)
     work = a.work or tempfile.mkdtemp(prefix="perfit_selection_")
@@ -106,10 +109,10 @@ def main():
     med = {k: statistics.median(v) for k, v in ape.items()}
     best_fixed = min(MODELS, key=lambda m: med[m])
     print(f"median APE over {len(groups)} series: " + ", ".join(f"{k} {v:.1f}%" for k, v in med.items()))
-    print(f"median_ape_auto={med['auto']:.2f} best_fixed={best_fixed}:{med[best_fixed]:.2f} "
-          f"naive_flat={med['flat']:.2f} naive_linear={med['linear']:.2f} "
-          f"auto_not_worse_than_fixed={all(med['auto'] <= med[m] for m in MODELS)} "
-          f"auto_not_worse_than_naive={med['auto'] <= min(med['flat'], med['linear'])}")
+    claims.last_line({"median_ape_auto": f"{med['auto']:.2f}", "best_fixed": f"{best_fixed}:{med[best_fixed]:.2f}",
+                      "naive_flat": f"{med['flat']:.2f}", "naive_linear": f"{med['linear']:.2f}",
+                      "auto_not_worse_than_fixed": all(med["auto"] <= med[m] for m in MODELS),
+                      "auto_not_worse_than_naive": med["auto"] <= min(med["flat"], med["linear"])}, a.expect)
 
 
 if __name__ == "__main__":

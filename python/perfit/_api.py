@@ -40,7 +40,7 @@ _PYTHON_WORDS = [
     (re.compile(r"--factors (\w+)=([^\s:;,)]+)"), lambda m: f"factors={{'{m[1]}': '{m[2]}'}}"),
     (re.compile(r"--drop-invalid"), lambda m: "drop_invalid=True"),
     (re.compile(r"--append\b"), lambda m: "append=True"),
-    (re.compile(r"--replace\b"), lambda m: "replace=True"),
+    (re.compile(r"--force (to replace it|exclude)"), lambda m: f"replace=True {m[1]}"),
     (re.compile(r"--bootstrap\b"), lambda m: "bootstrap="),
     (re.compile(r"--(target|unit)\b"), lambda m: f"{m[1]}="),
 ]

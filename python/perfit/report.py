@@ -9,6 +9,7 @@ store or a batch: one row per set (status, chosen model, constants, metrics) wit
 figure each. Errors: one line on stderr naming the file, exit code by error class as the CLI.
 """
 import argparse
+import json
 import base64
 import html
 import io
@@ -398,6 +399,7 @@ def main(argv=None):
     ap.add_argument("input", help="a result file, a selection store or a batch directory")
     ap.add_argument("--out", required=True, help="the HTML file to write")
     ap.add_argument("--force", action="store_true", help="replace an existing report at --out")
+    ap.add_argument("--json", action="store_true", help="print one JSON object on stdout instead of the line")
     a = ap.parse_args(argv)
     try:
         import matplotlib
@@ -407,7 +409,11 @@ def main(argv=None):
     except PerfitError as e:
         print(f"perfit report: error: {e}", file=sys.stderr)
         return _EXIT.get(type(e).__name__, 1)
-    print(f"wrote {a.out} ({os.path.getsize(a.out) / 1e6:.2f} MB, {time.monotonic() - started:.1f} s)")
+    size, seconds = os.path.getsize(a.out), time.monotonic() - started
+    if a.json:
+        print(json.dumps({"input": a.input, "out": a.out, "bytes": size, "seconds": round(seconds, 3)}))
+    else:
+        print(f"wrote {a.out} ({size / 1e6:.2f} MB, {seconds:.1f} s)")
     return 0
 
 

@@ -370,7 +370,8 @@ void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) 
       "mpiexec -n R perfit batch --manifest M.yaml --out DIR: groups of ranks_per_fit ranks take\n"
       "fits longest first; DIR gets one result file per fit and summary.csv/summary.json after\n"
       "every fit. Exit: 0 all ok, 75 interrupted (rerun with --resume), 100+N when N fits failed\n"
-      "(199: 99 or more), 2-6 a batch-level error as for every command.", a, batch_options(), run_batch);
+      "(199: 99 or more), 2-6 a batch-level error as for every command.", a, batch_options(), run_batch,
+      mpi::ThreadLevel::multiple);  // rank 0 hands out fits from a second thread
 }
 
 }  // namespace perfit::app

@@ -1,5 +1,8 @@
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <limits>
 
 #include "commands.hpp"
@@ -12,12 +15,30 @@ namespace perfit::app {
 
 namespace {
 
-int run_import_extrap(const io::ImportOptions& o) {
+struct ImportArgs : io::ImportOptions {
+  bool json = false;
+};
+
+// --json: what was imported, as one object.
+void print_json(const ImportArgs& o, const io::ImportSummary& s) {
+  std::cout << nlohmann::ordered_json{{"input", o.csv}, {"out", o.store}, {"sets", s.sets.empty() ? std::vector<std::string>{o.set} : s.sets},
+                                      {"rows_imported", s.rows_read - s.rows_dropped}, {"rows_dropped", s.rows_dropped},
+                                      {"rows_in_set", s.rows_in_set}, {"created_store", s.created_store},
+                                      {"appended", s.appended}, {"replaced", s.replaced}, {"notes", s.notes}}
+                   .dump()
+            << "\n";
+}
+
+int run_import_extrap(const ImportArgs& o) {
   if (!o.target.empty() || !o.throughput.empty() || !o.categorical.empty()) {
     throw ConfigError("--format extrap: --target, --throughput and --categorical do not apply (the sets' "
                       "target is 'value', one column per PARAMETER)");
   }
   const io::ImportSummary s = io::import_extrap(o);
+  if (o.json) {
+    print_json(o, s);
+    return 0;
+  }
   std::printf("imported %zu rows from Extra-P file '%s' into '%s' as %zu set(s):", s.rows_in_set, o.csv.c_str(),
               o.store.c_str(), s.sets.size());
   constexpr std::size_t kNamed = 5;  // 10^5 call paths would make one unreadable line
@@ -29,8 +50,8 @@ int run_import_extrap(const io::ImportOptions& o) {
 }
 
 // ',' ';' or a tab, which a shell makes hard to type: "tab" or "\t" stand for it.
-Option<io::ImportOptions> delimiter_option() {
-  using S = io::ImportOptions;
+Option<ImportArgs> delimiter_option() {
+  using S = ImportArgs;
   return {"delimiter", "delimiter", "field separator", "one of ',' ';' tab", OptionKind::text,
           [](S& o, const std::string& t) {
             if (t == "," || t == ";") {
@@ -44,8 +65,8 @@ Option<io::ImportOptions> delimiter_option() {
           [](const S& o) { return o.delimiter == '\t' ? std::string("tab") : std::string(1, o.delimiter); }};
 }
 
-const OptionTable<io::ImportOptions>& import_options() {
-  using S = io::ImportOptions;
+const OptionTable<ImportArgs>& import_options() {
+  using S = ImportArgs;
   static const OptionTable<S> t = {
       required(positional(text_option<S>("csv", &S::csv, "a file", "CSV (or Extra-P) file to import"))),
       choice_option<S>("format", &S::format, {"csv", "extrap"},
@@ -67,22 +88,29 @@ const OptionTable<io::ImportOptions>& import_options() {
                      true),
       delimiter_option(),
       bool_option<S>("append", &S::append, "add the rows to an existing set"),
-      bool_option<S>("replace", &S::replace, "overwrite an existing set"),
+      // --force as every command says it: replace the output, here the set at --set.
+      with_flag(force_option<S>(&S::replace, "replace an existing set at --set (the store's other sets stay)"),
+                "force"),
       bool_option<S>("drop_invalid", &S::drop_invalid,
                      "drop rows whose target is NaN, inf, zero or negative (and count them)"),
+      json_option<S>(&S::json, "what was imported as one JSON object instead of the lines"),
   };
   return t;
 }
 
-int run_import(io::ImportOptions& o) {
+int run_import(ImportArgs& o) {
   io::check_output({o.store, "--out", io::FileKind::store, {o.csv}, false, true});
   if (o.format == "extrap") return run_import_extrap(o);
   const io::ImportSummary s = io::import_csv(o);
+  for (const auto& n : s.notes) std::fprintf(stderr, "perfit import: note: %s\n", n.c_str());
+  if (o.json) {
+    print_json(o, s);
+    return 0;
+  }
   std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
               s.rows_read - s.rows_dropped, o.csv.c_str(), o.store.c_str(), o.set.c_str(),
               s.created_store ? " (new store)" : "",
               s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""), s.rows_in_set);
-  for (const auto& n : s.notes) std::fprintf(stderr, "perfit import: note: %s\n", n.c_str());
   if (s.rows_dropped > 0) {
     std::printf("dropped %zu of %zu rows with an invalid target '%s' (--drop-invalid)\n",
                 s.rows_dropped, s.rows_read, o.target.c_str());
@@ -93,13 +121,20 @@ int run_import(io::ImportOptions& o) {
 }  // namespace
 
 void add_import_command(CLI::App& app, Action& action) {
-  add_command(app, action,
+  auto a = std::make_shared<ImportArgs>();
+  CLI::App* cmd = add_command(app, action,
       "import",
       "Import a CSV file (header row = column names) as one measurement set of an HDF5 store.\n"
       "Column types are inferred from each column's first value. With --format extrap, an\n"
       "Extra-P file (text, .json or .jsonl): one set per callpath x metric under --set /PREFIX. The store is\n"
       "rewritten through a temporary file, so on any error it stays exactly as it was.",
-      std::make_shared<io::ImportOptions>(), import_options(), run_import);
+      a, import_options(), run_import);
+  // --replace, this command's word for --force until issue 42: scripts keep working, told once.
+  cmd->add_flag_callback("--replace", [a] {
+       a->replace = true;
+       std::fprintf(stderr, "perfit import: note: --replace is now --force (as in every command); --replace "
+                            "will be removed\n");
+     })->group("");
 }
 
 }  // namespace perfit::app

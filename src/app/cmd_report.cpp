@@ -26,7 +26,7 @@ namespace {
 
 struct ReportArgs {
   std::string input, out;
-  bool force = false;
+  bool force = false, json = false;
 };
 
 // Where the package may be, nearest first: beside the executable in a build tree
@@ -70,6 +70,7 @@ int run_report(const ReportArgs& a) {
   const std::string python = python_executable();
   std::vector<std::string> args = {python, "-m", "perfit.report", a.input, "--out", a.out};
   if (a.force) args.push_back("--force");
+  if (a.json) args.push_back("--json");
   std::vector<char*> argv, envp;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -100,6 +101,7 @@ const OptionTable<ReportArgs>& report_options() {
                                           "a result file, a selection store (DIR/selection.h5) or a batch directory"))),
       required(out_option<A>(&A::out, "the HTML report to write")),
       force_option<A>(&A::force, "replace an existing report at --out"),
+      json_option<A>(&A::json, "{input, out, bytes, seconds} as one JSON object instead of the line"),
   };
   return t;
 }

@@ -131,7 +131,8 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
       "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
       "--out writes the winner's fit on every row as a normal result file (docs/validation.md).",
-      a, select_options(), run_select);
+      a, select_options(), run_select,
+      mpi::ThreadLevel::multiple);  // over many sets rank 0 hands them out from a second thread
   a->flags.add(cmd, job::analysis_option_table(true), fit::RunConfig{});
 }
 

@@ -1,6 +1,9 @@
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
@@ -15,7 +18,7 @@ namespace {
 
 struct SynthArgs {
   std::string out;
-  bool force = false;
+  bool force = false, json = false;
   data::SynthOptions options;
   std::vector<std::string> sets;
   OptionFlags<data::SynthOptions> flags;
@@ -44,6 +47,7 @@ const OptionTable<SynthArgs>& synth_args_options() {
       list_option<A>("set", &A::sets, "set paths", "write only these sets (repeatable), e.g. /pytorch/resnet50"),
       force_option<A>(&A::force,
                       "replace an existing store of synthetic sets (a store with imported sets is never replaced)"),
+      json_option<A>(&A::json, "{out, sets, rows, seconds, seed, noise} as one JSON object instead of the line"),
   };
   return t;
 }
@@ -55,6 +59,13 @@ int run_synth(SynthArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const io::SynthStoreSummary s = io::write_synthetic_store(a.out, o, a.sets);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (a.json) {
+    std::cout << nlohmann::ordered_json{{"out", a.out}, {"sets", s.sets}, {"rows", s.rows}, {"seconds", secs},
+                                        {"seed", o.seed}, {"noise", o.noise}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
   std::printf("wrote %zu sets, %zu rows to '%s' in %.2f s (%.3g rows/s; seed %llu, noise %g)\n", s.sets.size(), s.rows,
               a.out.c_str(), secs, s.rows / std::max(secs, 1e-9), static_cast<unsigned long long>(o.seed), o.noise);
   return 0;

@@ -10,7 +10,11 @@
 
 namespace perfit::app {
 
-using Action = std::function<int()>;
+// The chosen command's work and the MPI thread level it needs (main() starts MPI with it).
+struct Action {
+  std::function<int()> run;
+  mpi::ThreadLevel threads = mpi::ThreadLevel::funneled;
+};
 
 void add_fit_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);
 void add_validate_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env);

@@ -54,19 +54,22 @@ Option<S> interval_option(Get get) {
 // A subcommand whose options are `table` (set on *args, whose initial values are the defaults
 // shown in --help) and whose work is run(*args): chosen on the command line, it leaves that
 // work in `action` for main() to run once parsing is over, so that a bad value is reported
-// like every other error. Cmd is Args or a command's arguments built on a lower layer's Args.
+// like every other error. Cmd is Args or a command's arguments built on a lower layer's Args;
+// `threads`: the MPI thread level the work needs.
 template <class Args, class Cmd, class Run>
   requires std::derived_from<Cmd, Args>
 CLI::App* add_command(CLI::App& app, Action& action, const std::string& name, const std::string& help,
-                      std::shared_ptr<Cmd> args, const OptionTable<Args>& table, Run run) {
+                      std::shared_ptr<Cmd> args, const OptionTable<Args>& table, Run run,
+                      mpi::ThreadLevel threads = mpi::ThreadLevel::funneled) {
   CLI::App* cmd = app.add_subcommand(name, help);
   auto flags = std::make_shared<OptionFlags<Args>>();
   flags->add(cmd, table, *args);
-  cmd->callback([args, flags, run, &action] {
-    action = [args, flags, run] {
+  cmd->callback([args, flags, run, threads, &action] {
+    action.run = [args, flags, run] {
       flags->apply(*args);
       return run(*args);
     };
+    action.threads = threads;
   });
   return cmd;
 }

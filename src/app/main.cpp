@@ -2,7 +2,6 @@
 // one-line message and the exit code of their class (README "Exit codes and errors").
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <malloc.h>
 
 #include <csignal>
@@ -44,13 +43,8 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   perfit::io::silence_hdf5_errors();
-  // batch and select over many sets hand out work from a second thread on rank 0; every other
-  // command calls MPI from the main thread only.
-  const bool batch = std::any_of(argv + 1, argv + argc, [](const char* a) {
-    return std::string(a) == "batch" || std::string(a) == "select";
-  });
-  perfit::mpi::MpiEnvironment env(&argc, &argv, batch ? perfit::mpi::ThreadLevel::multiple
-                                                      : perfit::mpi::ThreadLevel::funneled);
+  // MPI starts once the command line is parsed, at the thread level of the chosen command.
+  perfit::mpi::MpiEnvironment env(&argc, &argv, perfit::mpi::ThreadLevel::funneled, false);
   perfit::install_interrupt_handlers(perfit::io::remove_temp_files_now);
   CLI::App app{
       "perfit: fit performance models of distributed deep-learning training to measured "
@@ -80,29 +74,36 @@ int main(int argc, char** argv) {
   perfit::app::add_models_command(app, action);
   perfit::app::add_synth_command(app, action);
 
-  const bool parallel = env.initialized() && env.size() > 1;
   perfit::job::remember_command_line(argc, argv);
+  const bool speaks = perfit::mpi::MpiEnvironment::launcher_rank() == 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return env.rank() == 0 ? app.exit(e) : 0;
+    return speaks ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return env.rank() == 0 ? app.exit(e) : 0;
+    return speaks ? app.exit(e) : 0;
   } catch (const CLI::CallForVersion& e) {
-    return env.rank() == 0 ? app.exit(e) : 0;
+    return speaks ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     // Every rank sees the same command line: rank 0 alone says what is wrong.
-    if (env.rank() == 0) {
+    if (speaks) {
       std::fprintf(stderr, "perfit: error: %s (see perfit --help)\n", one_line(e.what()).c_str());
     }
     return 2;
   }
+  try {
+    env.start(action.threads);
+  } catch (const perfit::Error& e) {
+    std::fprintf(stderr, "perfit: error: %s\n", e.what());
+    return e.exit_code();
+  }
+  const bool parallel = env.initialized() && env.size() > 1;
   // Under MPI a failing rank ends the whole job (MPI_Abort with the error's exit code):
   // a Slurm job then fails fast instead of hanging in the next collective.
   const std::string who = parallel ? " (rank " + std::to_string(env.rank()) + ")" : "";
   try {
     perfit::init_logging(env.rank(), perfit::parse_log_level(log_level));
-    return action();
+    return action.run();
   } catch (const perfit::AgreedError& e) {
     if (e.print()) std::fprintf(stderr, "perfit: error%s: %s\n", who.c_str(), e.what());
     return e.exit_code();

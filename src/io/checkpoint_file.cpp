@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "perfit/core/error.hpp"
+#include "perfit/core/test_hooks.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/store_reader.hpp"
@@ -77,9 +78,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
       w.write_group("/island_" + std::to_string(i), words);
     }
     w.close();
-    // Fault injection for tests: a checkpoint write that lasts long enough to be killed in.
-    if (const char* ms = std::getenv("PERFIT_FAULT_CHECKPOINT_DELAY_MS")) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::atol(ms)));
+    // A checkpoint write that lasts long enough to be killed in.
+    if (const double ms = test_hook(kCheckpointDelayMs); ms > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
     }
   });
 }

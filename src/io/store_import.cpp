@@ -29,8 +29,8 @@ void ImportOptions::validate() const {
     throw ConfigError("--work is the work behind each throughput value; give --throughput COLUMN too");
   }
   if (append && replace) {
-    throw ConfigError("--append and --replace exclude each other: append adds rows to set '" +
-                      set + "', replace overwrites it");
+    throw ConfigError("--append and --force exclude each other: append adds rows to set '" +
+                      set + "', force replaces it");
   }
 }
 
@@ -139,7 +139,7 @@ void merge_existing(const ImportOptions& o, const StoreReader& old, const std::s
                     data::MeasurementTable& table, ImportSummary& s) {
   if (!o.append && !o.replace) {
     throw DataError("'" + o.store + "' already has set '" + path +
-                    "'. Pass --append to add these rows to it or --replace to overwrite it");
+                    "'. Pass --append to add these rows to it or --force to replace it");
   }
   s.replaced = o.replace;
   if (o.replace) return;
@@ -278,7 +278,7 @@ ImportSummary import_extrap(const ImportOptions& o) {
     throw ConfigError("--set '" + o.set + "': with --format extrap give one level, e.g. /myapp; the sets "
                       "become /myapp/<region>/<metric>");
   }
-  if (o.append && o.replace) throw ConfigError("--append and --replace exclude each other");
+  if (o.append && o.replace) throw ConfigError("--append and --force exclude each other");
   std::vector<ExtrapSet> read = read_extrap_file(o.csv);
   ImportSummary s;
   NamedTables sets;

@@ -64,8 +64,10 @@ const OptionTable<IslandOptions>& island_option_table() {
                   "rows of island indices", OptionKind::rows,
                   [](S& o, const std::string& text) { o.topology.adjacency = parse_adjacency(text); },
                   [](const S& o) { return format_adjacency(o.topology.adjacency); }},
-        whole_option<S>("interval", [](S& o) -> auto& { return o.interval; }, 1, 1000000,
-                        "islands: generations per epoch (between migrations)"),
+        // "--interval" alone would not say of what.
+        with_flag(whole_option<S>("interval", [](S& o) -> auto& { return o.interval; }, 1, 1000000,
+                                  "islands: generations per epoch (between migrations)"),
+                  "migration-interval"),
         whole_option<S>("migrants", [](S& o) -> auto& { return o.migrants; }, 0, 1000000,
                         "islands: emigrants per island per epoch"),
         enum_option<S>("emigrants", [](S& o) -> auto& { return o.emigrants; },
@@ -88,12 +90,11 @@ const OptionTable<IslandOptions>& island_option_table() {
         bool_option<S>("share_population", [](S& o) -> auto& { return o.share_population; },
                        "islands: with de.population auto, N islands share it (each max(20, auto/N)); "
                        "--no-share-population: each island the full auto population"),
-        index_option<S>("slow_island", [](S& o) -> auto& { return o.slow_island; }, 1 << 20,
-                        "islands, fault injection: this island sleeps slow_ms per generation"),
-        real_option<S>("slow_ms", [](S& o) -> auto& { return o.slow_ms; }, 0.0, 1e6,
-                       "islands, fault injection: sleep per generation of slow_island"),
+        as_test_hook(index_option<S>("slow_island", [](S& o) -> auto& { return o.slow_island; }, 1 << 20,
+                                     "islands, fault injection: this island sleeps slow_ms per generation")),
+        as_test_hook(real_option<S>("slow_ms", [](S& o) -> auto& { return o.slow_ms; }, 0.0, 1e6,
+                                    "islands, fault injection: sleep per generation of slow_island")),
     };
-    v[3].flag = "migration-interval";  // "--interval" alone would not say of what
     return v;
   }();
   return t;

@@ -9,8 +9,13 @@
 
 namespace perfit::mpi {
 
-MpiEnvironment::MpiEnvironment(int* argc, char*** argv, ThreadLevel level)
+MpiEnvironment::MpiEnvironment(int* argc, char*** argv, ThreadLevel level, bool start_now)
     : argc_(argc), argv_(argv), level_(level) {
+  if (start_now) start(level);
+}
+
+void MpiEnvironment::start(ThreadLevel level) {
+  if (!initialized_) level_ = level;
   if (launched_by_process_manager()) ensure_initialized();
 }
 
@@ -23,6 +28,13 @@ MpiEnvironment::~MpiEnvironment() {
 bool MpiEnvironment::launched_by_process_manager() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") ||
          std::getenv("PMI_RANK") || std::getenv("SLURM_STEP_ID");
+}
+
+int MpiEnvironment::launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  }
+  return 0;
 }
 
 void MpiEnvironment::ensure_initialized() {

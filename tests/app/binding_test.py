@@ -141,6 +141,8 @@ def test_a_switch_and_its_opposite():
     r = expect(["fit", "--help"], 0, "--no-polish                 the opposite of --polish")
     if "{false}" in r.stdout:
         failures.append("fit --help shows CLI11's {false}")
+    if "--slow-island" in r.stdout or "--slow-ms" in r.stdout or "--migration-interval" not in r.stdout:
+        failures.append("fit --help shows a test hook (--slow-island, --slow-ms) or lacks --migration-interval")
     fits = {}
     for order in (["--polish", "--no-polish"], ["--no-polish", "--polish"]):
         r = expect(["fit", *S, "--model", "amdahl", "--factors", "p=gpus", "--out", "sw.h5", "--force", "--json",

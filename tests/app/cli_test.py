@@ -3,6 +3,7 @@
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
+import json
 import os
 import subprocess
 
@@ -226,3 +227,25 @@ def test_subcommand_options_are_checked_by_their_table():
     r = expect(["inspect", "cat.h5", "--set", "/a/b", "--set", "/a/c", "--json"], 0, '"/a/b"', '"/a/c"')
     if len(json.loads(r.stdout)["sets"]) != 2:
         failures.append(f"inspect --set twice: {r.stdout[:300]}")
+
+
+# ---- a command that prints a result has --json; import's --force is every command's ----
+def test_json_of_synth_and_import_and_import_force():
+    r = expect(["synth", "--out", "js.h5", "--rows", "100", "--set", "/pytorch/resnet50", "--json"], 0)
+    j = cli.as_json(r, "synth --json")
+    if j.get("rows") != 100 or j.get("sets") != ["/pytorch/resnet50"]:
+        failures.append(f"synth --json: {j}")
+    with open(os.path.join(work, "jf.csv"), "w") as f:
+        f.write("p,t\n1,10\n2,6\n4,-1\n")
+    base = ["import", "jf.csv", "--out", "jf.h5", "--set", "/a/b", "--target", "t", "--drop-invalid"]
+    j = cli.as_json(expect([*base, "--json"], 0), "import --json")
+    if (j.get("rows_imported"), j.get("rows_dropped"), j.get("created_store"), j.get("sets")) != (2, 1, True, ["/a/b"]):
+        failures.append(f"import --json: {j}")
+    expect(base, 3, "already has set '/a/b'", "--force to replace it")
+    j = cli.as_json(expect([*base, "--force", "--json"], 0), "import --force --json")
+    if not j.get("replaced") or j.get("created_store"):
+        failures.append(f"import --force did not replace the set: {j}")
+    expect([*base, "--replace"], 0, "(replaced)", "--replace is now --force")
+    expect([*base, "--force", "--append"], 2, "--append and --force exclude each other")
+    if "--replace" in run("import", "--help").stdout:
+        failures.append("import --help still shows --replace")

@@ -140,7 +140,7 @@ def test_without_a_checkpoint_dir_the_best_so_far_marked_interrupted():
 # ---- a kill -9 during a checkpoint write leaves the previous checkpoint readable ----
 def test_a_kill_9_during_a_checkpoint_write_leaves_the_previous_check():
     global args, ck, code, e, err, h, out, res, slow_write, w
-    slow_write = {"PERFIT_FAULT_CHECKPOINT_DELAY_MS": "800"}
+    slow_write = {"PERFIT_TEST_HOOKS": "checkpoint_delay_ms=800"}
     args = [*common, "--slow-island", "0", "--out", "k.h5", "--checkpoint-dir", "ckk"]
     w = Watched([perfit, *args], work, dict(env, **slow_write), stdout=subprocess.DEVNULL)
     ck = os.path.join(work, "ckk", "checkpoint.h5")

@@ -125,7 +125,7 @@ TEST_F(StoreImport, OptionsAreValidated) {
   expect_rejected<ConfigError>(o, "set path 'resnet' is not of the form");
   o = options(kGood);
   o.append = o.replace = true;
-  expect_rejected<ConfigError>(o, "--append and --replace exclude each other");
+  expect_rejected<ConfigError>(o, "--append and --force exclude each other");
 }
 
 TEST_F(StoreImport, ThroughputBecomesTheTimeForAFixedAmountOfWork) {

@@ -35,8 +35,16 @@ int main(int argc, char** argv) {
   check(launched == (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr),
         "launched_by_process_manager() disagrees with mpiexec's environment");
   {
-    MpiEnvironment env(&argc, &argv);
+    // As main() does: nothing before the command line is parsed, then the command's level.
+    MpiEnvironment env(&argc, &argv, perfit::mpi::ThreadLevel::funneled, false);
+    check(!env.initialized() && initialized() == 0, "a deferred environment waits for start()");
+    env.start(perfit::mpi::ThreadLevel::multiple);
     check(env.initialized() == launched, "MPI initialised iff started by a process manager");
+    if (launched) {
+      int provided = -1;
+      MPI_Query_thread(&provided);
+      check(provided == MPI_THREAD_MULTIPLE, "start() initialises MPI at the thread level it was given");
+    }
     check(initialized() == (launched ? 1 : 0), "MPI_Initialized matches initialized()");
     env.ensure_initialized();  // what `perfit fit` does when started without mpiexec
     check(env.initialized() && initialized(), "ensure_initialized initialises MPI");
@@ -45,6 +53,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     check(env.rank() == rank && env.size() == size, "rank() and size() are MPI_COMM_WORLD's");
+    check(MpiEnvironment::launcher_rank() == rank, "launcher_rank() is the rank MPI gives (0 without mpiexec)");
     if (launched) {
       const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
       check(size == std::atoi(n), "the world has mpiexec's size");

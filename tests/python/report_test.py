@@ -5,6 +5,7 @@ no message (checked to be seen on a page that logs one), and nothing is loaded f
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
+import json
 import os
 import re
 import shutil
@@ -91,6 +92,8 @@ def test_a_fit_report():
     shutil.copy(os.path.join(work, "r.h5"), os.path.join(work, "elsewhere", "alone.h5"))
     perfit("report", "elsewhere/alone.h5", "--out", "elsewhere/alone.html")
     check_page(os.path.join(work, "elsewhere", "alone.html"), "alone", 4)
+    j = json.loads(perfit("report", "r.h5", "--out", "fit.html", "--force", "--json").stdout)
+    assert j["out"] == "fit.html" and j["bytes"] == os.path.getsize(os.path.join(work, "fit.html")), j
 
 
 def test_a_selection_result_draws_every_candidate():

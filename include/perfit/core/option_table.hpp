@@ -36,7 +36,24 @@ struct Option {
   bool positional = false;
   bool required = false;
   bool repeatable = false;
+  // Fault injection or test pacing (core/test_hooks.hpp): accepted as a flag and a key, never
+  // shown in --help or a shipped example.
+  bool test_hook = false;
 };
+
+// `o` under another flag than its key's (e.g. islands.interval as --migration-interval).
+template <class S>
+Option<S> with_flag(Option<S> o, std::string flag) {
+  o.flag = std::move(flag);
+  return o;
+}
+
+// `o` as a test hook.
+template <class S>
+Option<S> as_test_hook(Option<S> o) {
+  o.test_hook = true;
+  return o;
+}
 
 template <class S>
 using OptionTable = std::vector<Option<S>>;
@@ -180,6 +197,7 @@ void add_nested(OptionTable<S>& out, const OptionTable<Inner>& inner, const std:
     n.positional = o.positional;
     n.required = o.required;
     n.repeatable = o.repeatable;
+    n.test_hook = o.test_hook;
     out.push_back(std::move(n));
   }
 }

@@ -1,0 +1,20 @@
+// Fault injection and test pacing, in one place. Tests make an island slow or a checkpoint
+// write last long enough to be killed in; a hook never changes a result and a user never needs
+// one. Hooks that are run options (islands.slow_island, islands.slow_ms) are marked in their
+// option table (Option::test_hook): accepted as flags and keys, never shown in --help or the
+// shipped example. The others come from one environment variable:
+//   PERFIT_TEST_HOOKS="checkpoint_delay_ms=800[,name=value...]"
+#pragma once
+
+#include <string_view>
+
+namespace perfit {
+
+// The names PERFIT_TEST_HOOKS accepts.
+inline constexpr std::string_view kCheckpointDelayMs = "checkpoint_delay_ms";  // each checkpoint write sleeps
+
+// The value of hook `name` in PERFIT_TEST_HOOKS, 0 when not given.
+// Throws: ConfigError naming the variable, the entry found and what is expected.
+double test_hook(std::string_view name);
+
+}  // namespace perfit
