@@ -136,19 +136,17 @@ def fit(df, model="generic", target=None, factors=None, unit=None, set=None, ver
     return Fit(result)
 
 
-def _on_a_store(df, target, unit, run):
-    """Runs run(store, set) on df written to a temporary store (select and validate read their
-    rows from a store, as on the command line)."""
-    import os
-    import tempfile
-    with tempfile.TemporaryDirectory(prefix="perfit-") as d:
-        store = os.path.join(d, "rows.h5")
-        write_store(df, store, "/dataframe/rows", target=target, unit=unit, source="DataFrame")
-        try:
-            with _python_words():
-                return run(store, "/dataframe/rows")
-        except _perfit.PerfitError as e:  # name the rows as the user knows them, not the temporary file
-            raise type(e)(str(e).replace(f"'{store}'", "the DataFrame")) from None
+def _in_memory(run):
+    """Runs run() on rows given in memory, its errors in Python's words and naming the DataFrame
+    (the core names the rows "'DataFrame' set '/dataframe/rows'")."""
+    try:
+        with _python_words():
+            return run()
+    except _perfit.PerfitError as e:
+        text = str(e).replace("'DataFrame' set '/dataframe/rows'", "the DataFrame")
+        if text == str(e):
+            raise
+        raise type(e)(text) from None
 
 
 def _run_options(model, factors, options):
@@ -171,7 +169,8 @@ def select(df, models=None, criterion="extrapolation", target=None, factors=None
     if models is not None:
         opts["models"] = models if isinstance(models, str) else ",".join(str(m) for m in models)
     opts["criterion"] = str(criterion)
-    got = _on_a_store(df, target, unit, lambda store, set: _perfit.select(store, set, opts))
+    columns = _columns(df)
+    got = _in_memory(lambda: _perfit.select(columns, "/dataframe/rows", target, unit, opts))
     return Selection(got)
 
 
@@ -182,7 +181,8 @@ def validate(df, model="generic", split="kfold:5", target=None, factors=None, un
     with the pooled held-out metrics in attrs["summary"]."""
     target, unit, _ = _from_attrs(df, target, unit, None)
     opts = _run_options(model, factors, options)
-    got = json.loads(_on_a_store(df, target, unit, lambda store, set: _perfit.validate(store, set, split, opts)))
+    columns = _columns(df)
+    got = json.loads(_in_memory(lambda: _perfit.validate(columns, "/dataframe/rows", target, unit, split, opts)))
     rows = []
     for f in got["folds"]:
         row = {"fold": f["fold"], "train_rows": f["train_rows"], "test_rows": f["test_rows"],

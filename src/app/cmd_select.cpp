@@ -130,7 +130,7 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
       "unless the data say otherwise), kfold (MAPE over K folds of\n"
       "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
-      "--out writes the winner's fit on every row as a normal result file (docs/validation.md).",
+      "--out writes the winner's fit on every row as a normal result file (docs/selection.md).",
       a, select_options(), run_select,
       mpi::ThreadLevel::multiple);  // over many sets rank 0 hands them out from a second thread
   a->flags.add(cmd, job::analysis_option_table(true), fit::RunConfig{});

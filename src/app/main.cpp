@@ -16,7 +16,7 @@
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/io/atomic_output.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/h5_id.hpp"
 #include "perfit/mpi/environment.hpp"
 
 namespace {

@@ -6,15 +6,15 @@
 
 namespace perfit::io {
 
-GroupWriter::GroupWriter(H5Group group, std::vector<GroupColumn> columns, std::size_t rows, std::string where)
+GroupWriter::GroupWriter(H5Id group, std::vector<GroupColumn> columns, std::size_t rows, std::string where)
     : group_(std::move(group)), columns_(std::move(columns)), rows_(rows), fixed_(rows >= kChunkThresholdRows),
       where_(std::move(where)) {
   for (const auto& c : columns_) {
     // A variable-length string is a heap object of its own: 50 text columns x 2*10^5 winners
     // made a 471 MB file; fixed-length text repeated across rows compresses.
     datasets_.push_back(fixed_ && c.type == data::ColumnType::string
-                            ? detail::create_fixed_strings(group_.get(), c.name, c.width, rows_, kPackChunkRows, where_)
-                            : detail::create_column(group_.get(), {c.name, c.type}, rows_, kChunkRows, where_));
+                            ? detail::create_fixed_strings(group_.get(), c.name, c.width, rows_, kPackChunkRows, where_).to_id()
+                            : detail::create_column(group_.get(), {c.name, c.type}, rows_, kChunkRows, where_).to_id());
   }
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "perfit/data/measurement_table.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "h5_handle.hpp"
 
 namespace perfit::io::detail {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "h5_handle.hpp"
 #include "perfit/io/store_reader.hpp"
 
 namespace perfit::io::detail {

@@ -1,4 +1,4 @@
-#include "perfit/io/h5_handle.hpp"
+#include "h5_handle.hpp"
 
 #include <cerrno>
 #include <cstdint>
@@ -10,6 +10,10 @@
 #include "perfit/core/error.hpp"
 
 namespace perfit::io {
+
+H5Id::~H5Id() {
+  if (id_ >= 0) H5Idec_ref(id_);  // never throws; the last reference closes the object
+}
 
 void silence_hdf5_errors() {
   static const bool once = [] {

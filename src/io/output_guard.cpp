@@ -11,7 +11,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/file_seal.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "h5_handle.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/store_format.hpp"
 

@@ -231,12 +231,16 @@ ImportSummary import_csv(const ImportOptions& o) {
   return s;
 }
 
-ImportSummary import_table(const ImportOptions& o, data::MeasurementTable table) {
+std::size_t check_table(const ImportOptions& o, data::MeasurementTable& table) {
   o.validate();
   if (!o.throughput.empty()) throw ConfigError("throughput applies to CSV imports; compute the time column first");
+  return check_target(table, o, [](std::size_t i) { return "row " + std::to_string(i); });
+}
+
+ImportSummary import_table(const ImportOptions& o, data::MeasurementTable table) {
   ImportSummary s;
   s.rows_read = table.rows();
-  s.rows_dropped = check_target(table, o, [](std::size_t i) { return "row " + std::to_string(i); });
+  s.rows_dropped = check_table(o, table);
   table.attributes() = provenance(o);
   write_sets(o, {{o.set, &table}}, s);
   s.rows_in_set = table.rows();

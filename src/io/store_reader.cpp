@@ -55,7 +55,7 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
     throw DataError("'" + path_ + "' is not an HDF5 file. perfit stores are HDF5 "
                     "(docs/hdf5-format.md); convert CSV with `perfit import`");
   }
-  file_ = open_h5_read(path_);
+  file_ = open_h5_read(path_).to_id();
   packs_ = std::make_shared<const detail::PackedSets>(file_.get(), path_);
   identity_ = file_identity(path_);
 }

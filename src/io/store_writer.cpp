@@ -66,7 +66,7 @@ StoreWriter::StoreWriter(std::string path, Seal seal) : path_(std::move(path)), 
     throw IoError("cannot create '" + path_ + "': " + std::strerror(errno) + " (HDF5: " + stack +
                   ")");
   }
-  file_ = H5File(id);
+  file_ = H5Id(id);
 }
 
 void StoreWriter::copy_set(const StoreReader& src, const std::string& set) {
@@ -147,7 +147,7 @@ SetWriter StoreWriter::create_group(const std::string& set, const std::vector<Co
     // The checksum is the written rows', computed by SetWriter::finish, never copied.
     if (k != kFormatAttribute && k != "checksum") detail::write_attribute(g.get(), k, v);
   }
-  return SetWriter(std::move(g), columns, rows, where);
+  return SetWriter(std::move(g).to_id(), columns, rows, where);
 }
 
 void StoreWriter::write_set(const std::string& set, const data::MeasurementTable& table) {
@@ -174,11 +174,11 @@ void StoreWriter::close() {
   if (seal_ == Seal::yes) seal_file(path_);
 }
 
-SetWriter::SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t rows,
+SetWriter::SetWriter(H5Id group, std::vector<ColumnInfo> columns, std::size_t rows,
                      std::string where)
     : checksum_(columns.size()), group_(std::move(group)), columns_(std::move(columns)), rows_(rows),
       where_(std::move(where)) {
-  for (const auto& c : columns_) datasets_.push_back(detail::create_column(group_.get(), c, rows_, kChunkRows, where_));
+  for (const auto& c : columns_) datasets_.push_back(detail::create_column(group_.get(), c, rows_, kChunkRows, where_).to_id());
 }
 
 void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {

@@ -37,24 +37,35 @@ void Ranks::agreed(const std::function<void()>& fn) const {
   }
 }
 
-std::vector<std::string> set_columns(const fit::RunConfig& cfg) {
+namespace {
+
+io::SetInfo describe(const fit::RunConfig& cfg, const SetSource& source) {
+  if (!source.given) return io::describe_set(cfg.data, cfg.set);
+  io::SetInfo info{cfg.set, source.given->rows(), {}, source.given->attributes()};
+  for (const auto& col : source.given->columns()) info.columns.push_back({col.name(), col.type()});
+  return info;
+}
+
+}  // namespace
+
+std::vector<std::string> set_columns(const fit::RunConfig& cfg, const SetSource& source) {
   std::vector<std::string> names;
-  for (const auto& c : io::describe_set(cfg.data, cfg.set).columns) names.push_back(c.name);
+  for (const auto& c : describe(cfg, source).columns) names.push_back(c.name);
   return names;
 }
 
 std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
-                                               const std::vector<std::string>& columns, bool note) {
-  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors, io::describe_set(cfg.data, cfg.set),
+                                               const std::vector<std::string>& columns, bool note,
+                                               const SetSource& source) {
+  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors, describe(cfg, source),
                                      "'" + cfg.data + "' set '" + cfg.set + "'");
   if (note) note_unused(bound);
   return std::make_shared<const model::Model>(bound.spec, columns);
 }
 
-AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns) {
-  const std::shared_ptr<const io::StoreReader> reader = io::open_store(cfg.data);
-  const io::StoreReader& store = *reader;
-  const io::SetInfo info = store.info(cfg.set);
+AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns, const SetSource& source) {
+  const std::shared_ptr<const io::StoreReader> reader = source.given ? nullptr : io::open_store(cfg.data);
+  const io::SetInfo info = reader ? reader->info(cfg.set) : describe(cfg, source);
   AnalysisSet s;
   for (const auto& c : info.columns) s.set_columns.push_back(c.name);
   s.target = info.attributes.count("target") ? data::attribute_text(info.attributes.at("target")) : "";
@@ -67,7 +78,18 @@ AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string
   }
   std::sort(columns.begin(), columns.end());
   columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-  auto table = std::make_shared<data::MeasurementTable>(store.read(cfg.set, columns));
+  auto table = std::make_shared<data::MeasurementTable>();
+  if (reader) {
+    *table = reader->read(cfg.set, columns);
+  } else {
+    for (const auto& name : columns) {
+      if (!source.given->find(name)) {
+        throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has no column '" + name + "'");
+      }
+      table->add_column(source.given->column(name));
+    }
+    table->attributes() = source.given->attributes();
+  }
   const data::RowValidity v = data::check_rows(*table, columns);
   if (v.rows_invalid > 0 && !cfg.drop_invalid) {
     throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has NaN or inf values the models need: " +

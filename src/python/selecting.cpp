@@ -8,6 +8,9 @@
 #include "perfit/select/winner.hpp"
 #include "perfit/select/validate.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/data/checksum.hpp"
+#include "perfit/io/store_import.hpp"
+#include "tables.hpp"
 
 namespace py = pybind11;
 
@@ -15,17 +18,37 @@ namespace perfit::python {
 
 namespace {
 
-// {"ranking": JSON text, "how": ..., "winner": Result} of the set's selection.
-py::dict select_set(const std::string& data, const std::string& set, const py::dict& options) {
+// The DataFrame's columns as the rows of cfg's set, with its target and unit, checked as
+// write_store checks them (cfg.drop_invalid drops what it refuses).
+job::SetSource given_rows(const py::dict& columns, const std::string& target, const std::string& unit,
+                          const fit::RunConfig& cfg) {
+  auto table = std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
+  io::ImportOptions check;
+  check.csv = "the DataFrame";
+  check.set = cfg.set;
+  check.target = target;
+  check.unit = unit;
+  check.drop_invalid = cfg.drop_invalid;
+  io::check_table(check, *table);
+  table->attributes()["target"] = target;
+  table->attributes()["unit"] = unit;
+  table->attributes()["checksum"] = data::table_checksum(*table);
+  return {std::move(table)};
+}
+
+// {"ranking": JSON text, "how": ..., "winner": Result} of the rows' selection.
+py::dict select_set(const py::dict& columns, const std::string& set, const std::string& target,
+                    const std::string& unit, const py::dict& options) {
   select::SelectArgs a;  // no MPI environment: serial, in this process
   fit::RunConfig cfg;
-  cfg.data = data;
+  cfg.data = "DataFrame";
   cfg.set = set;
   for (const auto& [key, value] : options) {
     const std::string name = py::str(key);
     if (!apply_choice_option(a, name, py::str(value))) apply_run_option(cfg, name, py::str(value), "perfit.select");
   }
   cfg.validate(false);
+  a.source = given_rows(columns, target, unit, cfg);
   py::dict out;
   std::optional<io::ResultFile> winner;
   std::string ranking, how;
@@ -42,7 +65,6 @@ py::dict select_set(const std::string& data, const std::string& set, const py::d
     if (!fitted.result) throw DataError("select: the winner's fit on every row did not finish");
     winner = std::move(*fitted.result);
   }
-  winner->data_file = "DataFrame";  // its rows came from Python, through a temporary store
   out["ranking"] = ranking;
   out["how"] = how;
   out["criterion"] = std::string(select::to_string(a.criterion));
@@ -50,23 +72,27 @@ py::dict select_set(const std::string& data, const std::string& set, const py::d
   return out;
 }
 
-std::string validate_set(const std::string& data, const std::string& set, const std::string& split,
-                         const py::dict& options) {
+std::string validate_set(const py::dict& columns, const std::string& set, const std::string& target,
+                         const std::string& unit, const std::string& split, const py::dict& options) {
   fit::RunConfig cfg;
-  cfg.data = data;
+  cfg.data = "DataFrame";
   cfg.set = set;
   for (const auto& [key, value] : options) apply_run_option(cfg, py::str(key), py::str(value), "perfit.validate");
   cfg.validate(false);
+  const job::SetSource source = given_rows(columns, target, unit, cfg);
   py::gil_scoped_release released;
-  const select::Validation v = select::run_validation(cfg, split, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
+  const select::Validation v =
+      select::run_validation(cfg, split, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL, source);
   return select::validation_json(v, cfg).dump();
 }
 
 }  // namespace
 
 void add_selecting(py::module_& m) {
-  m.def("select", &select_set, py::arg("data"), py::arg("set"), py::arg("options"));
-  m.def("validate", &validate_set, py::arg("data"), py::arg("set"), py::arg("split"), py::arg("options"));
+  m.def("select", &select_set, py::arg("columns"), py::arg("set"), py::arg("target"), py::arg("unit"),
+        py::arg("options"));
+  m.def("validate", &validate_set, py::arg("columns"), py::arg("set"), py::arg("target"), py::arg("unit"),
+        py::arg("split"), py::arg("options"));
 }
 
 }  // namespace perfit::python

@@ -59,7 +59,7 @@ void check_bindings_used(const fit::RunConfig& c, const std::vector<Candidate>& 
 
 // Explicit --models must all bind; the default list keeps the built-ins the set can feed.
 std::vector<Candidate> candidates(const std::string& models, bool extrapolation, const fit::RunConfig& c,
-                                  const std::vector<std::string>& columns) {
+                                  const std::vector<std::string>& columns, const job::SetSource& source) {
   std::vector<Candidate> out;
   if (!models.empty()) {
     for (const auto& word : split_list(models)) {
@@ -77,7 +77,7 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
         out.push_back(std::move(m));
         continue;
       }
-      out.push_back({word, job::bind_model(word, c, columns, false), {}, {}, 0.0});
+      out.push_back({word, job::bind_model(word, c, columns, false, source), {}, {}, 0.0});
     }
     check_bindings_used(c, out);
     return out;
@@ -94,7 +94,7 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
                    "--factors NAME=COLUMN or NAME=NUMBER)", spec.name, join(missing));
       continue;
     }
-    out.push_back({spec.name, job::bind_model(spec.name, c, columns, false), {}, {}, 0.0});
+    out.push_back({spec.name, job::bind_model(spec.name, c, columns, false, source), {}, {}, 0.0});
   }
   // The naive extrapolations compete wherever the criterion is extrapolation: the floor.
   if (extrapolation && !out.empty() && !scale_of(c, columns).empty()) {

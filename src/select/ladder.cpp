@@ -15,7 +15,7 @@ namespace perfit::select {
 
 namespace {
 
-// Measured (bench/extrapolation_bench.py, docs/validation.md): 1.2 / 0.85 / 5 against 0.9-1.5,
+// Measured (bench/extrapolation_bench.py, docs/selection.md): 1.2 / 0.85 / 5 against 0.9-1.5,
 // 0.7-1.0 and 2-8; the others traded the ideal family against the saturating one, or Amdahl's
 // data against MLPerf's.
 constexpr double kIdealGuard = 1.2;

@@ -130,7 +130,7 @@ void keep_three_scale_origins(std::vector<data::Fold>& folds, const data::Measur
 // configurations (of the factors it reads) as it has constants: on the others it can pass
 // through its training points and say nothing of the next scale (USL on two scales). With no
 // such fold it is undetermined and ranks after every determined one. Measured
-// (docs/validation.md): scoring USL on every fold left it undetermined on every series, where
+// (docs/selection.md): scoring USL on every fold left it undetermined on every series, where
 // it is the true model of the contention family (4.4% against Amdahl's 18% at 5 scales).
 void keep_determined_folds(Candidate& m, const std::vector<data::Fold>& folds, const data::MeasurementTable& rows) {
   if (m.searched() || folds.empty() || m.fits.size() != folds.size()) return;
@@ -233,14 +233,14 @@ Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& 
   std::vector<Candidate> cands;
   Selection s;
   guard([&] {
-    const std::vector<std::string> columns = job::set_columns(c);
-    cands = candidates(a.models, a.criterion == Criterion::extrapolation, c, columns);
+    const std::vector<std::string> columns = job::set_columns(c, a.source);
+    cands = candidates(a.models, a.criterion == Criterion::extrapolation, c, columns, a.source);
     std::vector<std::string> needed;
     for (const auto& m : cands) needed.insert(needed.end(), m.model->columns_used().begin(), m.model->columns_used().end());
     if (crit == Criterion::extrapolation) s.split = extrapolation_split(a, c, columns);
     if (crit == Criterion::kfold) s.split = data::parse_split("kfold:" + std::to_string(a.folds));
     if (!s.split.column.empty()) needed.push_back(s.split.column);
-    s.set = job::load_analysis_set(c, needed);
+    s.set = job::load_analysis_set(c, needed, a.source);
     // One split for every candidate: k-fold over the configurations of every factor any reads.
     std::sort(needed.begin(), needed.end());
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());

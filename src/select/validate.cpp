@@ -14,18 +14,19 @@ nlohmann::ordered_json metrics_json(const model::FitMetrics& m) {
 }  // namespace
 
 Validation run_validation(const fit::RunConfig& c, const std::string& split_text,
-                          const std::function<void(const std::function<void()>&)>& agreed, MPI_Comm comm) {
+                          const std::function<void(const std::function<void()>&)>& agreed, MPI_Comm comm,
+                          const job::SetSource& source) {
   Validation v;
   std::vector<data::Fold> folds;
   agreed([&] {
     v.split = data::parse_split(split_text);
     v.split.column = model::column_of(model::parse_factor_bindings(c.factors), v.split.column);  // scale:p
-    v.model = job::bind_model(c.model, c, job::set_columns(c), true);
+    v.model = job::bind_model(c.model, c, job::set_columns(c, source), true, source);
     std::vector<std::string> columns = v.model->columns_used();
     for (const auto& extra : {v.split.column, c.scale}) {
       if (!extra.empty()) columns.push_back(extra);
     }
-    v.set = job::load_analysis_set(c, columns);
+    v.set = job::load_analysis_set(c, columns, source);
     folds = data::make_folds(v.split, *v.set.rows, v.model->columns_used(), c.de.seed);
   });
   std::vector<fit::FoldJob> jobs;

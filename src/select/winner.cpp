@@ -181,6 +181,8 @@ job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const 
     job.cfg.cost.lambda_auto = false;
   }
   job.cfg.progress_every = 0;
+  // Rows given in memory: a copy per job, whose fit may drop invalid rows from it.
+  if (a.source.given) job.table = std::make_shared<data::MeasurementTable>(*a.source.given);
   if (!a.config.empty()) job.inputs.push_back(a.config);
   job.force = a.force;
   job.verbose = false;

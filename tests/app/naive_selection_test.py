@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 24 parts 1 and 2 (docs/validation.md "Naive candidates", docs/analysis.md "Prediction
+"""Issue 24 parts 1 and 2 (docs/selection.md "Naive candidates", docs/analysis.md "Prediction
 intervals"): select's naive candidates, the rolling-origin validation and the prior for two
 scales, the choice written as a result every command reads, and prediction intervals that say
 what they contain.

@@ -2,7 +2,8 @@
 """docs/design.md's layer table against the code: every `#include "perfit/<layer>/..."` of a
 file in src/<layer> or include/perfit/<layer> must be allowed by the table, every layer the table
 lists must really be included (the picture says what the code does, no more), the layers form
-no cycle, and mpi.h / hdf5.h appear only in the layers marked for them. A quoted include
+no cycle, and mpi.h / hdf5.h appear only in the layers marked for them (hdf5.h never in a
+public header under include/). A quoted include
 without the perfit/ prefix must name a file of the including file's own folder: a bare include
 that reaches another folder (through an include path) is an edge the table cannot see.
 
@@ -60,6 +61,9 @@ for path in files:
                 if dep != layer:
                     used[layer].add(dep)
                     where.setdefault((layer, dep), f"{'/'.join(rel)}:{n}")
+            elif inc == "hdf5.h" and rel[0] == "include":
+                failures.append(f"{'/'.join(rel)}:{n}: a public header includes hdf5.h; hold an io::H5Id "
+                                f"(perfit/io/h5_id.hpp) and keep hdf5.h in io's .cpp files")
             elif inc in ("mpi.h", "hdf5.h"):
                 system[layer].add(inc)
                 where.setdefault((layer, inc), f"{'/'.join(rel)}:{n}")

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/h5_id.hpp"
 
 namespace perfit::fuzz {
 

@@ -1,6 +1,7 @@
 // Store writer and reader together: what is written is what is read, exactly.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cmath>
 

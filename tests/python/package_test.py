@@ -241,9 +241,12 @@ def test_select_validate_and_batch_summary_equal_the_cli():
         perfit.select(df, criterion="best", factors={"p": "gpus"})
     bad = df.assign(gpus=df["gpus"].astype(float))
     bad.loc[2, "gpus"] = np.nan
-    with pytest.raises(perfit.DataError, match=r"^the DataFrame set '/dataframe/rows' has NaN or inf") as e:
+    # rows in memory, no temporary store: the error names the DataFrame and its column
+    with pytest.raises(perfit.DataError, match=r"^the DataFrame has NaN or inf values .* column 'gpus'") as e:
         perfit.select(bad, models=["amdahl"], factors={"p": "gpus"})
-    assert "rows.h5" not in str(e.value)
+    assert ".h5" not in str(e.value)
+    with pytest.raises(perfit.DataError, match=r"^'the DataFrame' row 1, target column 'time'"):
+        perfit.validate(df.assign(time=df["time"].where(df.index != 1, -1.0)), model="amdahl", factors={"p": "gpus"})
     out = os.path.join(work, "many")
     r = cli("select", "--data", store, "--set", "/pytorch/*", "--models", "amdahl,power", "--out", out)
     assert r.returncode == 0, r.stderr

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/h5_id.hpp"
 
 namespace perfit::io {
 
@@ -22,15 +22,15 @@ struct GroupColumn {
 
 class GroupWriter {
  public:
-  GroupWriter(H5Group group, std::vector<GroupColumn> columns, std::size_t rows, std::string where);
+  GroupWriter(H5Id group, std::vector<GroupColumn> columns, std::size_t rows, std::string where);
   // Writes block's rows at [offset, offset + block.rows()); columns matched by name.
   // Throws: DataError for a block missing a column, of another type, wider text or overrunning.
   void write(std::size_t offset, const data::MeasurementTable& block);
 
  private:
-  H5Group group_;
+  H5Id group_;
   std::vector<GroupColumn> columns_;
-  std::vector<H5Dataset> datasets_;
+  std::vector<H5Id> datasets_;
   std::size_t rows_;
   bool fixed_;  // fixed-length strings
   std::string where_;

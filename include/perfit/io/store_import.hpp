@@ -47,6 +47,11 @@ struct ImportSummary {
 // Throws: ConfigError, DataError, IoError, H5Error (each message names file, line, column).
 ImportSummary import_csv(const ImportOptions& options);
 
+// import_table's checks of a table built in memory, without writing it: the target column
+// (numeric, finite and > 0; invalid rows dropped with options.drop_invalid). Returns the rows
+// dropped. Throws: ConfigError, DataError naming options.csv and the row.
+std::size_t check_table(const ImportOptions& options, data::MeasurementTable& table);
+
 // A table built in memory (the Python package's write_store) as a set, with import_csv's checks
 // and layout: options.csv names it in messages and in the set's `source`, a bad target is
 // reported by row index. Throws: as import_csv.

@@ -12,7 +12,7 @@
 
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/io/file_identity.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/h5_id.hpp"
 
 namespace perfit::io {
 
@@ -57,7 +57,7 @@ class StoreReader {
   explicit StoreReader(std::string path);
 
   const std::string& path() const { return path_; }
-  hid_t id() const { return file_.get(); }
+  std::int64_t id() const { return file_.get(); }  // the file's hid_t, for io's own .cpp files
 
   // Paths of all sets, sorted. Throws: DataError if the file holds no perfit set.
   std::vector<std::string> sets() const;
@@ -102,7 +102,7 @@ class StoreReader {
   std::string where(const std::string& set) const;
 
   std::string path_;
-  H5File file_;
+  H5Id file_;
   std::shared_ptr<const detail::PackedSets> packs_;  // read at open: the index of every pack
   // The file as opened (device, inode, size, mtime): what a described set is memoized under,
   // so that asking this reader again costs no stat. Empty when stat failed.

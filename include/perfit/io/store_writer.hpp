@@ -10,7 +10,7 @@
 #include "perfit/data/checksum.hpp"
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/io/group_writer.hpp"
-#include "perfit/io/h5_handle.hpp"
+#include "perfit/io/h5_id.hpp"
 #include "perfit/io/store_reader.hpp"
 
 namespace perfit::io {
@@ -22,20 +22,20 @@ void validate_set_path(const std::string& set);
 // Streams rows into the column datasets of one set created with a known row count.
 class SetWriter {
  public:
-  SetWriter(H5Group group, std::vector<ColumnInfo> columns, std::size_t rows, std::string where);
+  SetWriter(H5Id group, std::vector<ColumnInfo> columns, std::size_t rows, std::string where);
   // Writes chunk's rows at [offset, offset + chunk.rows()). Columns matched by name.
   // Throws: DataError for a chunk missing a column or overrunning the set.
   void write(std::size_t offset, const data::MeasurementTable& chunk);
   // After the last chunk (written in row order): stores the set's `checksum` attribute.
   void finish();
   // The group, to add datasets of other kinds (StoreWriter::write_group).
-  H5Group release_group() { return std::move(group_); }
+  H5Id release_group() { return std::move(group_); }
 
  private:
   data::SetChecksum checksum_{0};
-  H5Group group_;
+  H5Id group_;
   std::vector<ColumnInfo> columns_;
-  std::vector<H5Dataset> datasets_;
+  std::vector<H5Id> datasets_;
   std::size_t rows_;
   std::string where_;
 };
@@ -80,7 +80,7 @@ class StoreWriter {
 
   std::string path_;
   Seal seal_;
-  H5File file_;
+  H5Id file_;
   std::size_t packs_ = 0;
 };
 

@@ -31,6 +31,12 @@ struct Ranks {
   void agreed(const std::function<void()>& fn) const;
 };
 
+// The rows of an analysis: cfg.set of the store cfg.data, or rows given in memory (the Python
+// package's DataFrame, its target and unit as attributes), which then stand for that set.
+struct SetSource {
+  std::shared_ptr<const data::MeasurementTable> given;  // null: the store
+};
+
 struct AnalysisSet {
   std::shared_ptr<const data::MeasurementTable> rows;  // the whole set, columns it was asked for
   std::vector<std::string> set_columns;                // every column of the set
@@ -40,15 +46,17 @@ struct AnalysisSet {
 
 // Reads `columns` (and the target and weight column) of cfg.set, NaN/inf rows refused or dropped
 // as cfg.drop_invalid says. Throws: DataError / IoError naming the file, set and column.
-AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns);
+AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns,
+                              const SetSource& source = {});
 
 // A model with cfg.factors bound, over the set's columns (perfit/job/set_binding.hpp); bindings it does
 // not read are left out, and with `note` said so once (one model; select checks its candidates).
 // Throws: ConfigError / DataError naming the model and the missing column.
 std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
-                                               const std::vector<std::string>& set_columns, bool note);
+                                               const std::vector<std::string>& set_columns, bool note,
+                                               const SetSource& source = {});
 
 // The set's column names without reading rows. Throws: IoError/DataError.
-std::vector<std::string> set_columns(const fit::RunConfig& cfg);
+std::vector<std::string> set_columns(const fit::RunConfig& cfg, const SetSource& source = {});
 
 }  // namespace perfit::job

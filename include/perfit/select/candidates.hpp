@@ -12,6 +12,7 @@
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/fit/run_config.hpp"
 #include "perfit/fit/validation.hpp"
+#include "perfit/job/analysis_set.hpp"
 #include "perfit/model/hypothesis_search.hpp"
 #include "perfit/model/model.hpp"
 #include "perfit/model/naive_scaling.hpp"
@@ -47,7 +48,7 @@ std::string scale_of(const fit::RunConfig& c, const std::vector<std::string>& co
 // naive references when the criterion is extrapolation. Throws: ConfigError (a binding no
 // candidate reads, a naive candidate without a scale column), DataError (no built-in fits).
 std::vector<Candidate> candidates(const std::string& models, bool extrapolation, const fit::RunConfig& c,
-                                  const std::vector<std::string>& columns);
+                                  const std::vector<std::string>& columns, const job::SetSource& source = {});
 
 // Leaves out the built-ins whose constants the set cannot determine, with the reason.
 void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows);

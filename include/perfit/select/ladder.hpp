@@ -4,7 +4,7 @@
 // cannot tell a serial part from the noise, the richer one when its term is significant, and
 // another shape only when the held-out scales say so clearly. Measured against choosing by the
 // held-out score alone on 500 synthetic series per family and the MLPerf series
-// (docs/validation.md): the held-out score of 2-5 training scales is mostly noise, and a
+// (docs/selection.md): the held-out score of 2-5 training scales is mostly noise, and a
 // choice by it alone was 10% worse than Amdahl's law for every series.
 #pragma once
 

@@ -27,6 +27,7 @@ extern const std::vector<Criterion> kCriteria;
 // A selection: where it runs and what it chooses among, how and what it keeps. The fits'
 // options are the fit::RunConfig beside it.
 struct SelectArgs : job::Ranks {
+  job::SetSource source;  // the set's rows: cfg's store, or given in memory
   std::string config;  // the YAML file the fits' options came from ("": none), recorded as an input
   bool json = false;   // over many sets: the summary as JSON
   std::string models;

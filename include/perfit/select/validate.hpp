@@ -28,7 +28,8 @@ struct Validation {
 // `agreed` runs the set-up on every rank that must agree (or just runs it).
 // Throws: ConfigError / DataError for bad options or data, and DataError when a fold's fit fails.
 Validation run_validation(const fit::RunConfig& c, const std::string& split,
-                          const std::function<void(const std::function<void()>&)>& agreed, MPI_Comm comm);
+                          const std::function<void(const std::function<void()>&)>& agreed, MPI_Comm comm,
+                          const job::SetSource& source = {});
 
 nlohmann::ordered_json validation_json(const Validation& v, const fit::RunConfig& c);
 

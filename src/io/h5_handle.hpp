@@ -1,4 +1,5 @@
 // RAII owners of HDF5 identifiers, plus the one place HDF5 failures become exceptions.
+// Private to io: its public headers hold an H5Id (perfit/io/h5_id.hpp) instead.
 // HDF5's own error printing is switched off (silence_hdf5_errors): a failure becomes an
 // H5Error carrying the stack, and the user sees one message, not a dump on stderr.
 #pragma once
@@ -6,9 +7,14 @@
 #include <hdf5.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 
+#include "perfit/io/h5_id.hpp"
+
 namespace perfit::io {
+
+static_assert(std::is_same_v<hid_t, std::int64_t>, "H5Id holds an hid_t as int64_t (HDF5 >= 1.10)");
 
 // Sole owner of one hid_t; move-only.
 template <herr_t (*Close)(hid_t)>
@@ -29,6 +35,8 @@ class H5Handle {
   bool valid() const { return id_ >= 0; }
   // Gives up ownership (to close explicitly and check the status).
   hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
+  // Hands ownership to the untyped H5Id of a public header.
+  H5Id to_id() && { return H5Id(release()); }
 
  private:
   hid_t id_ = H5I_INVALID_HID;
@@ -41,10 +49,6 @@ using H5Dataspace = H5Handle<H5Sclose>;
 using H5Datatype = H5Handle<H5Tclose>;
 using H5Attribute = H5Handle<H5Aclose>;
 using H5Plist = H5Handle<H5Pclose>;
-
-// Turns off HDF5's automatic error printing and its exit handler for this process
-// (idempotent; call it before any other HDF5 function, as main() does).
-void silence_hdf5_errors();
 
 // The current HDF5 error stack as text (innermost first), empty when there is none.
 std::string hdf5_error_stack();
