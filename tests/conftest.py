@@ -21,6 +21,13 @@ def pytest_addoption(parser):
     parser.addoption("--mpiexec", default="mpiexec", help="mpiexec of the MPI perfit was built with")
     parser.addoption("--source", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                      help="the source tree (slurm/ scripts, scripts/, data/)")
+    parser.addoption("--reverse", action="store_true",
+                     help="run the tests of each file in reverse order (no test may rely on an earlier one)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--reverse"):
+        items.reverse()
 
 
 def pytest_configure(config):

@@ -17,6 +17,8 @@ import socket
 import subprocess
 import time
 
+import pytest
+
 import ranks
 from ranks import Watched, rank_pids
 
@@ -83,9 +85,18 @@ fits:
     options: {OPTS}
 """)
 
+# The same fits, slow enough to be stopped: ms1.yaml (= ms.yaml) one rank per fit, ms2.yaml two.
+SLOW = "{de: {max_generations: 60}, islands: {mode: sync, slow_island: 0, slow_ms: 15}}"
+for per_fit in [1, 2]:
+    manifest(f"ms{per_fit}.yaml", f"data: s.h5\nranks_per_fit: {per_fit}\nfits:\n  - sets: {json.dumps(SETS)}\n"
+                                  f"    models: {json.dumps(MODELS)}\n    options: {SLOW}\n")
+manifest("ms.yaml", open(os.path.join(work, "ms1.yaml")).read())
+
+
 # ---- the reference: each fit alone ----
-def test_the_reference_each_fit_alone():
-    global check_batch, m, r, ref, s
+@pytest.fixture(scope="module")
+def reference():
+    """Each fit of m.yaml alone, serially: what every batch of it must equal."""
     ref = {}
     for s in SETS:
         for m in MODELS:
@@ -95,32 +106,37 @@ def test_the_reference_each_fit_alone():
                 failures.append(f"reference fit {s} {m}: exit {r.returncode}\n{r.stderr[-800:]}")
             else:
                 ref[(s, m)] = json.loads(r.stdout)
+    return ref
 
 
-    def check_batch(out, reference, what):
-        rows = summary(out)
-        if len(rows) != 9 or any(r["status"] != "ok" for r in rows.values()):
-            failures.append(f"{what}: summary is not 9 ok rows: {[(k, r['status'], r['message']) for k, r in rows.items()]}")
-        with open(os.path.join(work, out, "summary.json")) as f:
-            j = json.load(f)
-        if j["fits"] != 9 or j["ok"] != 9 or len(j["rows"]) != 9:
-            failures.append(f"{what}: summary.json counts {j['fits']} fits, {j['ok']} ok")
-        for (s, m), a in reference.items():
-            b = show(os.path.join(out, stem(s, m) + ".h5"))
-            for k in KEYS:
-                if a.get(k) != b.get(k):
-                    failures.append(f"{what}: {s} {m}: batch {k} {b.get(k)} != alone {a.get(k)}")
+def test_the_reference_each_fit_alone(reference):
+    if len(reference) != len(SETS) * len(MODELS):
+        failures.append(f"{len(reference)} reference fits, expected {len(SETS) * len(MODELS)}")
+
+
+def check_batch(out, reference, what):
+    rows = summary(out)
+    if len(rows) != 9 or any(r["status"] != "ok" for r in rows.values()):
+        failures.append(f"{what}: summary is not 9 ok rows: {[(k, r['status'], r['message']) for k, r in rows.items()]}")
+    with open(os.path.join(work, out, "summary.json")) as f:
+        j = json.load(f)
+    if j["fits"] != 9 or j["ok"] != 9 or len(j["rows"]) != 9:
+        failures.append(f"{what}: summary.json counts {j['fits']} fits, {j['ok']} ok")
+    for (s, m), a in reference.items():
+        b = show(os.path.join(out, stem(s, m) + ".h5"))
+        for k in KEYS:
+            if a.get(k) != b.get(k):
+                failures.append(f"{what}: {s} {m}: batch {k} {b.get(k)} != alone {a.get(k)}")
 
 
 # ---- 1, 2 and 4 ranks, one rank per fit: equal to the fits run alone ----
-def test_1_2_and_4_ranks_one_rank_per_fit_equal_to_the_fits_run_alone():
-    global lines, n, r
+def test_1_2_and_4_ranks_one_rank_per_fit_equal_to_the_fits_run_alone(reference):
     for n in [1, 2, 4]:
         r = run(n, "batch", "--manifest", "m.yaml", "--out", f"b{n}")
         if r.returncode != 0:
             failures.append(f"batch n={n}: exit {r.returncode}\n{r.stderr[-1500:]}")
             continue
-        check_batch(f"b{n}", ref, f"batch n={n}")
+        check_batch(f"b{n}", reference, f"batch n={n}")
         lines = [l for l in r.stderr.splitlines() if "batch: " in l and " done, " in l]
         if len(lines) != 9 or "9/9 done, 0 failed" not in lines[-1] or "ETA" not in lines[-1]:
             failures.append(f"batch n={n}: expected 9 progress lines ending 9/9 done\n{r.stderr[-1500:]}")
@@ -128,7 +144,6 @@ def test_1_2_and_4_ranks_one_rank_per_fit_equal_to_the_fits_run_alone():
 
 # ---- 4 ranks, 2 per fit: equal to `mpiexec -n 2 perfit fit` ----
 def test_4_ranks_2_per_fit_equal_to_mpiexec_n_2_perfit_fit():
-    global m, r, ref2, s
     manifest("m2.yaml", open(os.path.join(work, "m.yaml")).read().replace("ranks_per_fit: 1", "ranks_per_fit: 2"))
     ref2 = {}
     for s, m in [(SETS[0], "generic"), (SETS[2], "usl")]:
@@ -149,8 +164,7 @@ def test_4_ranks_2_per_fit_equal_to_mpiexec_n_2_perfit_fit():
 
 
 # ---- a failing entry is reported, the rest finish; the exit code counts failures ----
-def test_a_failing_entry_is_reported_the_rest_finish_the_exit_code_co():
-    global bad, r, rows
+def test_a_failing_entry_is_reported_and_counted():
     manifest("needs_q.yaml", "name: needs_q\nexpression: c*q\nparams:\n  c: [0, 10]\n")
     manifest("mf.yaml", f"""data: s.h5
 fits:
@@ -167,15 +181,8 @@ fits:
 
 
 # ---- SIGTERM mid-batch, then --resume: finished fits untouched, results as uninterrupted ----
-def test_sigterm_mid_batch_then_resume_finished_fits_untouched_result():
-    global SLOW, _, a, b, code, done, err, full, k, m, mtime, n, out, per_fit, r, rows, s
-    global statuses, w
+def test_sigterm_mid_batch_then_resume():
     # (1 and 2 ranks of one rank per fit; 4 ranks in groups of 2, whose fits stop by agreement)
-    SLOW = "{de: {max_generations: 60}, islands: {mode: sync, slow_island: 0, slow_ms: 15}}"
-    for per_fit in [1, 2]:
-        manifest(f"ms{per_fit}.yaml", f"data: s.h5\nranks_per_fit: {per_fit}\nfits:\n  - sets: {json.dumps(SETS)}\n"
-                                      f"    models: {json.dumps(MODELS)}\n    options: {SLOW}\n")
-    manifest("ms.yaml", open(os.path.join(work, "ms1.yaml")).read())
     for n, per_fit in [(1, 1), (2, 1), (4, 2)]:
         out, m = f"bs{n}", f"ms{per_fit}.yaml"
         full = run(n, "batch", "--manifest", m, "--out", f"{out}_full")
@@ -219,8 +226,7 @@ def test_sigterm_mid_batch_then_resume_finished_fits_untouched_result():
 
 
 # ---- refusals: empty glob, unknown key, rerun without --resume, changed manifest ----
-def test_refusals_empty_glob_unknown_key_rerun_without_resume_changed():
-    global r
+def test_refusals_of_a_bad_or_changed_manifest():
     manifest("empty.yaml", "data: s.h5\nfits:\n  - sets: ['/caffe/*']\n    models: [amdahl]\n")
     r = run(1, "batch", "--manifest", "empty.yaml", "--out", "be")
     if r.returncode != 2 or "'/caffe/*' matches no set" not in r.stderr or "/mxnet/resnet50" not in r.stderr:
@@ -229,21 +235,23 @@ def test_refusals_empty_glob_unknown_key_rerun_without_resume_changed():
     r = run(1, "batch", "--manifest", "unknown.yaml", "--out", "bu")
     if r.returncode != 2 or "unknown key 'ranks_per_fits'" not in r.stderr:
         failures.append(f"unknown manifest key: exit {r.returncode}\n{r.stderr}")
-    r = run(1, "batch", "--manifest", "m.yaml", "--out", "b1")
+    done = run(1, "batch", "--manifest", "m.yaml", "--out", "bdone")
+    if done.returncode != 0:
+        failures.append(f"the batch to rerun: exit {done.returncode}\n{done.stderr[-800:]}")
+    r = run(1, "batch", "--manifest", "m.yaml", "--out", "bdone")
     if r.returncode != 2 or "--resume" not in r.stderr:
         failures.append(f"rerun without --resume: exit {r.returncode}\n{r.stderr}")
     manifest("m_changed.yaml", open(os.path.join(work, "m.yaml")).read().replace("60", "61"))
-    r = run(1, "batch", "--manifest", "m_changed.yaml", "--out", "b1", "--resume")
+    r = run(1, "batch", "--manifest", "m_changed.yaml", "--out", "bdone", "--resume")
     if r.returncode != 2 or "differs" not in r.stderr:
         failures.append(f"changed manifest: exit {r.returncode}\n{r.stderr}")
-    r = run(1, "batch", "--manifest", "m.yaml", "--out", "b1", "--resume")
+    r = run(1, "batch", "--manifest", "m.yaml", "--out", "bdone", "--resume")
     if r.returncode != 0 or "9 finished before, 0 to run" not in r.stderr:
         failures.append(f"resume of a finished batch: exit {r.returncode}\n{r.stderr[-800:]}")
 
 
 # ---- one batch per results directory; a stale lock is taken over ----
 def test_one_batch_per_results_directory_a_stale_lock_is_taken_over():
-    global f, r, w
     w = Watched([perfit, "batch", "--manifest", "ms.yaml", "--out", "bl"], work)
     w.wait_files(os.path.join(work, "bl", ".lock"), "the batch's lock file")
     r = run(1, "batch", "--manifest", "ms.yaml", "--out", "bl", "--resume")

@@ -16,8 +16,6 @@ run, expect = cli.run, cli.expect
 
 # ---- help, usage and the exit code of every error class ----
 def test_help_usage_and_the_exit_code_of_every_error_class():
-    global answers, auto, best, data, doc, ex, f, feasible, i, json, key, lines, low, mf, model
-    global off, one, out, pj, pts, q, r, rec, space, src, st, times, want, write_mlperf_series
     expect(["--help"], 0, "synth", "import", "inspect", "Exit codes")
     expect(["synth", "--help"], 0, "--rows", "--seed", "--noise")
     expect([], 2, "A subcommand is required")

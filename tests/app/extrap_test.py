@@ -9,6 +9,7 @@ import math
 import os
 
 import h5py
+import pytest
 
 from ranks import Cli, arguments
 
@@ -18,8 +19,7 @@ cli = Cli(perfit, work, mpiexec, failures)
 run, expect, as_json, failures = cli.run, cli.expect, cli.as_json, cli.failures
 
 # ---- Extra-P's text format: one set per region x metric, repetitions as rows, then fitted ----
-def test_extra_p_s_text_format_one_set_per_region_x_metric_repetition():
-    global doc, f, p, r, t
+def test_extra_p_text_one_set_per_region_and_metric():
     with open(os.path.join(work, "ex.txt"), "w") as f:
         f.write("# Extra-P text input\nPARAMETER p\nPOINTS 2 4 8 16 32 64\nREGION solve\nMETRIC time\n")
         for p in [2, 4, 8, 16, 32, 64]:  # amdahl truth t1 = 100, s = 0.1, two repetitions each
@@ -47,10 +47,7 @@ def test_extra_p_s_text_format_one_set_per_region_x_metric_repetition():
 
 
 # ---- Extra-P's hypothesis search (select --models pmnf-search) against numpy ----
-def test_extra_p_s_hypothesis_search_select_models_pmnf_search_agains():
-    global BLOCKS, NEGATIVE, _, args, cases, d, doc, ds, f, factor_text, hyp, name, neg, np
-    global numpy_search, numpy_search2, numpy_single, p, par, ps, r, ref, rng, serial, smape
-    global truth, v, xs, ys
+def test_pmnf_search_against_extra_p():
     import numpy as np  # noqa: E402
 
     BLOCKS = [(0, 1, 1), (0, 1, 2), (1, 4, 0), (1, 3, 0), (1, 4, 1), (1, 3, 1), (1, 4, 2), (1, 3, 2), (1, 2, 0),
@@ -245,7 +242,7 @@ def test_a_constant_hypothesis_is_written_and_predicts():
 
 
 # ---- Extra-P's JSON and JSON Lines inputs import like its text; many sets: a few named ----
-def test_extra_p_s_json_inputs_import_like_its_text():
+def test_extra_p_json_imports_like_its_text():
     import json
     points = [2, 4, 8, 16, 32]
     runs = {p: [100 * (0.1 + 0.9 / p) * k for k in (1.01, 0.99)] for p in points}
@@ -292,7 +289,7 @@ def test_extra_p_s_json_inputs_import_like_its_text():
 
 
 # ---- a searched winner is written with the search's own coefficients (least squares) ----
-def test_a_searched_winner_keeps_the_search_s_coefficients():
+def test_a_searched_winner_keeps_the_search_coefficients():
     with open(os.path.join(work, "lsq.txt"), "w") as f:  # 2 + 0.05 p^(3/2), +-3%: rel_sq would differ
         f.write("PARAMETER p\nPOINTS 2 4 8 16 32 64\nREGION main\nMETRIC time\n")
         for p in [2, 4, 8, 16, 32, 64]:
@@ -309,9 +306,9 @@ def test_a_searched_winner_keeps_the_search_s_coefficients():
 
 
 # ---- select --set GLOB: every matching set's choice in one process per rank ----
-def test_select_over_a_glob_chooses_per_set_in_one_run():
-    import csv
-    import json
+@pytest.fixture(scope="module")
+def sel_store():
+    """sel.h5: Extra-P call paths /s/{a,b,c,d}/time (d constant) and /t/e/time (two points)."""
     with open(os.path.join(work, "sel.txt"), "w") as f:
         f.write("PARAMETER p\nPOINTS 2 4 8 16 32\n")
         for region, (a, b) in {"a": (2, 0.05), "b": (5, 0.2), "c": (1, 0.01)}.items():
@@ -324,6 +321,12 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
         f.write("PARAMETER p\nPOINTS 2 4\nREGION e\nMETRIC time\nDATA 1 1.1\nDATA 2 2.1\n")
     expect(["import", "sel.txt", "--format", "extrap", "--out", "sel.h5", "--set", "/s"], 0)
     expect(["import", "two.txt", "--format", "extrap", "--out", "sel.h5", "--set", "/t"], 0)
+    return "sel.h5"
+
+
+def test_select_over_a_glob_chooses_per_set_in_one_run(sel_store):
+    import csv
+    import json
     sets = ["/s/a/time", "/s/b/time", "/s/c/time", "/s/d/time", "/t/e/time"]
     tables = {}
     for n in (1, 2, 4):
@@ -372,7 +375,8 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
     expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--result-files"], 2,
            "--result-files writes each winner beside the selection: pass --out DIR")
     expect(["show", "seldir1/selection.h5", "--set", "/t/e/time"], 3, "holds no winner for set '/t/e/time'")
-    expect(["show", "lsq1.h5", "--set", "/s/a/time"], 3, "is the result of set '/l/main/time'")
+    expect(["select", "--data", "sel.h5", "--set", "/s/b/time", "--models", "pmnf-search", "--out", "b.h5"], 0)
+    expect(["show", "b.h5", "--set", "/s/a/time"], 3, "is the result of set '/s/b/time'")
     expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search"], 0,
            "/s/a/time", "c0 + c1*p^(3/2)")
     doc = as_json(expect(["select", "--data", "sel.h5", "--set", "/s/*/time", "--models", "pmnf-search", "--json"], 0),
@@ -390,14 +394,15 @@ def test_select_over_a_glob_chooses_per_set_in_one_run():
 
 
 # ---- a batch manifest's select: entry: the same choice as select --set GLOB, one store ----
-def test_a_batch_select_entry_writes_one_selection_store():
+def test_a_batch_select_entry_writes_one_selection_store(sel_store):
     import csv
     with open(os.path.join(work, "sel_batch.yaml"), "w") as f:
         f.write("data: sel.h5\nfits:\n"
                 "  - sets: ['/s/*/time', '/t/*/time']\n"
                 "    select: {models: [pmnf-search], criterion: extrapolation}\n"
                 "  - sets: ['/s/a/time']\n    models: [amdahl]\n    factors: {p: p}\n")
-    with open(os.path.join(work, "seldir1", "selection.csv")) as f:
+    expect(["select", "--data", "sel.h5", "--set", "/*/*/time", "--models", "pmnf-search", "--out", "selalone"], 0)
+    with open(os.path.join(work, "selalone", "selection.csv")) as f:
         alone = list(csv.DictReader(f))
     for n in (1, 2):
         out = f"selbatch{n}"

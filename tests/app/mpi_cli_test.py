@@ -26,7 +26,6 @@ common = ["fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--max-generations",
 
 # ---- the default layout ----
 def test_the_default_layout():
-    global extra, r, want
     # The default layout: generic leaves a 1-D search (variable projection), so the ranks form one
     # island and split the rows; a 6-D search (separable off) gets an island per rank.
     for extra, want in [([], "islands=1 ranks_per_island=2"), (["--separable", "off"], "islands=2 ranks_per_island=1")]:
@@ -38,7 +37,6 @@ def test_the_default_layout():
 
 # ---- sync runs repeat bit for bit; async and shared islands finish ----
 def test_sync_runs_repeat_bit_for_bit_async_and_shared_islands_finish():
-    global k, r, runs
     runs = []
     for k in range(2):
         r = mpirun(2, *common, "--out", f"s{k}.h5", "--topology", "random")
@@ -62,7 +60,6 @@ def test_sync_runs_repeat_bit_for_bit_async_and_shared_islands_finish():
 
 # ---- progress lines of islands ----
 def test_progress_lines_of_islands():
-    global epochs, r
     # Async with progress lines: the island spread is computed, no idle lines after convergence.
     r = mpirun(2, "fit", "--data", "m.h5", "--set", "/mxnet/vgg16", "--max-generations", "120",
                "--migration-interval", "5", "--mode", "async", "--out", "a2.h5", "--progress-every", "1",
@@ -83,7 +80,6 @@ def test_progress_lines_of_islands():
 
 # ---- bad input on every rank ----
 def test_bad_input_on_every_rank():
-    global one_error
     # Bad input on every rank: one clear message printed once, exit code of the class, no hang.
     def one_error(r, needle, code, what):
         lines = [l for l in r.stderr.splitlines() if l.startswith("perfit: error")]

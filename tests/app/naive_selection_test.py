@@ -10,6 +10,7 @@ import math
 import os
 
 import h5py
+import pytest
 import numpy as np
 
 import ranks
@@ -32,8 +33,14 @@ def series(name, gpus, reps, time):
     return ["--data", name + ".h5", "--set", "/bench/" + name, "--factors", "p=gpus"]
 
 
-def test_naive_candidates_compete_by_default_and_write_a_result():
-    s = series("ideal", [1, 2, 4, 8, 16], 3, lambda g: 800.0 / g)
+@pytest.fixture(scope="module")
+def ideal():
+    """ideal.h5: 800/gpus at 1..16 GPUs, 3 runs each; the arguments that select its set."""
+    return series("ideal", [1, 2, 4, 8, 16], 3, lambda g: 800.0 / g)
+
+
+def test_naive_candidates_compete_by_default_and_write_a_result(ideal):
+    s = ideal
     # (a generation cap keeps pmnf's 7-constant search short under the sanitizers)
     doc = as_json(expect(["select", *s, "--json", "--out", "best.h5", "--max-generations", "100"], 0), "select")
     sources = [x["source"] for x in doc.get("ranking", [])]
@@ -176,12 +183,12 @@ def test_two_scales_choose_by_the_prior_and_say_so():
         failures.append(f"an interval from no data: {r.stdout}")
 
 
-def test_naive_needs_the_scale_column():
+def test_naive_needs_the_scale_column(ideal):
     expect(["select", "--data", "ideal.h5", "--set", "/bench/ideal", "--models", "naive-ideal"], 2,
            "--models naive-ideal extrapolates along the scale column: pass --scale COLUMN or bind p with --factors p=COLUMN")
 
 
-def test_a_model_of_constants_only_is_evaluated():
+def test_a_model_of_constants_only_is_evaluated(ideal):
     with open(os.path.join(work, "fixed.yaml"), "w") as f:
         f.write('name: published\nexpression: "a + w / p"\nconstants:\n  a: 100\n  w: 800\n')
     expect(["fit", "--data", "ideal.h5", "--set", "/bench/ideal", "--model", "fixed.yaml", "--factors", "p=gpus",

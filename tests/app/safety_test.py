@@ -13,6 +13,7 @@ import subprocess
 import time
 
 import h5py
+import pytest
 
 import ranks
 
@@ -57,22 +58,22 @@ def write(name, text, mode="w"):
         f.write(text)
 
 
+fit = ["fit", "--data", "s.h5", "--set", "/pytorch/resnet50", "--max-generations", "30", "--progress-every", "0"]
+
+
 # ---- fixtures: a synthetic store, an imported (measured) store, a result, predictions ----
-def test_fixtures_a_synthetic_store_an_imported_measured_store_a_resu():
-    global fit
+@pytest.fixture(scope="module", autouse=True)
+def stores_a_result_and_predictions():
     expect(["synth", "--out", "s.h5", "--rows", "3000", "--set", "/pytorch/resnet50"], 0)
     write("m.csv", "p,b,time_s\n1,32,10.0\n2,32,5.5\n4,32,3.1\n8,32,2.0\n16,64,1.2\n")
     expect(["import", "m.csv", "--out", "store.h5", "--set", "/x/y", "--target", "time_s"], 0)
-    fit = ["fit", "--data", "s.h5", "--set", "/pytorch/resnet50", "--max-generations", "30",
-           "--progress-every", "0"]
     expect([*fit, "--out", "r.h5"], 0)
     write("g.csv", "p,b,d,epochs\n260.1,32,1e6,1\n1024,32,1e6,1\n")
     expect(["predict", "--result", "r.h5", "--grid", "g.csv", "--out", "pred.csv"], 0)
 
 
 # ---- data loss: input as output, another kind of file, same kind without --force ----
-def test_data_loss_input_as_output_another_kind_of_file_same_kind_wit():
-    global out
+def test_no_data_loss_from_an_output_path():
     os.symlink("s.h5", os.path.join(work, "link.h5"))
     for out in ["s.h5", "./s.h5", "link.h5", os.path.join(work, "s.h5")]:
         expect([*fit, "--out", out], 2, "is the input", untouched=True)
@@ -101,8 +102,7 @@ def test_data_loss_input_as_output_another_kind_of_file_same_kind_wit():
 
 
 # ---- outputs are checked before any work: missing directory fails at once ----
-def test_outputs_are_checked_before_any_work_missing_directory_fails():
-    global r, t0
+def test_outputs_are_checked_before_any_work():
     t0 = time.time()
     r = expect([*fit, "--max-generations", "100000", "--out", "nosuchdir/r.h5"], 6,
                "directory 'nosuchdir' does not exist", untouched=True)
@@ -112,8 +112,7 @@ def test_outputs_are_checked_before_any_work_missing_directory_fails():
 
 
 # ---- SIGTERM / SIGINT during a write leave no temporary file and no output ----
-def test_sigterm_sigint_during_a_write_leave_no_temporary_file_and_no():
-    global _, code, host, left, sig, stale, w
+def test_a_signal_during_a_write_leaves_no_trace():
     host = os.uname().nodename.split(".")[0]
     for sig in (signal.SIGTERM, signal.SIGINT):
         # The signal goes as soon as the temporary file exists: 2e7 rows take seconds to write.
@@ -135,8 +134,7 @@ def test_sigterm_sigint_during_a_write_leave_no_temporary_file_and_no():
 
 
 # ---- meaningless results: NaN factors, unused params, cycles, unknown names ----
-def test_meaningless_results_nan_factors_unused_params_cycles_unknown():
-    global nanfit, r
+def test_meaningless_inputs_are_refused():
     write("nan.csv", "p,b,time_s\n1,32,10.0\n,32,5.5\n4,,3.1\n8,32,2.0\n16,64,1.2\n32,64,0.9\n")
     expect(["import", "nan.csv", "--out", "store.h5", "--set", "/x/nan", "--target", "time_s"], 0)
     write("pb.yaml", "name: pb\nexpression: c0 + c1*b/p\nparams: {c0: [0, 10], c1: [0, 100]}\n")
@@ -161,8 +159,7 @@ def test_meaningless_results_nan_factors_unused_params_cycles_unknown():
 
 
 # ---- params the data cannot determine: a warning naming them, no "widen the bound" ----
-def test_params_the_data_cannot_determine_a_warning_naming_them_no_wi():
-    global c2, r
+def test_undetermined_params_are_named():
     write("const.csv", "p,b,time_s\n" + "".join(f"1,{b},{1 + 0.01 * b}\n" for b in (8, 16, 32, 64, 128)))
     expect(["import", "const.csv", "--out", "store.h5", "--set", "/x/const", "--target", "time_s"], 0)
     write("lp.yaml", "name: lp\nexpression: c0 + c1*b + c2*log2(p)\nparams: {c0: [0, 10], c1: [0, 1], c2: [0, 1]}\n")
@@ -189,7 +186,6 @@ def test_a_fit_whose_cost_is_not_finite_is_an_error_never_a_result():
 
 # ---- import: BOM, separators ----
 def test_import_bom_separators():
-    global r
     write("bom.csv", "\ufeffp,time_s\n1,2\n2,1.1\n", "w")
     expect(["import", "bom.csv", "--out", "store.h5", "--set", "/x/bom", "--target", "time_s"], 0)
     r = expect(["inspect", "store.h5", "--set", "/x/bom", "--json"], 0)
@@ -218,7 +214,6 @@ def test_import_bom_separators():
 
 # ---- one clear line per error ----
 def test_one_clear_line_per_error():
-    global f, r, whole
     expect(["nosuch"], 2, "perfit: error:", untouched=True)
     expect(["fit", "--bogus", "1"], 2, "--bogus", untouched=True)
     expect(["inspect", "s.h5", "extra"], 2, "extra", untouched=True)
@@ -233,8 +228,7 @@ def test_one_clear_line_per_error():
 
 
 # ---- damaged files perfit wrote (checksum in the HDF5 user block): refused, never read ----
-def test_damaged_files_perfit_wrote_checksum_in_the_hdf5_user_block_r():
-    global at, f, flipped, r, result, rows
+def test_damaged_files_are_detected():
     with open(os.path.join(work, "r.h5"), "rb") as f:
         result = f.read()
     for at in (100, 600, len(result) // 2, len(result) - 3):  # seal, superblock, middle, end
@@ -246,6 +240,8 @@ def test_damaged_files_perfit_wrote_checksum_in_the_hdf5_user_block_r():
     write("rtrunc.h5", result[: len(result) - 100], "wb")
     expect(["show", "rtrunc.h5"], 3, f"result file 'rtrunc.h5' is truncated: {len(result) - 100} bytes, "
            f"written as {len(result)}", untouched=True)
+    with open(os.path.join(work, "s.h5"), "rb") as f:
+        whole = f.read()
     flipped = bytearray(whole)
     flipped[len(whole) // 3] ^= 0x40
     write("sflip.h5", bytes(flipped), "wb")
@@ -272,8 +268,7 @@ def test_damaged_files_perfit_wrote_checksum_in_the_hdf5_user_block_r():
 
 
 # ---- output a person can trust: show, polish wording, the config as run ----
-def test_output_a_person_can_trust_show_polish_wording_the_config_as():
-    global after, before, config, h, line, r, r1, r2, r3
+def test_output_a_person_can_trust():
     r1 = expect([*fit, "--out", "j.h5", "--json"], 0)
     r2 = expect(["show", "j.h5", "--json"], 0)
     if json.loads(r1.stdout) != json.loads(r2.stdout):

@@ -8,6 +8,7 @@ import json
 import os
 
 import h5py
+import pytest
 
 from ranks import Cli, arguments, write_mlperf_series
 
@@ -17,11 +18,16 @@ failures = []
 cli = Cli(perfit, work, mpiexec, failures)
 run, expect, as_json, failures = cli.run, cli.expect, cli.as_json, cli.failures
 
+S = ["--data", "s.h5", "--set", "/pytorch/resnet50"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def store():
+    expect(["synth", "--out", "s.h5", "--rows", "2000", "--noise", "0.03"], 0)
+
+
 # ---- synthetic: the generic model is the truth ----
 def test_synthetic_the_generic_model_is_the_truth():
-    global S, ch, crit, doc, ext, f, g, k, m, r, seed
-    expect(["synth", "--out", "s.h5", "--rows", "2000", "--noise", "0.03"], 0)
-    S = ["--data", "s.h5", "--set", "/pytorch/resnet50"]
     ext = {}
     for m in ["generic", "amdahl"]:
         r = expect(["validate", *S, "--model", m, "--split", "scale:p", "--json"], 0)
@@ -90,8 +96,7 @@ def test_synthetic_the_generic_model_is_the_truth():
 
 
 # ---- bootstrap: 90% intervals cover the truth in 80-97% of 40 repetitions x 6 constants ----
-def test_bootstrap_90_intervals_cover_the_truth_in_80_97_of_40_repeti():
-    global doc, f, header, hi, hit, inside, iv, lo, name, per, r, rep, total, truth
+def test_bootstrap_90_intervals_cover_the_truth():
     hit = total = 0
     per = {}
     for rep in range(1, 41):
@@ -146,8 +151,7 @@ def test_bootstrap_90_intervals_cover_the_truth_in_80_97_of_40_repeti():
 
 
 # ---- real data: the MLPerf table, resnet on V100s with MXNet (as in docs/validation.md) ----
-def test_real_data_the_mlperf_table_resnet_on_v100s_with_mxnet_as_in():
-    global M, doc, r, v
+def test_real_data_mlperf_resnet_v100_mxnet():
     write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
     expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
             "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0)
@@ -180,8 +184,7 @@ def test_real_data_the_mlperf_table_resnet_on_v100s_with_mxnet_as_in():
 
 
 # ---- under mpiexec: the folds are spread over the ranks, the answer is the same ----
-def test_under_mpiexec_the_folds_are_spread_over_the_ranks_the_answer():
-    global a, b, ia, ib, par, serial
+def test_under_mpiexec_the_answer_is_the_serial_one():
     serial = run("validate", *S, "--split", "kfold:4", "--json")
     par = run("validate", *S, "--split", "kfold:4", "--json", n=2)
     if par.returncode != 0 or serial.stdout != par.stdout:

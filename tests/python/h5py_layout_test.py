@@ -32,7 +32,6 @@ def check(cond, what):
 
 # ---- the store as h5py reads it ----
 def test_the_store_as_h5py_reads_it():
-    global cols, f, g, lengths, p, s, sets, t
     with h5py.File(store, "r") as f:
         sets = []
         f.visititems(lambda name, obj: sets.append("/" + name)

@@ -66,7 +66,17 @@ def check_page(page, name, figures):
     assert pixels.std() > 0.05, f"{name}: the screenshot is blank (std {pixels.std():.3f})"
 
 
-perfit("synth", "--out", "s.h5", "--rows", "600", "--seed", "4")
+@pytest.fixture(scope="module", autouse=True)
+def store():
+    perfit("synth", "--out", "s.h5", "--rows", "600", "--seed", "4")
+
+
+@pytest.fixture(scope="module")
+def fit_result():
+    """r.h5: a fit of generic with bootstrap intervals, for the tests that read a result."""
+    perfit("fit", "--data", "s.h5", "--set", "/pytorch/resnet50", "--model", "generic", "--bootstrap", "20",
+           "--out", "r.h5")
+    return "r.h5"
 
 
 def test_the_console_check_sees_a_message():
@@ -77,10 +87,8 @@ def test_the_console_check_sees_a_message():
     assert any('"seen"' in l for l in console), "a console error did not reach the check"
 
 
-def test_a_fit_report():
-    perfit("fit", "--data", "s.h5", "--set", "/pytorch/resnet50", "--model", "generic", "--bootstrap", "20",
-           "--out", "r.h5")
-    r = perfit("report", "r.h5", "--out", "fit.html")
+def test_a_fit_report(fit_result):
+    r = perfit("report", fit_result, "--out", "fit.html")
     assert r.stdout.startswith("wrote fit.html")
     with open(os.path.join(work, "fit.html"), encoding="utf-8") as f:
         text = f.read()
@@ -140,8 +148,8 @@ def test_a_batch_report_holds_every_fit_and_every_selection():
     check_page(os.path.join(work, "mixed.html"), "mixed", 9)
 
 
-def test_a_truncated_result_is_named_as_predict_names_it():
-    with open(os.path.join(work, "r.h5"), "rb") as f:
+def test_a_truncated_result_is_named_as_predict_names_it(fit_result):
+    with open(os.path.join(work, fit_result), "rb") as f:
         head = f.read(4096)
     with open(os.path.join(work, "cut.h5"), "wb") as f:
         f.write(head)
@@ -151,12 +159,13 @@ def test_a_truncated_result_is_named_as_predict_names_it():
     assert r.stderr.count("\n") == 1 and "truncated" in r.stderr and "truncated" in p.stderr, (r.stderr, p.stderr)
 
 
-def test_bad_input_is_one_line_and_nothing_is_written():
+def test_bad_input_is_one_line_and_nothing_is_written(fit_result):
     r = perfit("report", "s.h5", "--out", "store.html", check=False)
     assert r.returncode == 3 and r.stderr.count("\n") == 1 and "neither a perfit result" in r.stderr, r.stderr
-    r = perfit("report", "r.h5", "--out", "fit.html", check=False)
+    perfit("report", fit_result, "--out", "there.html", "--force")
+    r = perfit("report", fit_result, "--out", "there.html", check=False)
     assert r.returncode == 2 and "pass --force" in r.stderr, r.stderr
-    r = perfit("report", "r.h5", "--out", "s.h5", "--force", check=False)
+    r = perfit("report", fit_result, "--out", "s.h5", "--force", check=False)
     assert r.returncode == 2 and "not an HTML file" in r.stderr, r.stderr
     r = perfit("report", "nope.h5", "--out", "n.html", check=False)
     assert r.returncode == 6 and "does not exist" in r.stderr, r.stderr

@@ -29,7 +29,6 @@ subprocess.run([perfit, "fit", "--data", "s.h5", "--set", "/pytorch/bert", "--ou
                cwd=work, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 # ---- the four figures of a fit ----
 def test_the_four_figures_of_a_fit():
-    global f, img, name, path, r, want
     r = run("r.h5", "--out", "plots")
     want = ["scaling.png", "measured_vs_predicted.png", "residuals.png", "terms.png"]
     if r.returncode != 0 or [os.path.basename(l) for l in r.stdout.split()] != want:
@@ -56,7 +55,6 @@ def test_the_four_figures_of_a_fit():
 
 # ---- --sweep, and bad input ----
 def test_sweep_and_bad_input():
-    global r
     # --sweep picks the stacked factor; a factor the model does not read is refused
     r = run("r.h5", "--out", "plots_b", "--sweep", "b")
     if r.returncode != 0 or not os.path.exists(os.path.join(work, "plots_b", "terms.png")):

@@ -23,7 +23,6 @@ subprocess.run([perfit, "synth", "--out", "s.h5", "--rows", "4000", "--set", "/p
                check=True, cwd=work, stdout=subprocess.DEVNULL)
 # ---- strong and weak series at 1 and 2 ranks ----
 def test_strong_and_weak_series_at_1_and_2_ranks():
-    global d, f, fit, mode, need, needle, out, p, proj, r, rows, split, what
     for mode, split in [("strong", "islands"), ("weak", "rows")]:
         out = f"{mode}_{split}"
         r = subprocess.run([sys.executable, os.path.join(source, "scripts", "scaling.py"), mode, "--split", split,

@@ -84,8 +84,6 @@ def log_of(pattern):
 
 # ---- the job scripts of slurm/ on the local Slurm ----
 def test_the_job_scripts_of_slurm_on_the_local_slurm():
-    global _, ck, e, f, fit, i, job, lines, log, logs, long_fit, m, outs, rc, results, rows, runs
-    global state
     try:
         sh(perfit, "synth", "--out", "s.h5", "--rows", "3000", "--set", "/mxnet/vgg16", "--set", "/pytorch/bert")
         fit = ["--data", "s.h5", "--set", "/mxnet/vgg16", "--max-generations", "120", "--mode", "sync",
