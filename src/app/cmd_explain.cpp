@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "perfit/job/factor_args.hpp"
+#include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/result_names.hpp"
 #include "perfit/core/error.hpp"
@@ -97,6 +98,7 @@ int run_explain(const ExplainArgs& a) {
     throw ConfigError("--efficiency must be in (0, 1], got " + format_g(a.efficiency));
   }
   const io::ResultFile r = io::read_result(a.result, a.set);
+  job::refuse_joint(r, a.result, "explain");
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   const job::ResultNames names(r, a.result);
   const std::string factor = names.column(sweep[0].name);

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "perfit/job/factor_args.hpp"
+#include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/prediction.hpp"
 #include "perfit/job/result_names.hpp"
@@ -36,10 +37,23 @@ struct PredictArgs {
   bool json = false, force = false;
 };
 
-// "p=64,b=256,d=1.28e6" -> a one-row table.
-data::MeasurementTable parse_at(const std::string& text) {
+// "p=64,b=256,d=1.28e6" -> a one-row table; a joint fit's group columns take text
+// (framework=TensorFlow).
+data::MeasurementTable parse_at(const std::string& text, const io::ResultFile& r) {
+  const job::Groups groups = job::groups_of(r);
   data::MeasurementTable t;
-  for (const auto& [name, v] : job::parse_values(text, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
+  std::string numbers = groups.empty() ? text : "";
+  for (const std::string& item : groups.empty() ? std::vector<std::string>{} : split_list(text)) {
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    if (eq != std::string::npos && std::find(groups.by.begin(), groups.by.end(), name) != groups.by.end()) {
+      t.add_column(data::Column(name, std::vector<std::string>{item.substr(eq + 1)}));
+    } else {
+      numbers += (numbers.empty() ? "" : ",") + item;
+    }
+  }
+  if (numbers.empty() && t.cols() > 0) return t;
+  for (const auto& [name, v] : job::parse_values(numbers, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
   return t;
 }
 
@@ -107,7 +121,9 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
     j["model"] = model;
     j["result"] = a.result;
     j["at"] = nlohmann::ordered_json::object();
-    for (const auto& c : table.columns()) j["at"][c.name()] = c.f64()[0];
+    for (const auto& c : table.columns()) {  // a joint fit's group column holds text
+      j["at"][c.name()] = c.is_numeric() ? nlohmann::ordered_json(c.to_double()[0]) : nlohmann::ordered_json(c.str()[0]);
+    }
     j["prediction"] = pred(0);
     if (iv.bounds) {
       j["interval"] = {{"lo", iv.bounds->lo(0)}, {"hi", iv.bounds->hi(0)}, {"level", iv.level}, {"contains", iv.contains}};
@@ -182,7 +198,7 @@ int run_predict(const PredictArgs& a) {
   }
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
-  const job::Prediction p = job::predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at), where, !a.at.empty(), a.interval);
+  const job::Prediction p = job::predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at, r), where, !a.at.empty(), a.interval);
   const auto& [table, pred, terms, names, iv, outside, guard, note] = p;
   guard.warn(outside, "predict");
   if (!note.empty()) std::fprintf(stderr, "perfit predict: note: %s\n", note.c_str());

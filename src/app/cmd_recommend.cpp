@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common_flags.hpp"
 #include "perfit/job/factor_args.hpp"
+#include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/prediction.hpp"
 #include "perfit/job/result_names.hpp"
@@ -201,6 +202,7 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
 int run_recommend(const RecommendArgs& a) {
   std::vector<Constraint> cons = parse_constraints(a.constraint);
   const io::ResultFile r = io::read_result(a.result, a.set);
+  job::refuse_joint(r, a.result, "recommend");
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   // Factors by the fit's names or the columns they were bound to (p or gpus).
   const job::ResultNames names(r, a.result);

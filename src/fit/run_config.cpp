@@ -16,6 +16,11 @@ void RunConfig::validate(bool need_out) const {
   if (model.empty()) throw ConfigError("no model: pass --model generic (or a YAML file); `perfit models` lists them");
   cost.validate();
   model::parse_factor_bindings(factors);
+  if (by.empty() && !(shared.empty() && per_group.empty())) {
+    throw ConfigError(std::string(shared.empty() ? "--per-group" : "--shared") +
+                      " names constants of a joint fit: pass --by COLUMN too (the column whose values "
+                      "split the rows into groups, e.g. --by framework)");
+  }
 }
 
 void RunConfig::resolve(bool need_out) {
@@ -66,6 +71,16 @@ const OptionTable<RunConfig>& run_config_option_table() {
                        "the column that measures scale (workers): lambda: auto leaves its values "
                        "out one at a time, select extrapolates to its largest (empty: p, or the "
                        "column p is bound to)"),
+        text_option<S>("by", [](S& c) -> auto& { return c.by; }, "column names, comma-separated",
+                       "fit the groups that the values of these columns split the rows into jointly: "
+                       "one expression, constants shared or per group (--shared, --per-group; "
+                       "docs/joint.md)"),
+        text_option<S>("shared", [](S& c) -> auto& { return c.shared; }, "constant names, comma-separated",
+                       "with --by: the constants every group shares (the rest are per group unless "
+                       "--per-group names them)"),
+        text_option<S>("per_group", [](S& c) -> auto& { return c.per_group; }, "constant names, comma-separated",
+                       "with --by: the constants each group has its own value of (the rest are shared "
+                       "unless --shared names them)"),
         text_option<S>("out", [](S& c) -> auto& { return c.out; }, "a path",
                        "result file to write (HDF5)"),
         whole_option<S>("seed", [](S& c) -> auto& { return c.de.seed; }, 0,

@@ -10,15 +10,15 @@
 #include <optional>
 
 #include "perfit/job/fit_checkpoint.hpp"
+#include "perfit/job/fit_result.hpp"
 #include "perfit/job/fitted_rows.hpp"
+#include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/result_report.hpp"
 #include "perfit/job/set_binding.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/text.hpp"
-#include "perfit/core/utc_time.hpp"
-#include "perfit/core/version.hpp"
 #include "perfit/data/checksum.hpp"
 #include "perfit/data/row_validity.hpp"
 #include "perfit/fit/engine.hpp"
@@ -26,6 +26,7 @@
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
+#include "perfit/model/grouped_model.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
 
@@ -41,13 +42,39 @@ struct Setup {
   std::shared_ptr<data::MeasurementTable> given;  // FitJob::table
   io::SetInfo info;
   std::shared_ptr<const model::Model> model;
-  std::vector<std::string> load;  // columns to read: factors, target, weights
+  std::vector<std::string> load;  // columns the fit reads: factors, target, weights
+  std::vector<std::string> read;  // of which in the set (not the group indicators), and the --by columns
+  Groups groups;                  // --by: a joint fit of these groups
   std::string target;
   std::string checksum;           // the set's, written at import
   io::Checkpoint header;          // what a checkpoint of this run records
   std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
 };
 
+
+// --by: the groups of the whole set (every rank reads its --by columns) and the spec over them.
+void apply_groups(Setup& s, std::vector<std::string>& names) {
+  const fit::RunConfig& c = s.cfg;
+  const std::string where = "'" + c.data + "' set '" + c.set + "'";
+  const std::vector<std::string> by = split_list(c.by);
+  for (const auto& col : by) {
+    if (std::find(names.begin(), names.end(), col) == names.end()) {
+      throw ConfigError(where + " has no column '" + col + "' to split the rows into groups (--by); its columns: " +
+                        join(names));
+    }
+  }
+  data::MeasurementTable keys;
+  if (s.given) {
+    for (const auto& col : by) keys.add_column(s.given->column(col));
+  } else {
+    keys = s.store->read(c.set, by);
+  }
+  s.groups = find_groups(keys, by, where);
+  const model::ConstantKinds kinds = model::constant_kinds(s.spec, split_list(c.shared), split_list(c.per_group));
+  s.groups.per_group = kinds.per_group;
+  s.spec = model::expand_for_groups(s.spec, s.groups.labels.size(), kinds.per_group);
+  for (std::size_t g = 1; g <= s.groups.labels.size(); ++g) names.push_back(model::group_indicator(g));
+}
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.cfg = a.cfg;
@@ -79,6 +106,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     if (rank == 0) note_unused(bound);
     s.spec = bound.spec;
   }
+  if (!c.by.empty()) apply_groups(s, names);
   s.model = std::make_shared<const model::Model>(s.spec, names);
   s.load = s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
   s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
@@ -90,6 +118,12 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
       s.load.push_back(extra);
     }
+  }
+  for (const auto& col : s.load) {
+    if (!model::is_group_indicator(col)) s.read.push_back(col);
+  }
+  for (const auto& col : s.groups.by) {
+    if (std::find(s.read.begin(), s.read.end(), col) == s.read.end()) s.read.push_back(col);
   }
   // The set's own fingerprint, written at import: the same whatever rows a rank loads.
   s.checksum = s.info.attributes.count("checksum")
@@ -139,76 +173,6 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
                  describe_invalid(total));
   }
   return bad_rows;
-}
-
-io::ResultFile make_result(const Setup& s, const fit::FitReport& fr, const std::string& checksum,
-                           const data::MeasurementTable& table, int world_size,
-                           std::size_t dropped) {
-  const fit::RunConfig& c = s.cfg;
-  io::ResultFile r;
-  r.model_name = s.spec.name;
-  r.model_yaml = io::model_to_yaml(s.spec);
-  r.config_yaml = fit::run_config_to_yaml(s.cfg);
-  r.data_file = c.data;
-  r.data_file_from_result = data_from_result(c.data, c.out);
-  r.set = c.set;
-  r.data_checksum = checksum;
-  r.ranks = world_size;
-  r.target = s.target;
-  r.unit = table.attribute_string("unit", "s");
-  r.rows = s.info.rows - dropped;
-  r.rows_dropped = dropped;
-  r.seed = c.de.seed;
-  const auto& ident = fr.identifiability;
-  for (std::size_t k = 0; k < s.model->n_params(); ++k) {
-    const auto& p = s.spec.params[k];
-    r.params.push_back({p.name, fr.params(static_cast<Eigen::Index>(k)), p.lo, p.hi, p.log_scale,
-                        static_cast<bool>(fr.at_bound[k]),
-                        ident.identifiable.empty() || ident.identifiable[k], fr.linear[k]});
-    if (k < fr.past_bound.size()) r.params.back().past_bound = fr.past_bound[k];
-  }
-  r.warnings = ident.warnings;
-  if (const std::vector<std::string> pressed = pressed_bounds(r); !pressed.empty()) {
-    r.warnings.push_back(join(pressed) + (pressed.size() > 1 ? " sit" : " sits") +
-                         " at a bound the data press on: the model cannot follow the data there, and beyond the "
-                         "measured range its predictions may miss by more than their intervals say; widen the bounds "
-                         "and refit, or compare models with perfit select");
-  }
-  r.cost = fr.cost;
-  r.cost_before_polish = fr.cost_before_polish;
-  r.polish_improved = fr.polish_improved;
-  r.stop_reason = de::to_string(fr.reason);
-  r.stop_message = fr.message;
-  r.generations = fr.generations;
-  r.evaluations = fr.evaluations;
-  r.seconds = fr.seconds;
-  r.de_seconds = fr.de_seconds;
-  r.migration_seconds = fr.migration_seconds;
-  r.vote_seconds = fr.vote_seconds;
-  r.reduce_seconds = fr.reduce_seconds;
-  r.metrics = fr.metrics;
-  r.noise_log_sd = fr.noise_log_sd;
-  r.noise_dof = fr.noise_dof;
-  r.history = fr.history;
-  r.lambda = fr.lambda.split.empty() ? c.cost.lambda : fr.lambda.lambda;
-  r.lambda_split = fr.lambda.split;
-  r.lambda_grid = fr.lambda.lambdas;
-  r.lambda_scores = fr.lambda.scores;
-  const fit::BootstrapResult& bs = fr.bootstrap;
-  if (bs.requested > 0) {
-    r.bootstrap_requested = bs.requested;
-    r.bootstrap_resampled = bs.resampled;
-    r.ci = bs.ci;
-    for (Eigen::Index k = 0; k < bs.replicates.cols(); ++k) {
-      r.bootstrap.emplace_back(bs.replicates.col(k).begin(), bs.replicates.col(k).end());
-      r.params[static_cast<std::size_t>(k)].ci_lo = bs.lo(k);
-      r.params[static_cast<std::size_t>(k)].ci_hi = bs.hi(k);
-    }
-  }
-  r.perfit_version = version();
-  r.git_revision = git_revision();
-  r.created_utc = utc_now();
-  return r;
 }
 
 // The largest peak resident set of the ranks of comm (MPI_COMM_NULL: this process), in MiB.
@@ -282,7 +246,8 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
   const auto slice = layout.row_slice(s.info.rows);
   auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
-  if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.load, io::RowRange{slice.first, slice.second}); });
+  if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second}); });
+  if (!s.groups.empty()) add_group_columns(*table, s.groups, "'" + cfg.data + "' set '" + cfg.set + "'");
   dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
   agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
@@ -344,8 +309,10 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   // Interrupted without a checkpoint dir: the best so far is written, marked as such.
   out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
   std::vector<io::MeasuredRange> ranges = measured_ranges(*s.model, table, cfg.factors, r.parallel() ? r.comm : MPI_COMM_NULL);
+  std::erase_if(ranges, [](const io::MeasuredRange& m) { return model::is_group_indicator(m.name); });
   if (r.rank != 0) return out;  // rank 0 writes the result
-  out.result = make_result(s, fr, s.checksum, table, r.size, dropped);
+  out.result = make_result({s.cfg, s.spec, s.groups, s.target, s.checksum, table.attribute_string("unit", "s"),
+                            s.info.rows - dropped, dropped, r.size}, fr);
   out.result->peak_rss_mib = peak_rss;
   out.result->ranges = std::move(ranges);
   out.result->choice_log_sd = job.choice_log_sd;

@@ -4,12 +4,14 @@
 #include <cmath>
 
 #include "perfit/job/factor_args.hpp"
+#include "perfit/job/groups.hpp"
 #include "perfit/job/result_names.hpp"
 #include "perfit/job/result_report.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/model/evaluator.hpp"
+#include "perfit/model/grouped_model.hpp"
 
 namespace perfit::job {
 
@@ -61,8 +63,22 @@ Prediction predict_rows(const io::ResultFile& r, const std::string& result, cons
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, result + " model_yaml");
   std::string note;
   data::MeasurementTable table = ResultNames(r, result).bind(rows, spec, where, &note);
+  const Groups groups = groups_of(r);
+  if (!groups.empty()) {
+    for (const auto& col : groups.by) {
+      if (table.find(col)) continue;
+      throw ConfigError(where + ": this joint fit predicts per group: give its column '" + col + "' (" +
+                        (where == "--at" ? "e.g. --at " + col + "=" + groups.labels.front() + ",...; " : "") +
+                        "groups: " + join_some(groups.labels) + ")");
+    }
+    add_group_columns(table, groups, where);
+  }
   const std::vector<std::string> needed = model::Model::factors(spec);  // after the names are bound
   std::vector<std::string> given = table.column_names();
+  std::erase_if(given, [&](const std::string& c) {
+    return std::find(groups.by.begin(), groups.by.end(), c) != groups.by.end() ||
+           (!groups.empty() && model::is_group_indicator(c) && std::find(needed.begin(), needed.end(), c) == needed.end());
+  });
   if (!only_factors) {
     std::erase_if(given, [&](const std::string& c) { return std::find(needed.begin(), needed.end(), c) == needed.end(); });
   }
@@ -81,6 +97,7 @@ Prediction predict_rows(const io::ResultFile& r, const std::string& result, cons
   Interval iv = interval_of(interval, r, ev, values, beyond_log(guard, outside));
   Prediction p{{}, std::move(values), std::move(terms), m.term_names(), std::move(iv), std::move(outside),
                std::move(guard), {}};
+  std::erase_if(table.columns(), [](const data::Column& c) { return model::is_group_indicator(c.name()); });
   p.rows = std::move(table);
   p.note = std::move(note);
   return p;

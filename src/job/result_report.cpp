@@ -9,6 +9,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/fit/run_config.hpp"
+#include "perfit/job/groups.hpp"
 
 namespace perfit::job {
 
@@ -53,6 +54,29 @@ __attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char*
   va_end(again);
 }
 
+// A joint fit: one row per group, one column per per-group constant; the shared ones once.
+std::string group_table_text(const io::ResultFile& r) {
+  const Groups g = groups_of(r);
+  std::string out;
+  appendf(out, "groups by %s: %zu (param c__k is group k's c); constants per group: %s; shared: ", join(g.by).c_str(), g.labels.size(),
+          join(g.per_group).c_str());
+  std::string shared;
+  for (const auto& p : r.params) {
+    if (param_group(g, p.name).second.empty()) shared += (shared.empty() ? "" : ", ") + p.name + " " + format_g(p.value);
+  }
+  appendf(out, "%s\n  %-24s", shared.empty() ? "(none)" : shared.c_str(), "group");
+  for (const auto& c : g.per_group) appendf(out, " %14s", c.c_str());
+  for (std::size_t k = 0; k < g.labels.size(); ++k) {
+    appendf(out, "\n  %-24s", g.labels[k].c_str());
+    for (const auto& c : g.per_group) {
+      for (const auto& p : r.params) {
+        if (param_group(g, p.name) == std::pair<std::string, std::string>{c, g.labels[k]}) appendf(out, " %14.6g", p.value);
+      }
+    }
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string result_table_text(const io::ResultFile& r) {
@@ -80,6 +104,7 @@ std::string result_table_text(const io::ResultFile& r) {
     if (ci && p.identifiable) appendf(out, " %12.6g..%-12.6g", p.ci_lo, p.ci_hi);
     appendf(out, "%s\n", note.c_str());
   }
+  if (!r.group_by.empty()) out += group_table_text(r);
   const auto& x = r.metrics;
   appendf(out, "metrics: MAPE %.3g%%  RMSE %.4g %s  R^2 %.6f  GMAE %.3g%%  max rel err %.3g%%\n",
               x.mape, x.rmse, r.unit.c_str(), x.r2, x.gmae, x.max_rel_err);
@@ -147,6 +172,15 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
     if (p.linear) j["linear"].push_back(p.name);
     if (p.at_bound) j["at_bound"].push_back(p.name);
     if (!p.identifiable) j["unidentifiable"].push_back(p.name);
+  }
+  if (const Groups g = groups_of(r); !g.empty()) {
+    nlohmann::ordered_json per = nlohmann::ordered_json::object(), shared = nlohmann::ordered_json::object();
+    for (const auto& p : r.params) {
+      const auto [constant, label] = param_group(g, p.name);
+      if (label.empty()) shared[p.name] = p.value;
+      else per[constant][label] = p.value;
+    }
+    j["groups"] = {{"by", g.by}, {"labels", g.labels}, {"per_group", per}, {"shared", shared}};
   }
   j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
                   {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};

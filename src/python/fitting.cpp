@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "perfit/job/fit_job.hpp"
+#include "perfit/job/groups.hpp"
 #include "options.hpp"
 #include "perfit/job/prediction.hpp"
 #include "perfit/job/result_report.hpp"
@@ -122,6 +123,16 @@ py::dict params_columns(const io::ResultFile& r) {
   d["ci_lo"] = ci_lo;
   d["ci_hi"] = ci_hi;
   d["past_bound"] = past_bound;
+  if (const job::Groups g = job::groups_of(r); !g.empty()) {  // a joint fit: which constant, which group
+    std::vector<std::string> constant, group;
+    for (const auto& p : r.params) {
+      auto [c, label] = job::param_group(g, p.name);
+      constant.push_back(std::move(c));
+      group.push_back(std::move(label));
+    }
+    d["constant"] = constant;
+    d["group"] = group;
+  }
   return d;
 }
 

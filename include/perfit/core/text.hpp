@@ -48,15 +48,17 @@ inline std::string format_g(double v, int digits = 6) {
   return buf;
 }
 
-// "a,b,,c" -> {"a", "b", "c"}: the pieces between separators, empty ones dropped.
+// "a, b,,c" -> {"a", "b", "c"}: the pieces between separators, blanks around them and empty
+// ones dropped.
 inline std::vector<std::string> split_list(const std::string& text, char sep = ',') {
   std::vector<std::string> out;
   std::string cur;
   for (const char ch : text + sep) {
     if (ch != sep) {
-      cur += ch;
-    } else if (!cur.empty()) {
-      out.push_back(cur);
+      if (ch != ' ' || !cur.empty()) cur += ch;
+    } else {
+      while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+      if (!cur.empty()) out.push_back(cur);
       cur.clear();
     }
   }

@@ -22,6 +22,9 @@ struct RunConfig {
   std::string model = "generic";  // built-in name or YAML file
   std::string out;                // result file (HDF5)
   std::string factors;            // "p=n_accelerators,d=1": model factors bound to columns/values
+  // A joint fit of groups (job/groups.hpp): the columns whose values split the rows, and which
+  // of the model's constants the groups share or have each their own (comma-separated names).
+  std::string by, shared, per_group;
   std::string scale;              // the column of workers (lambda: auto, select); "": p or p's column
   unsigned threads = 1;           // evaluator threads per process
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads

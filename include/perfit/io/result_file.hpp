@@ -101,6 +101,11 @@ struct ResultFile {
   std::size_t kept_stride = 0;
   // The store relative to the result's directory, for a result moved together with its data.
   std::string data_file_from_result;
+  // A joint fit of groups (fit --by, job/groups.hpp): the columns that split the rows
+  // (comma-separated; empty: one set), each group's label (one per line, group 1 first) and the
+  // constants fitted per group (comma-separated; the others are shared). Per-group constants
+  // appear in params as c__1 .. c__G.
+  std::string group_by, group_labels, group_per_group;
   // select --out: every candidate of the selection, the winner first (the group /candidates).
   std::vector<CandidateFit> candidates;
 };

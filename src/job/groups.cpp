@@ -1,0 +1,112 @@
+#include "perfit/job/groups.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/model/grouped_model.hpp"
+
+namespace perfit::job {
+
+namespace {
+
+void require_columns(const data::MeasurementTable& t, const std::vector<std::string>& by, const std::string& where,
+                     bool config) {
+  for (const auto& c : by) {
+    if (t.find(c)) continue;
+    const std::string msg = where + " has no column '" + c + "' to split the groups by; columns: " +
+                            join(t.column_names());
+    if (config) throw ConfigError(msg);
+    throw DataError(msg);
+  }
+}
+
+std::string lines(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "\n") + x;
+  return s;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  while (!text.empty() && b <= text.size()) {
+    const std::size_t e = std::min(text.find('\n', b), text.size());
+    out.push_back(text.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t Groups::index(const std::string& label) const {
+  const auto it = std::find(labels.begin(), labels.end(), label);
+  return it == labels.end() ? 0 : static_cast<std::size_t>(it - labels.begin()) + 1;
+}
+
+std::string group_label(const data::MeasurementTable& t, const std::vector<std::string>& by, std::size_t i) {
+  std::string s;
+  for (std::size_t k = 0; k < by.size(); ++k) s += (k ? " / " : "") + t.column(by[k]).value_text(i);
+  return s;
+}
+
+Groups find_groups(const data::MeasurementTable& t, const std::vector<std::string>& by, const std::string& where) {
+  require_columns(t, by, where, false);
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < t.rows(); ++i) seen.insert(group_label(t, by, i));
+  if (seen.size() < 2) {
+    throw DataError(where + ": --by " + join(by) + " gives " + std::to_string(seen.size()) + " group" +
+                    (seen.size() == 1 ? " ('" + *seen.begin() + "')" : "s") +
+                    "; a joint fit needs rows of two or more groups (fit one set without --by)");
+  }
+  return {by, {seen.begin(), seen.end()}, {}};
+}
+
+void add_group_columns(data::MeasurementTable& t, const Groups& g, const std::string& where) {
+  require_columns(t, g.by, where, true);
+  std::vector<std::vector<double>> ind(g.labels.size(), std::vector<double>(t.rows(), 0.0));
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    const std::string label = group_label(t, g.by, i);
+    const std::size_t k = g.index(label);
+    if (k == 0) {
+      throw ConfigError(where + " row " + std::to_string(i + 1) + ": " + join(g.by) + " '" + label +
+                        "' is no group of this joint fit; its groups: " + join_some(g.labels));
+    }
+    ind[k - 1][i] = 1.0;
+  }
+  for (std::size_t k = 0; k < ind.size(); ++k) {
+    t.add_column(data::Column(model::group_indicator(k + 1), std::move(ind[k])));
+  }
+}
+
+std::pair<std::string, std::string> param_group(const Groups& g, const std::string& param) {
+  const auto [constant, k] = model::split_group_param(param);
+  if (k == 0 || k > g.labels.size()) return {param, ""};
+  return {constant, g.labels[k - 1]};
+}
+
+void refuse_joint(const io::ResultFile& r, const std::string& path, const std::string& command) {
+  const Groups g = groups_of(r);
+  if (g.empty()) return;
+  throw ConfigError("'" + path + "' is a joint fit of " + std::to_string(g.labels.size()) + " groups (by " + join(g.by) +
+                    "); " + command + " reads fits of one set for now: predict it per group (perfit predict --at " +
+                    g.by.front() + "=" + g.labels.front() + ",...), or fit one group's rows alone");
+}
+
+Groups groups_of(const io::ResultFile& r) {
+  if (r.group_by.empty()) return {};
+  return {split_list(r.group_by), split_lines(r.group_labels), split_list(r.group_per_group)};
+}
+
+void set_groups(io::ResultFile& r, const Groups& g) {
+  std::string by, per;
+  for (const auto& c : g.by) by += (by.empty() ? "" : ",") + c;
+  for (const auto& c : g.per_group) per += (per.empty() ? "" : ",") + c;
+  r.group_by = by;
+  r.group_labels = lines(g.labels);
+  r.group_per_group = per;
+}
+
+}  // namespace perfit::job

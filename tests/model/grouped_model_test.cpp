@@ -1,0 +1,82 @@
+#include "perfit/model/grouped_model.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "perfit/core/error.hpp"
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/model/evaluator.hpp"
+#include "perfit/model/separable.hpp"
+
+namespace perfit::model {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+ModelSpec two_constant_model() {
+  ModelSpec m;
+  m.name = "t";
+  m.expression = "c0 + c1*d/p^g";
+  m.params = {{"c0", 0, 10, false}, {"c1", 1e-6, 1, true}, {"g", 0.5, 1.5, false}};
+  m.terms = {};
+  return m;
+}
+
+TEST(GroupedModel, KindsFromEitherList) {
+  const ModelSpec m = two_constant_model();
+  const ConstantKinds a = constant_kinds(m, {"c0"}, {});
+  EXPECT_EQ(a.shared, std::vector<std::string>{"c0"});
+  EXPECT_EQ(a.per_group, (std::vector<std::string>{"c1", "g"}));
+  const ConstantKinds b = constant_kinds(m, {}, {"g"});
+  EXPECT_EQ(b.shared, (std::vector<std::string>{"c0", "c1"}));
+  EXPECT_THAT([&] { constant_kinds(m, {}, {}); }, ThrowsMessage<ConfigError>(HasSubstr("--shared")));
+  EXPECT_THAT([&] { constant_kinds(m, {"c0"}, {"c0"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("'c0' is named both --shared and --per-group")));
+  EXPECT_THAT([&] { constant_kinds(m, {"c9"}, {}); },
+              ThrowsMessage<ConfigError>(HasSubstr("'c9' (in --shared) is not a constant of model 't'; its constants: c0, c1, g")));
+  EXPECT_THAT([&] { constant_kinds(m, {"c0"}, {"c1"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("constant 'g' is named in neither")));
+}
+
+TEST(GroupedModel, ParamNamesRoundTrip) {
+  EXPECT_EQ(group_param("c1", 12), "c1__12");
+  EXPECT_EQ(split_group_param("c1__12"), (std::pair<std::string, std::size_t>{"c1", 12}));
+  EXPECT_EQ(split_group_param("c1"), (std::pair<std::string, std::size_t>{"c1", 0}));
+  EXPECT_EQ(split_group_param("a__b"), (std::pair<std::string, std::size_t>{"a__b", 0}));
+  EXPECT_TRUE(is_group_indicator("_group3"));
+  EXPECT_FALSE(is_group_indicator("_groups"));
+  EXPECT_FALSE(is_group_indicator("_group"));
+}
+
+// Each group's rows see its own per-group values and the shared ones, and constants that were
+// linear stay linear (solved by least squares per candidate).
+TEST(GroupedModel, EachGroupSeesItsOwnConstants) {
+  const ModelSpec m = expand_for_groups(two_constant_model(), 2, {"c1", "g"});
+  ASSERT_EQ(m.params.size(), 5u);
+  EXPECT_EQ(m.params[1].name, "c1__1");
+  EXPECT_EQ(m.params[4].name, "g__2");
+  EXPECT_TRUE(m.params[2].log_scale);
+  data::MeasurementTable t;
+  t.add_column(data::Column("p", std::vector<double>{2, 2}));
+  t.add_column(data::Column("d", std::vector<double>{100, 100}));
+  t.add_column(data::Column("_group1", std::vector<double>{1, 0}));
+  t.add_column(data::Column("_group2", std::vector<double>{0, 1}));
+  const Model model(m, t.column_names());
+  const Evaluator ev(model, t);
+  Eigen::VectorXd x(5);
+  x << 1.0, 0.1, 0.2, 1.0, 0.5;  // c0, c1__1, c1__2, g__1, g__2
+  const Eigen::VectorXd y = ev.predict(x);
+  EXPECT_DOUBLE_EQ(y(0), 1.0 + 0.1 * 100 / 2.0);
+  EXPECT_DOUBLE_EQ(y(1), 1.0 + 0.2 * 100 / std::sqrt(2.0));
+  const Separation sep = separate(model, std::vector<bool>(5, true));
+  EXPECT_EQ(sep.linear, (std::vector<std::size_t>{0, 1, 2}));
+}
+
+TEST(GroupedModel, RefusesNamesItNeeds) {
+  ModelSpec m = two_constant_model();
+  m.params.push_back({"c1__2", 0, 1, false});
+  m.expression += " + c1__2";
+  EXPECT_THAT([&] { expand_for_groups(m, 2, {"c1"}); }, ThrowsMessage<ConfigError>(HasSubstr("already has a name 'c1__2'")));
+}
+
+}  // namespace perfit::model

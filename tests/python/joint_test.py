@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Joint fits of groups (docs/joint.md): three frameworks in one CSV that share the machine's
+communication constants and each have their own compute, fitted with `fit --by framework`
+from the CLI and with `perfit.fit(df, by=...)`; shown, predicted per group, and checked against
+the two limits a user checks first (everything per group = separate fits; everything shared =
+one fit of all rows).
+
+Run by pytest with the harness of tests/conftest.py (--perfit, --work).
+"""
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfit
+import ranks
+
+exe, work, mpiexec = ranks.arguments()
+failures = []
+cli = ranks.Cli(exe, work, mpiexec, failures)
+expect, as_json = cli.expect, cli.as_json
+FACTORS = {"p": "gpus", "b": "batch", "d": 1.28e5, "epochs": 1}
+CLI_FACTORS = "p=gpus,b=batch,d=1.28e5,epochs=1"
+S = ["--data", "three.h5", "--set", "/study/resnet"]
+# Per framework: startup c0, per-sample compute c1 and its batch exponent g; the machine's
+# latency (c3) and bandwidth (c4) constants are shared.
+TRUTH = {"mxnet": (16.0, 0.0050, 1.0), "pytorch": (12.0, 0.0032, 0.90), "tensorflow": (20.0, 0.0040, 0.95)}
+C3, C4 = 0.003, 0.03
+
+
+def true_time(framework, p, b):
+    c0, c1, g = TRUTH[framework]
+    return c0 + 1.28e5 / (b * p) * (c1 * b ** g + C3 * np.log2(p) + C4 * (p - 1) / p)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """1-32 GPUs, three batch sizes, three repetitions, 3% noise; written to three.csv and
+    imported as /study/resnet of three.h5."""
+    rng = np.random.default_rng(3)
+    rows = [(f, p, b, r) for f in TRUTH for p in (1, 2, 4, 8, 16, 32) for b in (32, 64, 128) for r in range(3)]
+    df = pd.DataFrame(rows, columns=["framework", "gpus", "batch", "rep"])
+    df["time"] = [true_time(f, p, b) * np.exp(rng.normal(0, 0.03)) for f, p, b in zip(df.framework, df.gpus, df.batch)]
+    df.to_csv(os.path.join(work, "three.csv"), index=False)
+    expect(["import", "three.csv", "--out", "three.h5", "--set", "/study/resnet", "--target", "time", "--force"], 0)
+    return df
+
+
+def fit_joint(df, **kinds):
+    return perfit.fit(df, model="generic", target="time", factors=FACTORS, by="framework", seed=1, **kinds)
+
+
+def test_cli_joint_fit_shows_groups_and_predicts_each(runs):
+    r = expect(["fit", *S, "--factors", CLI_FACTORS, "--by", "framework", "--shared", "c2,c3,c4",
+                "--out", "joint.h5", "--force"], 0,
+               "groups by framework: 3", "constants per group: c0, c1, g", "mxnet", "tensorflow", "wrote joint.h5")
+    doc = as_json(expect(["show", "joint.h5", "--json"], 0), "show --json")
+    groups = doc.get("groups", {})
+    if groups.get("labels") != ["mxnet", "pytorch", "tensorflow"] or set(groups.get("shared", {})) != {"c2", "c3", "c4"}:
+        failures.append(f"show --json groups: {groups}")
+    for f in TRUTH:
+        out = expect(["predict", "--result", "joint.h5", "--at", f"framework={f},p=16,b=64", "--json"], 0)
+        got = as_json(out, "predict --json").get("prediction", float("nan"))
+        if not abs(got / true_time(f, 16, 64) - 1) < 0.05:
+            failures.append(f"{f} at p=16: predicted {got}, truth {true_time(f, 16, 64)}")
+    expect(["predict", "--result", "joint.h5", "--at", "p=16,b=64"], 2,
+           "this joint fit predicts per group: give its column 'framework'", "groups: mxnet, pytorch, tensorflow")
+    expect(["predict", "--result", "joint.h5", "--at", "framework=jax,p=16,b=64"], 2,
+           "framework 'jax' is no group of this joint fit")
+    with open(os.path.join(work, "grid.csv"), "w") as f:
+        f.write("framework,gpus,batch\npytorch,64,64\nmxnet,2,32\n")
+    expect(["predict", "--result", "joint.h5", "--grid", "grid.csv", "--out", "pred.csv", "--force"], 0, "wrote 2 predictions")
+    pred = pd.read_csv(os.path.join(work, "pred.csv"))
+    if list(pred.framework) != ["pytorch", "mxnet"] or list(pred.extrapolated.fillna("")) != ["gpus>2x", ""]:
+        failures.append(f"grid predictions:\n{pred}")
+
+
+def test_bad_groups_are_refused_in_one_line(runs):
+    base = ["fit", *S, "--factors", CLI_FACTORS, "--out", "bad.h5"]
+    expect([*base, "--by", "fw", "--shared", "c3"], 2, "has no column 'fw' to split the rows into groups (--by)")
+    expect([*base, "--by", "framework"], 2, "needs to know which constants the groups share")
+    expect([*base, "--by", "framework", "--shared", "c9"], 2, "'c9' (in --shared) is not a constant of model 'generic'")
+    expect([*base, "--by", "framework", "--shared", "c3", "--per-group", "c3"], 2, "named both --shared and --per-group")
+    expect([*base, "--shared", "c3"], 2, "--shared names constants of a joint fit: pass --by COLUMN too")
+    one = runs[runs.framework == "mxnet"]
+    with pytest.raises(perfit.DataError, match="gives 1 group \\('mxnet'\\); a joint fit needs rows of two or more"):
+        fit_joint(one, shared="c3")
+    with pytest.raises(perfit.ConfigError, match="option 'by' is perfit.fit's"):
+        perfit.select(runs, target="time", factors=FACTORS, by="framework", shared="c3")
+    expect(["select", *S, "--factors", CLI_FACTORS, "--by", "framework"], 2, "--by")
+    if os.path.exists(os.path.join(work, "bad.h5")):
+        failures.append("a refused joint fit wrote bad.h5")
+
+
+def test_everything_per_group_is_the_separate_fits(runs):
+    joint = fit_joint(runs, per_group="c0,c1,g,c2,c3,c4", max_generations=400)
+    params = joint.params
+    for f in TRUTH:
+        alone = perfit.fit(runs[runs.framework == f], model="generic", target="time", factors=FACTORS, seed=1,
+                           max_generations=400)
+        mine = params[params.group == f].set_index("constant")["value"]
+        cost_joint = np.mean((joint.predict(runs[runs.framework == f])["predicted_time"] / runs[runs.framework == f].time - 1) ** 2)
+        cost_alone = np.mean((alone.predict(runs[runs.framework == f])["predicted_time"] / runs[runs.framework == f].time - 1) ** 2)
+        if not abs(cost_joint / cost_alone - 1) < 0.01:
+            failures.append(f"{f}: per-group joint cost {cost_joint} vs its separate fit {cost_alone}\n{mine}\n{alone.params.value}")
+
+
+def test_everything_shared_is_one_fit_of_all_rows(runs):
+    joint = fit_joint(runs, shared="c0,c1,g,c2,c3,c4")
+    one = perfit.fit(runs, model="generic", target="time", factors=FACTORS, seed=1)
+    if not abs(joint.metrics["mape"] / one.metrics["mape"] - 1) < 0.01:
+        failures.append(f"all shared: MAPE {joint.metrics['mape']} vs one fit of all rows {one.metrics['mape']}")
+    if set(joint.params.group) != {""}:
+        failures.append(f"all shared, yet per-group params:\n{joint.params}")
+
+
+def test_python_joint_fit_has_a_group_column_and_predicts_by_it(runs):
+    joint = fit_joint(runs, shared=["c2", "c3", "c4"])
+    p = joint.params
+    if sorted(p[p.constant == "c1"].group) != ["mxnet", "pytorch", "tensorflow"]:
+        failures.append(f"fit.params of a joint fit:\n{p}")
+    new = pd.DataFrame({"framework": ["pytorch", "tensorflow"], "gpus": [8, 8], "batch": [64, 64]})
+    pred = joint.predict(new)
+    for f, got in zip(pred.framework, pred.predicted_time):
+        if not abs(got / true_time(f, 8, 64) - 1) < 0.05:
+            failures.append(f"{f} at p=8: predicted {got}, truth {true_time(f, 8, 64)}")
+    with pytest.raises(perfit.ConfigError, match="give its column 'framework'"):
+        joint.predict(new.drop(columns=["framework"]))
