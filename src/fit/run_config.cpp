@@ -1,5 +1,6 @@
 #include "perfit/fit/run_config.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -16,8 +17,8 @@ void RunConfig::validate(bool need_out) const {
   if (model.empty()) throw ConfigError("no model: pass --model generic (or a YAML file); `perfit models` lists them");
   cost.validate();
   model::parse_factor_bindings(factors);
-  if (by.empty() && !(shared.empty() && per_group.empty())) {
-    throw ConfigError(std::string(shared.empty() ? "--per-group" : "--shared") +
+  if (by.empty() && !(shared.empty() && per_group.empty() && pooled.empty())) {
+    throw ConfigError(std::string(!shared.empty() ? "--shared" : !per_group.empty() ? "--per-group" : "--pooled") +
                       " names constants of a joint fit: pass --by COLUMN too (the column whose values "
                       "split the rows into groups, e.g. --by framework)");
   }
@@ -55,6 +56,23 @@ std::vector<de::DeOptions> parse_per_island(const std::string& text, const de::D
   return out;
 }
 
+namespace {
+
+// A number, or `auto`: chosen on held-out scales at fit time.
+Option<RunConfig> pool_strength_option() {
+  const std::string expected = "auto or a number in " + range_text(0.0, 1e12);
+  return {"pool_strength", "pool-strength",
+          "with --by: how strongly pooled constants are drawn toward their common value (0: per group; "
+          "large: shared; auto: chosen on held-out scales, docs/joint.md)",
+          expected, OptionKind::number,
+          [expected](RunConfig& c, const std::string& t) {
+            c.pool_strength = t == "auto" ? std::numeric_limits<double>::quiet_NaN() : parse_real(t, 0.0, 1e12, expected);
+          },
+          [](const RunConfig& c) { return std::isnan(c.pool_strength) ? std::string("auto") : format_real(c.pool_strength); }};
+}
+
+}  // namespace
+
 const OptionTable<RunConfig>& run_config_option_table() {
   using S = RunConfig;
   static const OptionTable<RunConfig> t = [] {
@@ -76,11 +94,14 @@ const OptionTable<RunConfig>& run_config_option_table() {
                        "one expression, constants shared or per group (--shared, --per-group; "
                        "docs/joint.md)"),
         text_option<S>("shared", [](S& c) -> auto& { return c.shared; }, "constant names, comma-separated",
-                       "with --by: the constants every group shares (the rest are per group unless "
-                       "--per-group names them)"),
+                       "with --by: the constants every group shares"),
         text_option<S>("per_group", [](S& c) -> auto& { return c.per_group; }, "constant names, comma-separated",
-                       "with --by: the constants each group has its own value of (the rest are shared "
-                       "unless --shared names them)"),
+                       "with --by: the constants each group has its own value of"),
+        text_option<S>("pooled", [](S& c) -> auto& { return c.pooled; }, "constant names, comma-separated",
+                       "with --by: the constants each group has its own value of, drawn toward their "
+                       "common value (the default for every constant --shared and --per-group do not "
+                       "name)"),
+        pool_strength_option(),
         text_option<S>("out", [](S& c) -> auto& { return c.out; }, "a path",
                        "result file to write (HDF5)"),
         whole_option<S>("seed", [](S& c) -> auto& { return c.de.seed; }, 0,

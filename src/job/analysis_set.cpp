@@ -21,7 +21,8 @@ const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out) {
     for (const auto& o : fit::run_config_option_table()) {
       const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" || o.key == "progress_every" ||
                           o.key.rfind("islands.", 0) == 0 ||
-                          o.key == "by" || o.key == "shared" || o.key == "per_group";  // joint fits: fit only, for now
+                          o.key == "by" || o.key == "shared" || o.key == "per_group" ||
+                          o.key == "pooled" || o.key == "pool_strength";  // joint fits: fit only, for now
       if (!single && (out || o.key != "out")) t.push_back(o);
     }
     return t;

@@ -14,6 +14,7 @@
 #include "perfit/job/fitted_rows.hpp"
 #include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
+#include "perfit/job/pool_strength.hpp"
 #include "perfit/job/result_report.hpp"
 #include "perfit/job/set_binding.hpp"
 #include "perfit/core/error.hpp"
@@ -45,6 +46,9 @@ struct Setup {
   std::vector<std::string> load;  // columns the fit reads: factors, target, weights
   std::vector<std::string> read;  // of which in the set (not the group indicators), and the --by columns
   Groups groups;                  // --by: a joint fit of these groups
+  model::ModelSpec base;          // --by: the bound spec before the groups, and its constants' kinds
+  model::ConstantKinds kinds;
+  std::vector<std::string> columns;  // the Model's columns: the set's, and the group indicators
   std::string target;
   std::string checksum;           // the set's, written at import
   io::Checkpoint header;          // what a checkpoint of this run records
@@ -70,10 +74,32 @@ void apply_groups(Setup& s, std::vector<std::string>& names) {
     keys = s.store->read(c.set, by);
   }
   s.groups = find_groups(keys, by, where);
-  const model::ConstantKinds kinds = model::constant_kinds(s.spec, split_list(c.shared), split_list(c.per_group));
-  s.groups.per_group = kinds.per_group;
-  s.spec = model::expand_for_groups(s.spec, s.groups.labels.size(), kinds.per_group);
+  s.kinds = model::constant_kinds(s.spec, split_list(c.shared), split_list(c.per_group), split_list(c.pooled));
+  s.groups.per_group = s.kinds.per_group;
+  s.groups.pooled = s.kinds.pooled;
+  s.base = s.spec;
+  // The pools' strengths are chosen once the rows are read (choose_pools); the search space is this.
+  std::vector<model::PoolStrength> pooled;
+  for (const auto& name : s.kinds.pooled) pooled.push_back({name, 0.0, 1.0});
+  s.spec = model::expand_for_groups(s.base, s.groups.labels.size(), s.kinds.per_group, pooled);
   for (std::size_t g = 1; g <= s.groups.labels.size(); ++g) names.push_back(model::group_indicator(g));
+}
+
+fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet) {
+  const fit::RunConfig& cfg = s.cfg;
+  return {s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, quiet, cfg.separable, cfg.scale, cfg.bootstrap, cfg.ci};
+}
+
+// A joint fit's pooled constants: their strength (given, or chosen on held-out scales) and
+// the model with it.
+void choose_pools(Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet,
+                  const island::IslandLayout& layout) {
+  const PoolChoice choice = choose_pool_strength(s.base, s.groups.labels.size(), s.kinds, fit_problem(s, table, quiet),
+                                                 s.cfg.pool_strength, s.cfg.search(), layout);
+  for (const auto& p : choice.pooled) s.groups.pool_strengths.push_back(p.strength);
+  s.groups.pool_how = choice.how;
+  s.spec = model::expand_for_groups(s.base, s.groups.labels.size(), s.kinds.per_group, choice.pooled);
+  s.model = std::make_shared<const model::Model>(s.spec, s.columns);
 }
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
@@ -107,6 +133,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     s.spec = bound.spec;
   }
   if (!c.by.empty()) apply_groups(s, names);
+  s.columns = names;
   s.model = std::make_shared<const model::Model>(s.spec, names);
   s.load = s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
   s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
@@ -247,7 +274,14 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
   auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
   if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second}); });
-  if (!s.groups.empty()) add_group_columns(*table, s.groups, "'" + cfg.data + "' set '" + cfg.set + "'");
+  if (!s.groups.empty()) {
+    add_group_columns(*table, s.groups, "'" + cfg.data + "' set '" + cfg.set + "'");
+    // Text columns do not travel between ranks (a pooled fit gathers its rows): the indicators stand for them.
+    std::erase_if(table->columns(), [&](const data::Column& col) {
+      return std::find(s.load.begin(), s.load.end(), col.name()) == s.load.end() &&
+             std::find(s.groups.by.begin(), s.groups.by.end(), col.name()) != s.groups.by.end();
+    });
+  }
   dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
   agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
@@ -372,12 +406,11 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   hooks.interrupted = job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
   add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
   if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
+  if (!s.kinds.pooled.empty()) choose_pools(s, table, !job.verbose, layout);
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit({s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, !job.verbose, cfg.separable, cfg.scale,
-                       cfg.bootstrap, cfg.ci}, cfg.search(),
-                      s.cfg.islands, layout, hooks);
+    report = fit::fit(fit_problem(s, table, !job.verbose), cfg.search(), s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);
 }

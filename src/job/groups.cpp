@@ -1,6 +1,7 @@
 #include "perfit/job/groups.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "perfit/core/error.hpp"
@@ -61,7 +62,10 @@ Groups find_groups(const data::MeasurementTable& t, const std::vector<std::strin
                     (seen.size() == 1 ? " ('" + *seen.begin() + "')" : "s") +
                     "; a joint fit needs rows of two or more groups (fit one set without --by)");
   }
-  return {by, {seen.begin(), seen.end()}, {}};
+  Groups g;
+  g.by = by;
+  g.labels.assign(seen.begin(), seen.end());
+  return g;
 }
 
 void add_group_columns(data::MeasurementTable& t, const Groups& g, const std::string& where) {
@@ -97,16 +101,29 @@ void refuse_joint(const io::ResultFile& r, const std::string& path, const std::s
 
 Groups groups_of(const io::ResultFile& r) {
   if (r.group_by.empty()) return {};
-  return {split_list(r.group_by), split_lines(r.group_labels), split_list(r.group_per_group)};
+  Groups g{split_list(r.group_by), split_lines(r.group_labels), split_list(r.group_per_group),
+           split_list(r.group_pooled), {}, r.pool_how};
+  for (const auto& v : split_list(r.pool_strengths)) g.pool_strengths.push_back(std::strtod(v.c_str(), nullptr));
+  std::erase_if(g.per_group, [&](const std::string& c) { return std::find(g.pooled.begin(), g.pooled.end(), c) != g.pooled.end(); });
+  return g;
 }
 
 void set_groups(io::ResultFile& r, const Groups& g) {
   std::string by, per;
   for (const auto& c : g.by) by += (by.empty() ? "" : ",") + c;
-  for (const auto& c : g.per_group) per += (per.empty() ? "" : ",") + c;
+  for (const auto* list : {&g.per_group, &g.pooled}) {
+    for (const auto& c : *list) per += (per.empty() ? "" : ",") + c;
+  }
   r.group_by = by;
   r.group_labels = lines(g.labels);
   r.group_per_group = per;
+  std::string pooled;
+  for (const auto& c : g.pooled) pooled += (pooled.empty() ? "" : ",") + c;
+  r.group_pooled = pooled;
+  std::string strengths;
+  for (const double v : g.pool_strengths) strengths += (strengths.empty() ? "" : ",") + format_g(v, 17);
+  r.pool_strengths = strengths;
+  r.pool_how = g.pool_how;
 }
 
 }  // namespace perfit::job

@@ -54,24 +54,54 @@ __attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char*
   va_end(again);
 }
 
-// A joint fit: one row per group, one column per per-group constant; the shared ones once.
+// A group's value of constant c (NaN when it has none).
+double group_value(const io::ResultFile& r, const Groups& g, const std::string& c, const std::string& label) {
+  for (const auto& p : r.params) {
+    if (param_group(g, p.name) == std::pair<std::string, std::string>{c, label}) return p.value;
+  }
+  return std::nan("");
+}
+
+// Mean and relative spread (sd / |mean|) of a constant's group values: how much was shared.
+std::pair<double, double> group_spread(const io::ResultFile& r, const Groups& g, const std::string& c) {
+  double sum = 0.0, ss = 0.0;
+  for (const auto& label : g.labels) sum += group_value(r, g, c, label);
+  const double mean = sum / static_cast<double>(g.labels.size());
+  for (const auto& label : g.labels) ss += std::pow(group_value(r, g, c, label) - mean, 2);
+  return {mean, std::sqrt(ss / static_cast<double>(g.labels.size())) / std::fabs(mean)};
+}
+
+// A joint fit: the shared constants once, then one row per group and one column per constant
+// with a copy per group, with their mean and relative spread.
 std::string group_table_text(const io::ResultFile& r) {
   const Groups g = groups_of(r);
-  std::string out;
-  appendf(out, "groups by %s: %zu (param c__k is group k's c); constants per group: %s; shared: ", join(g.by).c_str(), g.labels.size(),
-          join(g.per_group).c_str());
-  std::string shared;
+  std::string out, shared;
   for (const auto& p : r.params) {
     if (param_group(g, p.name).second.empty()) shared += (shared.empty() ? "" : ", ") + p.name + " " + format_g(p.value);
   }
-  appendf(out, "%s\n  %-24s", shared.empty() ? "(none)" : shared.c_str(), "group");
-  for (const auto& c : g.per_group) appendf(out, " %14s", c.c_str());
-  for (std::size_t k = 0; k < g.labels.size(); ++k) {
-    appendf(out, "\n  %-24s", g.labels[k].c_str());
-    for (const auto& c : g.per_group) {
-      for (const auto& p : r.params) {
-        if (param_group(g, p.name) == std::pair<std::string, std::string>{c, g.labels[k]}) appendf(out, " %14.6g", p.value);
-      }
+  appendf(out, "groups by %s: %zu (param c__k is group k's c)\n  shared: %s\n", join(g.by).c_str(), g.labels.size(),
+          shared.empty() ? "(none)" : shared.c_str());
+  if (!g.pooled.empty()) {
+    appendf(out, "  pooled, drawn toward their common value (%s): %s\n", g.pool_how.c_str(), join(g.pooled).c_str());
+  }
+  if (!g.per_group.empty()) appendf(out, "  per group, independently: %s\n", join(g.per_group).c_str());
+  std::vector<std::string> copies = g.pooled;
+  copies.insert(copies.end(), g.per_group.begin(), g.per_group.end());
+  appendf(out, "  %-24s", "group");
+  for (const auto& c : copies) appendf(out, " %14s", c.c_str());
+  for (const auto& label : g.labels) {
+    appendf(out, "\n  %-24s", label.c_str());
+    for (const auto& c : copies) appendf(out, " %14.6g", group_value(r, g, c, label));
+  }
+  appendf(out, "\n  %-24s", "mean");
+  for (const auto& c : copies) appendf(out, " %14.6g", group_spread(r, g, c).first);
+  appendf(out, "\n  %-24s", "spread (sd/|mean|)");
+  for (const auto& c : copies) appendf(out, " %13.3g%%", 100.0 * group_spread(r, g, c).second);
+  if (!g.pooled.empty() && g.pool_strengths.size() == g.pooled.size()) {
+    appendf(out, "\n  %-24s", "pooling strength");
+    for (std::size_t k = 0; k < copies.size(); ++k) {
+      if (k < g.pooled.size()) appendf(out, " %14.3g", g.pool_strengths[k]);
+      else appendf(out, " %14s", "0");
     }
   }
   return out + "\n";
@@ -180,7 +210,11 @@ nlohmann::ordered_json result_json(const io::ResultFile& r, const std::string& p
       if (label.empty()) shared[p.name] = p.value;
       else per[constant][label] = p.value;
     }
-    j["groups"] = {{"by", g.by}, {"labels", g.labels}, {"per_group", per}, {"shared", shared}};
+    nlohmann::ordered_json spread = nlohmann::ordered_json::object();
+    for (const auto& [c, values] : per.items()) spread[c] = group_spread(r, g, c).second;
+    j["groups"] = {{"by", g.by},           {"labels", g.labels},          {"per_group", per},
+                   {"shared", shared},     {"pooled", g.pooled},          {"independent", g.per_group},
+                   {"pool_strengths", g.pool_strengths}, {"pool_how", g.pool_how}, {"relative_spread", spread}};
   }
   j["metrics"] = {{"mape", r.metrics.mape}, {"rmse", r.metrics.rmse}, {"r2", r.metrics.r2},
                   {"gmae", r.metrics.gmae}, {"max_rel_err", r.metrics.max_rel_err}};

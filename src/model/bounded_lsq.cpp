@@ -96,7 +96,8 @@ Eigen::Index most_violating(const Scaled& s, const std::vector<At>& at, const Ei
 }  // namespace
 
 Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& H, const Eigen::VectorXd& v,
-                                      const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+                                      const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                                      std::vector<signed char>* bounds) {
   const Eigen::Index n = v.size();
   Eigen::VectorXd c(n);
   // A zero column does not interact (H is semidefinite): only the linear term decides.
@@ -122,6 +123,18 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& H, const Eigen::Vec
   Eigen::VectorXd x(m), z;
   for (Eigen::Index a = 0; a < m; ++a) x(a) = std::clamp(0.0, s.lo(a), s.hi(a));
   std::vector<At> at(static_cast<std::size_t>(m), At::free);
+  if (bounds && bounds->size() == static_cast<std::size_t>(n)) {
+    for (Eigen::Index a = 0; a < m; ++a) {
+      const signed char b = (*bounds)[static_cast<std::size_t>(active[a])];
+      if (b < 0) {
+        at[static_cast<std::size_t>(a)] = At::lower;
+        x(a) = s.lo(a);
+      } else if (b > 0) {
+        at[static_cast<std::size_t>(a)] = At::upper;
+        x(a) = s.hi(a);
+      }
+    }
+  }
   std::vector<Eigen::Index> free;
   // Each pass either fixes a variable or frees one; BVLS needs a few times n in practice.
   for (int iter = 0; iter < 10 * static_cast<int>(m) + 20; ++iter) {
@@ -133,6 +146,10 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& H, const Eigen::Vec
   }
   for (Eigen::Index a = 0; a < m; ++a) {
     c(active[a]) = std::clamp(x(a) * d(a), lo(active[a]), hi(active[a]));
+  }
+  if (bounds) {
+    bounds->assign(static_cast<std::size_t>(n), 0);
+    for (Eigen::Index a = 0; a < m; ++a) (*bounds)[static_cast<std::size_t>(active[a])] = static_cast<signed char>(at[static_cast<std::size_t>(a)]);
   }
   return c;
 }

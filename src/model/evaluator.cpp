@@ -293,7 +293,7 @@ void Evaluator::costs(const Eigen::Ref<const Eigen::MatrixXd>& pop,
 void Evaluator::costs_from_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                                 Eigen::Ref<Eigen::VectorXd> sums, double total_weight) const {
   for (Eigen::Index j = 0; j < sums.size(); ++j) {
-    sums(j) = sums(j) / total_weight + cost_.lambda * penalty(pop.col(j));
+    sums(j) = sums(j) / total_weight + cost_.lambda * penalty(pop.col(j)) + model_->pooling(pop.col(j));
   }
 }
 
@@ -326,7 +326,11 @@ Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorX
   const Eigen::ArrayXd pred = predict(x).array();
   const Eigen::Index n = static_cast<Eigen::Index>(rows());
   const bool pen = with_penalty && cost_.penalty != Penalty::none && cost_.lambda > 0;
-  Eigen::VectorXd r(n + (pen ? x.size() : 0));
+  Eigen::Index pooled = 0;
+  if (with_penalty) {
+    for (const auto& p : model_->pools()) pooled += static_cast<Eigen::Index>(p.params.size());
+  }
+  Eigen::VectorXd r(n + (pen ? x.size() : 0) + pooled);
   Eigen::ArrayXd e;
   switch (cost_.residual) {
     case Residual::rel_sq: e = pred * inv_measured_.array() - 1.0; break;
@@ -345,6 +349,15 @@ Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorX
       r(n + k) = cost_.penalty == Penalty::l2 ? std::sqrt(cost_.lambda) * u
                                                : std::sqrt(cost_.lambda * std::fabs(u));
     }
+  }
+  // Each pooled copy's distance from the copies' mean: the squares sum to Model::pooling.
+  Eigen::Index at = n + (pen ? x.size() : 0);
+  for (const auto& p : model_->pools()) {
+    if (!with_penalty) break;
+    double mean = 0.0;
+    for (const std::size_t i : p.params) mean += x(static_cast<Eigen::Index>(i));
+    mean /= static_cast<double>(p.params.size());
+    for (const std::size_t i : p.params) r(at++) = std::sqrt(p.weight) * (x(static_cast<Eigen::Index>(i)) - mean);
   }
   return r;
 }

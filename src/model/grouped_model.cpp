@@ -64,38 +64,36 @@ bool is_group_indicator(const std::string& column) {
 }
 
 ConstantKinds constant_kinds(const ModelSpec& spec, const std::vector<std::string>& shared,
-                             const std::vector<std::string>& per_group) {
+                             const std::vector<std::string>& per_group, const std::vector<std::string>& pooled) {
   std::vector<std::string> names;
   for (const auto& p : spec.params) names.push_back(p.name);
-  for (const auto* list : {&shared, &per_group}) {
-    for (const auto& n : *list) {
+  const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists = {
+      {"--shared", &shared}, {"--per-group", &per_group}, {"--pooled", &pooled}};
+  for (std::size_t a = 0; a < lists.size(); ++a) {
+    for (const auto& n : *lists[a].second) {
       if (!contains(names, n)) {
-        throw ConfigError("'" + n + "' (in --" + (list == &shared ? "shared" : "per-group") +
-                          ") is not a constant of model '" + spec.name + "'; its constants: " + join(names));
+        throw ConfigError("'" + n + "' (in " + lists[a].first + ") is not a constant of model '" + spec.name +
+                          "'; its constants: " + join(names));
       }
-      if (list == &shared && contains(per_group, n)) {
-        throw ConfigError("constant '" + n + "' is named both --shared and --per-group; name it in one");
+      for (std::size_t b = a + 1; b < lists.size(); ++b) {
+        if (contains(*lists[b].second, n)) {
+          throw ConfigError("constant '" + n + "' is named both " + lists[a].first + " and " + lists[b].first +
+                            "; name it in one");
+        }
       }
     }
-  }
-  if (shared.empty() && per_group.empty()) {
-    throw ConfigError("a fit with --by needs to know which constants the groups share: name them with "
-                      "--shared (the rest are per group) or --per-group (the rest are shared); model '" +
-                      spec.name + "' has " + join(names));
   }
   ConstantKinds k;
   for (const auto& n : names) {
-    const bool s = contains(shared, n), g = contains(per_group, n);
-    if (!s && !g && !shared.empty() && !per_group.empty()) {
-      throw ConfigError("constant '" + n + "' is named in neither --shared nor --per-group; with both "
-                        "lists given, name every constant of model '" + spec.name + "' in one");
-    }
-    (g || (!s && per_group.empty()) ? k.per_group : k.shared).push_back(n);
+    (contains(shared, n) ? k.shared : contains(per_group, n) ? k.per_group : k.pooled).push_back(n);
   }
   return k;
 }
 
-ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const std::vector<std::string>& per_group) {
+ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const std::vector<std::string>& per_group_only,
+                            const std::vector<PoolStrength>& pooled) {
+  std::vector<std::string> per_group = per_group_only;  // every constant with a copy per group
+  for (const auto& p : pooled) per_group.push_back(p.constant);
   std::set<std::string> taken;
   for (const auto& p : spec.params) taken.insert(p.name);
   for (const auto& c : spec.constants) taken.insert(c.first);
@@ -124,13 +122,21 @@ ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const s
                         "', a name the joint fit keeps for its groups; rename the column");
     }
   }
+  for (const auto& p : pooled) {
+    PoolSpec pool{p.constant, {}, p.strength, p.scale};
+    for (std::size_t g = 1; g <= n_groups; ++g) pool.params.push_back(group_param(p.constant, g));
+    out.pools.push_back(std::move(pool));
+  }
   out.expression = rewrite(spec.expression, "expression", n_groups, per_group);
   for (auto& t : out.terms) t.expression = rewrite(t.expression, "term '" + t.name + "'", n_groups, per_group);
   if (!out.factors.empty() && !per_group.empty()) {
     for (std::size_t g = 1; g <= n_groups; ++g) out.factors.push_back(group_indicator(g));
   }
+  std::vector<std::string> pooled_names;
+  for (const auto& p : pooled) pooled_names.push_back(p.constant);
   out.description += (out.description.empty() ? "" : " ") + std::string("(fitted jointly over ") +
-                     std::to_string(n_groups) + " groups; per group: " + join(per_group) + ")";
+                     std::to_string(n_groups) + " groups; per group: " + join(per_group_only) +
+                     "; pooled: " + join(pooled_names) + ")";
   return out;
 }
 

@@ -147,6 +147,20 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
                         "' has the name of a column of the set; rename the param");
     }
   }
+  for (const auto& pool : spec_.pools) {
+    Pool q;
+    for (const auto& name : pool.params) {
+      const auto it = std::find(param_names_.begin(), param_names_.end(), name);
+      if (it == param_names_.end()) throw ConfigError(where + ": pooled constant '" + name + "' is no param");
+      q.params.push_back(static_cast<std::size_t>(it - param_names_.begin()));
+    }
+    if (!(pool.strength >= 0.0) || !std::isfinite(pool.strength) || !(pool.scale > 0.0) || !std::isfinite(pool.scale)) {
+      throw ConfigError(where + ": the pool of '" + pool.constant + "' needs a strength >= 0 and a scale > 0, found " +
+                        format_g(pool.strength) + " and " + format_g(pool.scale));
+    }
+    q.weight = pool.strength / (pool.scale * pool.scale);
+    if (q.weight > 0.0 && q.params.size() > 1) pools_.push_back(std::move(q));
+  }
   for (const auto& t : spec_.terms) {
     parsed_terms_.emplace_back(t.name, parse_expression(t.expression, where + " term " + t.name));
   }
@@ -273,6 +287,19 @@ Eigen::VectorXd Model::params_from_unit(const Eigen::VectorXd& u) const {
   Eigen::VectorXd x(u.size());
   for (Eigen::Index k = 0; k < u.size(); ++k) x(k) = from_unit(static_cast<std::size_t>(k), u(k));
   return x;
+}
+
+double Model::pooling(const Eigen::Ref<const Eigen::VectorXd>& x) const {
+  double total = 0.0;
+  for (const Pool& p : pools_) {
+    double mean = 0.0;
+    for (const std::size_t i : p.params) mean += x(static_cast<Eigen::Index>(i));
+    mean /= static_cast<double>(p.params.size());
+    double ss = 0.0;
+    for (const std::size_t i : p.params) ss += (x(static_cast<Eigen::Index>(i)) - mean) * (x(static_cast<Eigen::Index>(i)) - mean);
+    total += p.weight * ss;
+  }
+  return total;
 }
 
 }  // namespace perfit::model

@@ -105,6 +105,17 @@ std::size_t ProjectedEvaluator::pair_index(std::size_t i, std::size_t j) const {
 
 std::size_t ProjectedEvaluator::stats_size() const { return (k_ + 1) * (k_ + 2) / 2 + 2 * k_ + 1; }
 
+namespace {
+
+// The rows of a block, or of the whole set when it is smaller (rounded up to keep blocks
+// aligned): the buffers are allocated per call and scale with it, which on a small set (a
+// joint fit's folds) made zeroing them most of the work.
+std::size_t block_of(const Evaluator& ev) {
+  return std::min(ev.options().block_rows, (ev.rows() + 7) / 8 * 8);
+}
+
+}  // namespace
+
 // One thread's pass over its blocks: the buffers, and the steps of one block.
 class ProjectedEvaluator::Pass {
  public:
@@ -112,7 +123,7 @@ class ProjectedEvaluator::Pass {
   Pass(const ProjectedEvaluator& pe, const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::MatrixXd& stats,
        Eigen::VectorXd& cached)
       : pe_(pe), ev_(*pe.ev_), stats_(stats), cached_(cached), k_(pe.k_), nv_(pe.k_ + 1),
-        n_cand_(static_cast<std::size_t>(pop.cols())), block_(ev_.options().block_rows),
+        n_cand_(static_cast<std::size_t>(pop.cols())), block_(block_of(ev_)),
         rel_(ev_.cost_options().residual == Residual::rel_sq),
         t_varies_(pe.has_offset_ && pe.varies_[pe.k_]),
         fixed_(Eigen::VectorXd::Zero(stats.rows())), u_(nv_) {
@@ -252,6 +263,34 @@ void ProjectedEvaluator::statistics(const Eigen::Ref<const Eigen::MatrixXd>& pop
   for (std::size_t t = 1; t < threads; ++t) stats += partial[t];
 }
 
+// The pooling penalty (Model::pooling) of the linear params, times W: each pool is
+// weight * x^T (I - J/G) x over its copies; copies that are searched (not linear) enter at
+// their candidate values, as constants of the quadratic.
+void ProjectedEvaluator::add_pooling(Eigen::MatrixXd& Hp, Eigen::VectorXd& vp, const Eigen::Ref<const Eigen::VectorXd>& x,
+                                     double total_weight) const {
+  for (const auto& pool : ev_->model().pools()) {
+    const double w = total_weight * pool.weight, g = static_cast<double>(pool.params.size());
+    for (const std::size_t i : pool.params) {
+      const auto a = linear_index(i);
+      if (a < 0) continue;
+      for (const std::size_t j : pool.params) {
+        const double q = w * ((i == j ? 1.0 : 0.0) - 1.0 / g);
+        const auto b = linear_index(j);
+        if (b >= 0) {
+          Hp(a, b) += q;
+        } else {
+          vp(a) -= q * x(static_cast<Eigen::Index>(j));
+        }
+      }
+    }
+  }
+}
+
+Eigen::Index ProjectedEvaluator::linear_index(std::size_t param) const {
+  const auto it = std::find(sep_.linear.begin(), sep_.linear.end(), param);
+  return it == sep_.linear.end() ? -1 : static_cast<Eigen::Index>(it - sep_.linear.begin());
+}
+
 void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::MatrixXd& stats,
                                double offset, double total_weight, Eigen::Ref<Eigen::VectorXd> costs,
                                std::vector<bool>& needs_check) const {
@@ -269,6 +308,7 @@ void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::Mat
   needs_check.assign(static_cast<std::size_t>(pop.cols()), false);
   Eigen::MatrixXd H(K, K);
   Eigen::VectorXd v(K);
+  std::vector<signed char> bounds;  // the previous candidate's active set (a warm start)
   for (Eigen::Index c = 0; c < pop.cols(); ++c) {
     const auto st = stats.col(c);
     for (Eigen::Index i = 0; i < K; ++i) {
@@ -298,10 +338,11 @@ void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::Mat
         }
       }
     }
-    const Eigen::VectorXd x = bounded_least_squares(Hp, vp, lo, hi);
+    add_pooling(Hp, vp, pop.col(c), total_weight);
+    const Eigen::VectorXd x = bounded_least_squares(Hp, vp, lo, hi, &bounds);
     const double quad = std::max(0.0, x.dot(H * x) - 2.0 * v.dot(x) + s);
     for (Eigen::Index a = 0; a < K; ++a) pop(static_cast<Eigen::Index>(sep_.linear[static_cast<std::size_t>(a)]), c) = x(a);
-    costs(c) = (quad + offset) / total_weight + co.lambda * ev_->penalty(pop.col(c));
+    costs(c) = (quad + offset) / total_weight + co.lambda * ev_->penalty(pop.col(c)) + m.pooling(pop.col(c));
     // A prediction can be negative only through a negative offset or a basis of the wrong sign.
     bool check = st(static_cast<Eigen::Index>(pairs + 2 * k_)) > 0.0;
     for (Eigen::Index a = 0; a < K; ++a) {

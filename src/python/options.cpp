@@ -36,7 +36,8 @@ void parse(const Option<S>& o, S& s, const std::string& name, const std::string&
 
 void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value, const std::string& who) {
   const auto& table = fit::run_config_option_table();
-  if (who != "perfit.fit" && (name == "by" || name == "shared" || name == "per_group")) {
+  if (who != "perfit.fit" && (name == "by" || name == "shared" || name == "per_group" || name == "pooled" ||
+                              name == "pool_strength")) {
     throw ConfigError(who + ": option '" + name + "' is perfit.fit's (a joint fit of groups: docs/joint.md); " + who +
                       " takes the rows of one set");
   }

@@ -22,20 +22,45 @@ ModelSpec two_constant_model() {
   return m;
 }
 
-TEST(GroupedModel, KindsFromEitherList) {
+// Each list names its constants; the rest are pooled (all of them when no list is given).
+TEST(GroupedModel, KindsFromTheListsTheRestPooled) {
   const ModelSpec m = two_constant_model();
   const ConstantKinds a = constant_kinds(m, {"c0"}, {});
   EXPECT_EQ(a.shared, std::vector<std::string>{"c0"});
-  EXPECT_EQ(a.per_group, (std::vector<std::string>{"c1", "g"}));
-  const ConstantKinds b = constant_kinds(m, {}, {"g"});
-  EXPECT_EQ(b.shared, (std::vector<std::string>{"c0", "c1"}));
-  EXPECT_THAT([&] { constant_kinds(m, {}, {}); }, ThrowsMessage<ConfigError>(HasSubstr("--shared")));
+  EXPECT_EQ(a.pooled, (std::vector<std::string>{"c1", "g"}));
+  const ConstantKinds b = constant_kinds(m, {}, {"g"}, {"c1"});
+  EXPECT_EQ(b.per_group, std::vector<std::string>{"g"});
+  EXPECT_EQ(b.pooled, (std::vector<std::string>{"c0", "c1"}));
+  EXPECT_EQ(constant_kinds(m, {}, {}).pooled.size(), 3u);
   EXPECT_THAT([&] { constant_kinds(m, {"c0"}, {"c0"}); },
               ThrowsMessage<ConfigError>(HasSubstr("'c0' is named both --shared and --per-group")));
+  EXPECT_THAT([&] { constant_kinds(m, {}, {"g"}, {"g"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("'g' is named both --per-group and --pooled")));
   EXPECT_THAT([&] { constant_kinds(m, {"c9"}, {}); },
               ThrowsMessage<ConfigError>(HasSubstr("'c9' (in --shared) is not a constant of model 't'; its constants: c0, c1, g")));
-  EXPECT_THAT([&] { constant_kinds(m, {"c0"}, {"c1"}); },
-              ThrowsMessage<ConfigError>(HasSubstr("constant 'g' is named in neither")));
+}
+
+// The pooling term is strength x sum_g ((x_g - mean)/scale)^2, in the cost and in the residual
+// vector (whose squares sum to the cost) alike.
+TEST(GroupedModel, PooledCopiesAreDrawnTowardTheirMean) {
+  const ModelSpec m = expand_for_groups(two_constant_model(), 2, {}, {{"c0", 0.5, 2.0}});
+  ASSERT_EQ(m.pools.size(), 1u);
+  EXPECT_EQ(m.pools[0].params, (std::vector<std::string>{"c0__1", "c0__2"}));
+  data::MeasurementTable t;
+  t.add_column(data::Column("p", std::vector<double>{2, 2}));
+  t.add_column(data::Column("d", std::vector<double>{100, 100}));
+  t.add_column(data::Column("_group1", std::vector<double>{1, 0}));
+  t.add_column(data::Column("_group2", std::vector<double>{0, 1}));
+  t.add_column(data::Column("time", std::vector<double>{10, 10}));
+  t.attributes()["target"] = std::string("time");
+  const Model model(m, t.column_names());
+  Eigen::VectorXd x(4);
+  x << 1.0, 3.0, 0.1, 1.0;  // c0__1, c0__2, c1, g: mean 2, deviations +-1
+  EXPECT_DOUBLE_EQ(model.pooling(x), 0.5 * 2.0 / 4.0);
+  const Evaluator ev(model, t, CostOptions{});
+  const Eigen::VectorXd r = ev.residual_vector(x);
+  EXPECT_NEAR(r.squaredNorm(), ev.cost(x), 1e-12);
+  EXPECT_NEAR(ev.cost(x) - model.pooling(x), 0.5 * (std::pow(6.0 / 10 - 1, 2) + std::pow(8.0 / 10 - 1, 2)), 1e-12);
 }
 
 TEST(GroupedModel, ParamNamesRoundTrip) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,10 @@ struct RunConfig {
   std::string factors;            // "p=n_accelerators,d=1": model factors bound to columns/values
   // A joint fit of groups (job/groups.hpp): the columns whose values split the rows, and which
   // of the model's constants the groups share or have each their own (comma-separated names).
-  std::string by, shared, per_group;
+  std::string by, shared, per_group, pooled;
+  // How strongly a pooled constant's copies are drawn toward their mean; NaN: auto (chosen on
+  // held-out scales, job/pool_strength.hpp).
+  double pool_strength = std::numeric_limits<double>::quiet_NaN();
   std::string scale;              // the column of workers (lambda: auto, select); "": p or p's column
   unsigned threads = 1;           // evaluator threads per process
   bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads

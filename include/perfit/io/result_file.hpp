@@ -103,9 +103,13 @@ struct ResultFile {
   std::string data_file_from_result;
   // A joint fit of groups (fit --by, job/groups.hpp): the columns that split the rows
   // (comma-separated; empty: one set), each group's label (one per line, group 1 first) and the
-  // constants fitted per group (comma-separated; the others are shared). Per-group constants
-  // appear in params as c__1 .. c__G.
+  // constants with a copy per group (comma-separated; the others are shared), which appear in
+  // params as c__1 .. c__G.
   std::string group_by, group_labels, group_per_group;
+  // Of those with a copy per group, the pooled ones (comma-separated; in group_per_group too),
+  // the strength that draws each toward its common value (comma-separated, in that order) and
+  // how they were chosen.
+  std::string group_pooled, pool_strengths, pool_how;
   // select --out: every candidate of the selection, the winner first (the group /candidates).
   std::vector<CandidateFit> candidates;
 };

@@ -16,7 +16,10 @@ namespace perfit::job {
 struct Groups {
   std::vector<std::string> by;      // the columns
   std::vector<std::string> labels;  // one per group, sorted: its values joined by " / "
-  std::vector<std::string> per_group;  // the model's constants fitted per group (the rest are shared)
+  std::vector<std::string> per_group;  // the model's constants fitted per group, independently
+  std::vector<std::string> pooled;     // per group, drawn toward their common value
+  std::vector<double> pool_strengths;  // how strongly, per pooled constant (job/pool_strength.hpp)
+  std::string pool_how;                // how that strength was chosen, in words
   bool empty() const { return by.empty(); }
   // Index (1-based) of a label; 0 when it is no group.
   std::size_t index(const std::string& label) const;

@@ -10,11 +10,19 @@
 
 #include <Eigen/Core>
 
+#include <vector>
+
 namespace perfit::model {
 
 // Returns the minimiser (within bounds; the best point found if the iteration limit is hit).
 // Precondition: sizes agree, lo <= hi, everything finite.
+// `bounds`, when given: per variable -1 (at lo), 0 (free) or 1 (at hi) to start from (empty:
+// all free), and on return the solution's. A neighbouring problem's set (the previous DE
+// candidate's) makes one or two solves enough where a cold start frees and fixes the bound
+// variables one per solve: with a joint fit's dozens of linear constants that was most of
+// the fit.
 Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& H, const Eigen::VectorXd& v,
-                                      const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
+                                      const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                                      std::vector<signed char>* bounds = nullptr);
 
 }  // namespace perfit::model

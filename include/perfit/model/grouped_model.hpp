@@ -26,18 +26,27 @@ std::pair<std::string, std::size_t> split_group_param(const std::string& name);
 bool is_group_indicator(const std::string& column);
 
 struct ConstantKinds {
-  std::vector<std::string> shared, per_group;  // in the spec's param order
+  // In the spec's param order. Pooled constants are per group, drawn toward their common value.
+  std::vector<std::string> shared, per_group, pooled;
 };
 
-// Which constants are shared and which per group. Either list may be empty (the other's
-// complement is the rest); both given must name every constant between them.
-// Throws: ConfigError naming a constant in both lists, a name that is no constant of the model
-// (listing them), a constant in neither, or both lists empty.
+// Which constants are shared, per group or pooled: each list names its constants, and the
+// constants no list names are pooled (with none named, every constant is pooled).
+// Throws: ConfigError naming a constant in two lists, or a name that is no constant of the
+// model (listing them).
 ConstantKinds constant_kinds(const ModelSpec& spec, const std::vector<std::string>& shared,
-                             const std::vector<std::string>& per_group);
+                             const std::vector<std::string>& per_group, const std::vector<std::string>& pooled = {});
 
-// The spec over n_groups groups (per_group: names of spec's params). The description says so.
+// The strength of a pooled constant and its scale (the typical size of the constant).
+struct PoolStrength {
+  std::string constant;
+  double strength = 0.0, scale = 1.0;
+};
+
+// The spec over n_groups groups: per_group and pooled constants (names of spec's params) get a
+// copy per group, and each pooled one a pool (ModelSpec::pools). The description says so.
 // Throws: ConfigError when a name it would create is already a name of the spec.
-ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const std::vector<std::string>& per_group);
+ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const std::vector<std::string>& per_group,
+                            const std::vector<PoolStrength>& pooled = {});
 
 }  // namespace perfit::model

@@ -26,6 +26,15 @@ struct TermSpec {
   std::string expression;
 };
 
+// Constants drawn toward their common value (a joint fit's pooled constant, one copy per
+// group): the cost adds strength * sum_g ((x_g - mean of the x)/scale)^2, a penalised form of
+// a random-effects model (model/grouped_model.hpp). strength 0: independent copies.
+struct PoolSpec {
+  std::string constant;              // what the copies are of, for messages
+  std::vector<std::string> params;   // the copies: params of the spec
+  double strength = 0.0, scale = 1.0;
+};
+
 struct ModelSpec {
   std::string name;
   std::string description;
@@ -38,6 +47,9 @@ struct ModelSpec {
   // (a typo such as `q` for `p` is caught without data); when empty, every name that is not
   // declared is a factor, checked against the set's columns at fit time.
   std::vector<std::string> factors;
+  // Pooling penalties among params (joint fits only; not part of the model's YAML: the fit
+  // derives them from its options).
+  std::vector<PoolSpec> pools;
 
   // Throws: ConfigError naming the param (no bounds, inverted, log bound <= 0, non-finite),
   // a duplicate name, or a syntax error with a caret.
@@ -73,6 +85,15 @@ class Model {
   const std::vector<std::string>& term_names() const { return term_names_; }
   const std::vector<Tape>& term_tapes() const { return term_tapes_; }
 
+  // The pools with their params as indices; weight = strength / scale^2.
+  struct Pool {
+    std::vector<std::size_t> params;
+    double weight = 0.0;
+  };
+  const std::vector<Pool>& pools() const { return pools_; }
+  // sum over pools of weight * sum_g (x_g - mean)^2 (0 without pools).
+  double pooling(const Eigen::Ref<const Eigen::VectorXd>& x) const;
+
   // Parameter vector <-> unit cube [0,1]^n by the bounds (log-aware). DE searches the cube.
   double to_unit(std::size_t i, double value) const;
   double from_unit(std::size_t i, double u) const;
@@ -92,6 +113,7 @@ class Model {
   Tape tape_;
   std::vector<std::string> term_names_;
   std::vector<Tape> term_tapes_;
+  std::vector<Pool> pools_;
 };
 
 }  // namespace perfit::model

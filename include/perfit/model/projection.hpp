@@ -59,6 +59,9 @@ class ProjectedEvaluator {
   void accumulate_blocks(const Eigen::Ref<const Eigen::MatrixXd>& pop, std::size_t b0,
                          std::size_t b1, Eigen::MatrixXd& stats, std::size_t thread) const;
   std::size_t pair_index(std::size_t i, std::size_t j) const;
+  void add_pooling(Eigen::MatrixXd& Hp, Eigen::VectorXd& vp, const Eigen::Ref<const Eigen::VectorXd>& x,
+                   double total_weight) const;
+  Eigen::Index linear_index(std::size_t param) const;  // -1: searched
 
   class Pass;
   friend class Pass;
