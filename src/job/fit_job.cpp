@@ -12,9 +12,8 @@
 #include "perfit/job/fit_checkpoint.hpp"
 #include "perfit/job/fit_result.hpp"
 #include "perfit/job/fitted_rows.hpp"
-#include "perfit/job/groups.hpp"
+#include "perfit/job/joint_fit.hpp"
 #include "perfit/job/measured_range.hpp"
-#include "perfit/job/pool_strength.hpp"
 #include "perfit/job/result_report.hpp"
 #include "perfit/job/set_binding.hpp"
 #include "perfit/core/error.hpp"
@@ -45,9 +44,7 @@ struct Setup {
   std::shared_ptr<const model::Model> model;
   std::vector<std::string> load;  // columns the fit reads: factors, target, weights
   std::vector<std::string> read;  // of which in the set (not the group indicators), and the --by columns
-  Groups groups;                  // --by: a joint fit of these groups
-  model::ModelSpec base;          // --by: the bound spec before the groups, and its constants' kinds
-  model::ConstantKinds kinds;
+  JointFit joint;                 // --by: a joint fit of groups
   std::vector<std::string> columns;  // the Model's columns: the set's, and the group indicators
   std::string target;
   std::string checksum;           // the set's, written at import
@@ -56,50 +53,9 @@ struct Setup {
 };
 
 
-// --by: the groups of the whole set (every rank reads its --by columns) and the spec over them.
-void apply_groups(Setup& s, std::vector<std::string>& names) {
-  const fit::RunConfig& c = s.cfg;
-  const std::string where = "'" + c.data + "' set '" + c.set + "'";
-  const std::vector<std::string> by = split_list(c.by);
-  for (const auto& col : by) {
-    if (std::find(names.begin(), names.end(), col) == names.end()) {
-      throw ConfigError(where + " has no column '" + col + "' to split the rows into groups (--by); its columns: " +
-                        join(names));
-    }
-  }
-  data::MeasurementTable keys;
-  if (s.given) {
-    for (const auto& col : by) keys.add_column(s.given->column(col));
-  } else {
-    keys = s.store->read(c.set, by);
-  }
-  s.groups = find_groups(keys, by, where);
-  s.kinds = model::constant_kinds(s.spec, split_list(c.shared), split_list(c.per_group), split_list(c.pooled));
-  s.groups.per_group = s.kinds.per_group;
-  s.groups.pooled = s.kinds.pooled;
-  s.base = s.spec;
-  // The pools' strengths are chosen once the rows are read (choose_pools); the search space is this.
-  std::vector<model::PoolStrength> pooled;
-  for (const auto& name : s.kinds.pooled) pooled.push_back({name, 0.0, 1.0});
-  s.spec = model::expand_for_groups(s.base, s.groups.labels.size(), s.kinds.per_group, pooled);
-  for (std::size_t g = 1; g <= s.groups.labels.size(); ++g) names.push_back(model::group_indicator(g));
-}
-
 fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet) {
   const fit::RunConfig& cfg = s.cfg;
   return {s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, quiet, cfg.separable, cfg.scale, cfg.bootstrap, cfg.ci};
-}
-
-// A joint fit's pooled constants: their strength (given, or chosen on held-out scales) and
-// the model with it.
-void choose_pools(Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet,
-                  const island::IslandLayout& layout) {
-  const PoolChoice choice = choose_pool_strength(s.base, s.groups.labels.size(), s.kinds, fit_problem(s, table, quiet),
-                                                 s.cfg.pool_strength, s.cfg.search(), layout);
-  for (const auto& p : choice.pooled) s.groups.pool_strengths.push_back(p.strength);
-  s.groups.pool_how = choice.how;
-  s.spec = model::expand_for_groups(s.base, s.groups.labels.size(), s.kinds.per_group, choice.pooled);
-  s.model = std::make_shared<const model::Model>(s.spec, s.columns);
 }
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
@@ -132,7 +88,14 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     if (rank == 0) note_unused(bound);
     s.spec = bound.spec;
   }
-  if (!c.by.empty()) apply_groups(s, names);
+  if (!c.by.empty()) {  // every rank reads the --by columns of the whole set
+    s.joint = plan_joint_fit(c, s.spec, names, [&](const std::vector<std::string>& by) {
+      data::MeasurementTable keys;
+      if (!s.given) return s.store->read(c.set, by);
+      for (const auto& col : by) keys.add_column(s.given->column(col));
+      return keys;
+    }, "'" + c.data + "' set '" + c.set + "'");
+  }
   s.columns = names;
   s.model = std::make_shared<const model::Model>(s.spec, names);
   s.load = s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
@@ -149,7 +112,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   for (const auto& col : s.load) {
     if (!model::is_group_indicator(col)) s.read.push_back(col);
   }
-  for (const auto& col : s.groups.by) {
+  for (const auto& col : s.joint.groups.by) {
     if (std::find(s.read.begin(), s.read.end(), col) == s.read.end()) s.read.push_back(col);
   }
   // The set's own fingerprint, written at import: the same whatever rows a rank loads.
@@ -274,12 +237,12 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
   auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
   if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second}); });
-  if (!s.groups.empty()) {
-    add_group_columns(*table, s.groups, "'" + cfg.data + "' set '" + cfg.set + "'");
+  if (!s.joint.empty()) {
+    add_group_columns(*table, s.joint.groups, "'" + cfg.data + "' set '" + cfg.set + "'");
     // Text columns do not travel between ranks (a pooled fit gathers its rows): the indicators stand for them.
     std::erase_if(table->columns(), [&](const data::Column& col) {
       return std::find(s.load.begin(), s.load.end(), col.name()) == s.load.end() &&
-             std::find(s.groups.by.begin(), s.groups.by.end(), col.name()) != s.groups.by.end();
+             std::find(s.joint.groups.by.begin(), s.joint.groups.by.end(), col.name()) != s.joint.groups.by.end();
     });
   }
   dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
@@ -344,8 +307,12 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
   std::vector<io::MeasuredRange> ranges = measured_ranges(*s.model, table, cfg.factors, r.parallel() ? r.comm : MPI_COMM_NULL);
   std::erase_if(ranges, [](const io::MeasuredRange& m) { return model::is_group_indicator(m.name); });
+  if (!s.joint.empty()) {  // each group's own: a group measured at small scales only is flagged beyond them
+    const auto own = group_ranges(*s.model, table, ranges, s.joint.groups.labels, r.parallel() ? r.comm : MPI_COMM_NULL);
+    ranges.insert(ranges.end(), own.begin(), own.end());
+  }
   if (r.rank != 0) return out;  // rank 0 writes the result
-  out.result = make_result({s.cfg, s.spec, s.groups, s.target, s.checksum, table.attribute_string("unit", "s"),
+  out.result = make_result({s.cfg, s.spec, s.joint.groups, s.target, s.checksum, table.attribute_string("unit", "s"),
                             s.info.rows - dropped, dropped, r.size}, fr);
   out.result->peak_rss_mib = peak_rss;
   out.result->ranges = std::move(ranges);
@@ -406,7 +373,10 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   hooks.interrupted = job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
   add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
   if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
-  if (!s.kinds.pooled.empty()) choose_pools(s, table, !job.verbose, layout);
+  if (!s.joint.kinds.pooled.empty()) {
+    s.spec = choose_pools(s.joint, cfg, fit_problem(s, table, !job.verbose), layout);
+    s.model = std::make_shared<const model::Model>(s.spec, s.columns);
+  }
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary

@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "perfit/core/text.hpp"
+#include "perfit/job/groups.hpp"
+#include "perfit/model/grouped_model.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/mpi/communicator.hpp"
 
@@ -43,6 +45,29 @@ std::vector<io::MeasuredRange> measured_ranges(const model::Model& m, const data
   return out;
 }
 
+std::vector<io::MeasuredRange> group_ranges(const model::Model& m, const data::MeasurementTable& rows,
+                                            const std::vector<io::MeasuredRange>& ranges,
+                                            const std::vector<std::string>& labels, MPI_Comm comm) {
+  std::vector<io::MeasuredRange> out;
+  for (std::size_t g = 0; g < labels.size(); ++g) {
+    const auto& ind = rows.column(model::group_indicator(g + 1)).f64();
+    std::vector<bool> mine(ind.size());
+    for (std::size_t i = 0; i < ind.size(); ++i) mine[i] = ind[i] == 1.0;
+    data::MeasurementTable sub = rows;
+    sub.filter_rows(mine);
+    for (const auto& r : measured_ranges(m, sub, "", comm)) {
+      const bool measured = std::any_of(ranges.begin(), ranges.end(), [&](const io::MeasuredRange& x) {
+        return x.name == r.name && x.lo < x.hi;  // a column that varies over all rows
+      });
+      if (measured && !model::is_group_indicator(r.name)) out.push_back({r.name + "@" + labels[g], r.lo, r.hi});
+    }
+  }
+  return out;
+}
+
+RangeGuard::RangeGuard(const io::ResultFile& r, const std::vector<std::string>& factors)
+    : ranges_(r.ranges), known_(!r.ranges.empty() || factors.empty()), by_(groups_of(r).by) {}
+
 namespace {
 
 // "4x", or "0.09%" for a point just past an end (4x would round it to "1x").
@@ -54,8 +79,8 @@ std::string how_far(double ratio) {
 }  // namespace
 
 std::string Outside::text() const {
-  return factor + "=" + format_g(value) + " " + how_far(ratio) + " " +
-         (above ? "above" : "below") + " the measured " + format_g(lo) + (lo == hi ? "" : ".." + format_g(hi));
+  return factor + "=" + format_g(value) + " " + how_far(ratio) + " " + (above ? "above" : "below") + " " +
+         (group.empty() ? "the" : group + "'s") + " measured " + format_g(lo) + (lo == hi ? "" : ".." + format_g(hi));
 }
 
 nlohmann::ordered_json outside_json(const std::vector<Outside>& o) {
@@ -64,23 +89,41 @@ nlohmann::ordered_json outside_json(const std::vector<Outside>& o) {
     j.push_back({{"factor", x.factor}, {"value", x.value}, {"side", x.above ? "above" : "below"},
                  {"ratio", std::isfinite(x.ratio) ? nlohmann::ordered_json(x.ratio) : nlohmann::ordered_json(nullptr)},
                  {"measured", {x.lo, x.hi}}});
+    if (!x.group.empty()) j.back()["group"] = x.group;
   }
   return j;
 }
 
 std::vector<Outside> RangeGuard::check(const data::MeasurementTable& t, std::size_t row) const {
   std::vector<Outside> out;
+  // A row of a joint fit's group: its group's own ranges, and every row's for the rest.
+  std::string label;
+  const bool grouped = !by_.empty() && std::all_of(by_.begin(), by_.end(), [&](const std::string& b) { return t.find(b); });
+  if (grouped) label = group_label(t, by_, row);
+  std::vector<std::string> own;
   for (const auto& m : ranges_) {
-    const data::Column* c = t.find(m.name);
+    const auto at = m.name.find('@');
+    if (grouped && at != std::string::npos && m.name.compare(at + 1, std::string::npos, label) == 0) {
+      own.push_back(m.name.substr(0, at));
+    }
+  }
+  for (const auto& m : ranges_) {
+    const auto at = m.name.find('@');
+    const std::string name = m.name.substr(0, at);
+    const bool mine = at != std::string::npos && grouped && m.name.compare(at + 1, std::string::npos, label) == 0;
+    if (at != std::string::npos && !mine) continue;
+    if (at == std::string::npos && std::find(own.begin(), own.end(), name) != own.end()) continue;
+    const data::Column* c = t.find(name);
     if (!c || !c->is_numeric()) continue;
     // One value, not the column converted (that would make a grid's check O(rows^2)).
     const double v = c->type() == data::ColumnType::int64 ? static_cast<double>(c->i64()[row]) : c->f64()[row];
     // A whisker of rounding (a grid written with 10 digits) is not an extrapolation.
     const double slack = 1e-9 * std::max(std::abs(m.lo), std::abs(m.hi));
+    const std::string group = mine ? label : "";
     if (v > m.hi + slack) {
-      out.push_back({m.name, v, m.lo, m.hi, true, m.hi > 0 ? v / m.hi : std::numeric_limits<double>::infinity()});
+      out.push_back({name, v, m.lo, m.hi, true, m.hi > 0 ? v / m.hi : std::numeric_limits<double>::infinity(), group});
     } else if (v < m.lo - slack) {
-      out.push_back({m.name, v, m.lo, m.hi, false, v > 0 ? m.lo / v : std::numeric_limits<double>::infinity()});
+      out.push_back({name, v, m.lo, m.hi, false, v > 0 ? m.lo / v : std::numeric_limits<double>::infinity(), group});
     }
   }
   return out;

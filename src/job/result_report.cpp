@@ -167,10 +167,15 @@ std::string result_table_text(const io::ResultFile& r) {
   }
   if (!r.ranges.empty()) {
     appendf(out, "measured range:");
+    std::size_t own = 0;
     for (const auto& m : r.ranges) {
+      if (m.name.find('@') != std::string::npos) {  // a joint fit's group's own (measured_range.hpp)
+        ++own;
+        continue;
+      }
       appendf(out, " %s %s..%s", m.name.c_str(), format_g(m.lo).c_str(), format_g(m.hi).c_str());
     }
-    appendf(out, " (predictions outside are flagged)\n");
+    appendf(out, " (predictions outside are flagged%s)\n", own ? ", and beyond each group's own range" : "");
   }
   for (const auto& w : r.warnings) appendf(out, "warning: %s\n", w.c_str());
   return out;

@@ -8,6 +8,7 @@ one fit of all rows).
 Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
 import os
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -150,6 +151,17 @@ def test_by_default_every_constant_is_pooled_with_a_chosen_strength(runs):
         failures.append(f"pooling did not share the common constant more than the framework's own: {spread}")
 
 
+def test_a_pooled_fit_resumes_to_the_same_constants(runs):
+    base = ["fit", *S, "--factors", CLI_FACTORS, "--by", "framework", "--shared", "c3", "--force",
+            "--checkpoint-dir", "joint_ck", "--checkpoint-every", "10"]
+    expect([*base, "--out", "whole.h5"], 0, "wrote whole.h5")
+    expect([*base, "--out", "resumed.h5", "--resume"], 0, "resuming from", "wrote resumed.h5")
+    a = as_json(expect(["show", "whole.h5", "--json"], 0), "show --json")
+    b = as_json(expect(["show", "resumed.h5", "--json"], 0), "show --json")
+    if not a.get("params") or a.get("params") != b.get("params") or a["groups"] != b.get("groups"):
+        failures.append(f"resumed joint fit differs:\n{a.get('params')}\n{b.get('params')}")
+
+
 def test_pool_strength_spans_per_group_to_shared(runs):
     independent = fit_joint(runs, per_group="c0,c1,g,c2,c3,c4")
     zero = fit_joint(runs, pool_strength=0)
@@ -181,7 +193,13 @@ def test_a_group_measured_at_small_scales_borrows_from_the_others():
     truth = np.array([time_of("b", p, b) for p, b in zip(test.gpus, test.batch)])
     errors = {}
     for name, kinds in {"pooled": {}, "independent": {"per_group": "c0,c1,g,c2,c3,c4"}}.items():
-        pred = fit_joint(few, **kinds).predict(test)["predicted_time"].to_numpy()
-        errors[name] = float(np.median(np.abs(pred / truth - 1)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pred = fit_joint(few, **kinds).predict(test)
+        errors[name] = float(np.median(np.abs(pred["predicted_time"].to_numpy() / truth - 1)))
+        # Inside every row's 1..32 GPUs, but beyond b's own 1..4: flagged as such.
+        if not pred.extrapolated.all() or not any("above b's measured 1..4" in str(c.message) for c in caught):
+            failures.append(f"few-shot predictions not flagged beyond the group's own range:\n{pred}\n"
+                            f"{[str(c.message) for c in caught]}")
     if not errors["pooled"] < 0.5 * errors["independent"]:
         failures.append(f"few-shot framework at 16-32 GPUs, median error: {errors}")

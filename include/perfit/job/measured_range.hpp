@@ -28,7 +28,8 @@ struct Outside {
   double lo = 0.0, hi = 0.0;  // measured
   bool above = false;
   double ratio = 1.0;  // value / hi above, lo / value below (>= 1; inf past 0)
-  std::string text() const;  // "gpus=256 4x above the measured 1..64"
+  std::string group;   // a joint fit's: the range is this group's own ("" : every row's)
+  std::string text() const;  // "gpus=256 4x above the measured 1..64" ("... pytorch's measured")
 };
 
 // [{"factor", "value", "side": "above"|"below", "ratio", "measured": [lo, hi]}], [] inside.
@@ -38,8 +39,9 @@ class RangeGuard {
  public:
   // `factors`: what the result's model reads (model::Model::factors); a model that reads none
   // has nothing to extrapolate in, so its empty range is known.
-  RangeGuard(const io::ResultFile& r, const std::vector<std::string>& factors)
-      : ranges_(r.ranges), known_(!r.ranges.empty() || factors.empty()) {}
+  // A joint fit's result also holds each group's own ranges (named factor@group, as
+  // group_ranges makes them): a row of a group is checked against its group's.
+  RangeGuard(const io::ResultFile& r, const std::vector<std::string>& factors);
   bool known() const { return known_; }
   // The factors of row i of t (named as the model reads them) outside their range.
   std::vector<Outside> check(const data::MeasurementTable& t, std::size_t row) const;
@@ -55,6 +57,13 @@ class RangeGuard {
  private:
   std::vector<io::MeasuredRange> ranges_;
   bool known_;
+  std::vector<std::string> by_;  // a joint fit's group columns
 };
+
+// A joint fit's ranges per group: each factor column of `ranges` over the rows of each group
+// (indicator columns of `rows`), named factor@label. Collective over comm.
+std::vector<io::MeasuredRange> group_ranges(const model::Model& m, const data::MeasurementTable& rows,
+                                            const std::vector<io::MeasuredRange>& ranges,
+                                            const std::vector<std::string>& labels, MPI_Comm comm);
 
 }  // namespace perfit::job
