@@ -100,15 +100,17 @@ std::vector<Outside> RangeGuard::check(const data::MeasurementTable& t, std::siz
   std::string label;
   const bool grouped = !by_.empty() && std::all_of(by_.begin(), by_.end(), [&](const std::string& b) { return t.find(b); });
   if (grouped) label = group_label(t, by_, row);
+  // Only a joint result names a group's own range factor@label (a factor is an identifier).
+  const auto split = [&](const io::MeasuredRange& m) { return by_.empty() ? std::string::npos : m.name.find('@'); };
   std::vector<std::string> own;
   for (const auto& m : ranges_) {
-    const auto at = m.name.find('@');
+    const auto at = split(m);
     if (grouped && at != std::string::npos && m.name.compare(at + 1, std::string::npos, label) == 0) {
       own.push_back(m.name.substr(0, at));
     }
   }
   for (const auto& m : ranges_) {
-    const auto at = m.name.find('@');
+    const auto at = split(m);
     const std::string name = m.name.substr(0, at);
     const bool mine = at != std::string::npos && grouped && m.name.compare(at + 1, std::string::npos, label) == 0;
     if (at != std::string::npos && !mine) continue;

@@ -169,7 +169,7 @@ std::string result_table_text(const io::ResultFile& r) {
     appendf(out, "measured range:");
     std::size_t own = 0;
     for (const auto& m : r.ranges) {
-      if (m.name.find('@') != std::string::npos) {  // a joint fit's group's own (measured_range.hpp)
+      if (!r.group_by.empty() && m.name.find('@') != std::string::npos) {  // a group's own (measured_range.hpp)
         ++own;
         continue;
       }

@@ -7,6 +7,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/model/bounded_lsq.hpp"
+#include "perfit/model/grouped_model.hpp"
 #include "block_threads.hpp"
 #include "lincomb_kernel.hpp"
 #include "tape_kernel.hpp"
@@ -95,15 +96,61 @@ ProjectedEvaluator::ProjectedEvaluator(const Evaluator& ev, const Separation& se
   if (has_offset_) kernels_.push_back(std::make_unique<detail::TapeKernel>(*sep_.offset));
   for (const Tape& t : sep_.basis) varies_.push_back(reads_param(t));
   if (has_offset_) varies_.push_back(reads_param(*sep_.offset));
+  plan_blocks();
+}
+
+// A linear param that is a multiple of a group's indicator (model/grouped_model.hpp: one-hot
+// columns, one group per row) meets only its group's rows: its products with another group's
+// are 0 and are neither summed nor stored, and the least-squares problem is block diagonal.
+void ProjectedEvaluator::plan_blocks() {
+  const auto& columns = ev_->model().columns_used();
+  std::vector<std::int32_t> indicator(k_, -1);
+  std::vector<std::int32_t> seen;  // indicator columns, in the order first met
+  for (std::size_t a = 0; a < k_; ++a) {
+    for (const auto c : sep_.multiple_of[a]) {
+      if (!is_group_indicator(columns[static_cast<std::size_t>(c)])) continue;
+      indicator[a] = c;
+      if (std::find(seen.begin(), seen.end(), c) == seen.end()) seen.push_back(c);
+      break;
+    }
+  }
+  block_.assign(k_, -1);
+  local_.assign(k_, 0);
+  block_sizes_.assign(seen.size(), 0);
+  for (std::size_t a = 0; a < k_; ++a) {
+    if (indicator[a] < 0) {
+      local_[a] = hub_size_++;
+      continue;
+    }
+    const auto b = static_cast<std::size_t>(std::find(seen.begin(), seen.end(), indicator[a]) - seen.begin());
+    block_[a] = static_cast<std::int32_t>(b);
+    local_[a] = block_sizes_[b]++;
+  }
+  std::vector<Eigen::Index> starts;
+  Eigen::Index hub = 0;
+  for (const Eigen::Index k : block_sizes_) {
+    starts.push_back(hub);
+    hub += k;
+  }
+  place_.resize(k_);
+  for (std::size_t a = 0; a < k_; ++a) place_[a] = (block_[a] < 0 ? hub : starts[static_cast<std::size_t>(block_[a])]) + local_[a];
+  const std::size_t n = k_ + 1;
+  slot_.assign(n * n, -1);
+  pairs_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i; j < n; ++j) {
+      if (i < k_ && j < k_ && block_[i] >= 0 && block_[j] >= 0 && block_[i] != block_[j]) continue;
+      slot_[i * n + j] = static_cast<std::int32_t>(pairs_.size());
+      pairs_.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j));
+    }
+  }
 }
 
 std::size_t ProjectedEvaluator::pair_index(std::size_t i, std::size_t j) const {
-  // Upper triangle of the (k+1)x(k+1) matrix of vectors a_0..a_{k-1}, t, row by row.
-  const std::size_t n = k_ + 1;
-  return i * n - i * (i - 1) / 2 + (j - i);
+  return static_cast<std::size_t>(slot_[i * (k_ + 1) + j]);
 }
 
-std::size_t ProjectedEvaluator::stats_size() const { return (k_ + 1) * (k_ + 2) / 2 + 2 * k_ + 1; }
+std::size_t ProjectedEvaluator::stats_size() const { return pairs_.size() + 2 * k_ + 1; }
 
 namespace {
 
@@ -138,7 +185,7 @@ class ProjectedEvaluator::Pass {
     }
     t_fixed_.resize(block_);
     if (t_varies_) t_var_.resize(n_cand_ * block_);
-    const std::size_t pairs = nv_ * (nv_ + 1) / 2;
+    const std::size_t pairs = pe.pairs_.size();
     neg0_ = pairs;
     pos0_ = pairs + k_;
     negoff_ = pairs + 2 * k_;
@@ -211,11 +258,10 @@ class ProjectedEvaluator::Pass {
   // sum w u_i u_j into out, over the pairs whose vectors are all fixed (fixed == true) or not.
   template <class Out>
   void products(Out&& out, const double* w, bool fixed) {
-    for (std::size_t i = 0; i < nv_; ++i) {
-      for (std::size_t j = i; j < nv_; ++j) {
-        if ((is_fixed(i) && is_fixed(j)) != fixed) continue;
-        out(static_cast<Eigen::Index>(pe_.pair_index(i, j))) += dot(u_[i], u_[j], w, n_);
-      }
+    for (std::size_t p = 0; p < pe_.pairs_.size(); ++p) {
+      const auto [i, j] = pe_.pairs_[p];
+      if ((is_fixed(i) && is_fixed(j)) != fixed) continue;
+      out(static_cast<Eigen::Index>(p)) += dot(u_[i], u_[j], w, n_);
     }
   }
 
@@ -263,24 +309,101 @@ void ProjectedEvaluator::statistics(const Eigen::Ref<const Eigen::MatrixXd>& pop
   for (std::size_t t = 1; t < threads; ++t) stats += partial[t];
 }
 
-// The pooling penalty (Model::pooling) of the linear params, times W: each pool is
-// weight * x^T (I - J/G) x over its copies; copies that are searched (not linear) enter at
-// their candidate values, as constants of the quadratic.
-void ProjectedEvaluator::add_pooling(Eigen::MatrixXd& Hp, Eigen::VectorXd& vp, const Eigen::Ref<const Eigen::VectorXd>& x,
-                                     double total_weight) const {
+BlockQP ProjectedEvaluator::problem(const Eigen::Ref<const Eigen::VectorXd>& st, const Eigen::Ref<const Eigen::VectorXd>& x,
+                                    double total_weight) const {
+  BlockQP q;
+  for (const Eigen::Index k : block_sizes_) {
+    q.blocks.push_back(Eigen::MatrixXd::Zero(k, k));
+    q.links.push_back(Eigen::MatrixXd::Zero(k, hub_size_));
+  }
+  q.hub = Eigen::MatrixXd::Zero(hub_size_, hub_size_);
+  const auto n = static_cast<Eigen::Index>(k_);
+  q.v.resize(n);
+  q.lo.resize(n);
+  q.hi.resize(n);
+  const std::vector<Eigen::Index>& at = place_;
+  const Model& m = ev_->model();
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    const auto [i, j] = pairs_[p];
+    const double h = st(static_cast<Eigen::Index>(p));
+    if (j == k_) {
+      if (i < k_) q.v(at[i]) = h;
+      continue;
+    }
+    const std::int32_t bi = block_[i], bj = block_[j];
+    const Eigen::Index li = local_[i], lj = local_[j];
+    if (bi >= 0 && bj >= 0) {
+      q.blocks[static_cast<std::size_t>(bi)](li, lj) = q.blocks[static_cast<std::size_t>(bi)](lj, li) = h;
+    } else if (bi >= 0) {
+      q.links[static_cast<std::size_t>(bi)](li, lj) = h;
+    } else if (bj >= 0) {
+      q.links[static_cast<std::size_t>(bj)](lj, li) = h;
+    } else {
+      q.hub(li, lj) = q.hub(lj, li) = h;
+    }
+  }
+  for (std::size_t a = 0; a < k_; ++a) {
+    const ParamSpec& p = m.spec().params[sep_.linear[a]];
+    q.lo(at[a]) = p.lo;
+    q.hi(at[a]) = p.hi;
+  }
+  // The penalty of the linear params, bound-normalised u = (c - lo)/(hi - lo), times W:
+  // L2 adds W*lambda*u^2 (a quadratic), L1 adds W*lambda*u (linear: u >= 0 in the box).
+  const CostOptions& co = ev_->cost_options();
+  if (co.penalty != Penalty::none && co.lambda > 0.0) {
+    const double wl = total_weight * co.lambda;
+    for (std::size_t a = 0; a < k_; ++a) {
+      const Eigen::Index i = at[a];
+      const double h = q.hi(i) - q.lo(i);
+      if (co.penalty == Penalty::l2) {
+        const std::int32_t b = block_[a];
+        (b < 0 ? q.hub(local_[a], local_[a]) : q.blocks[static_cast<std::size_t>(b)](local_[a], local_[a])) += wl / (h * h);
+        q.v(i) += wl * q.lo(i) / (h * h);
+      } else {
+        q.v(i) -= wl / (2.0 * h);
+      }
+    }
+  }
+  add_pooling(q, x, total_weight);
+  return q;
+}
+
+// The pooling penalty (Model::pooling) times W: each pool is weight * sum_g (x_g - m)^2 over
+// its copies, minimised over its common value m, which joins the hub as a free variable (the
+// same minimum as weight * x'(I - J/G)x, without coupling every group to every other).
+// Copies that are searched (not linear) enter at their candidate values.
+void ProjectedEvaluator::add_pooling(BlockQP& q, const Eigen::Ref<const Eigen::VectorXd>& x, double total_weight) const {
   for (const auto& pool : ev_->model().pools()) {
-    const double w = total_weight * pool.weight, g = static_cast<double>(pool.params.size());
+    const double w = total_weight * pool.weight;
+    const bool any_linear = std::any_of(pool.params.begin(), pool.params.end(),
+                                        [&](std::size_t i) { return linear_index(i) >= 0; });
+    if (!(w > 0.0) || !any_linear) continue;
+    const Eigen::Index h = q.hub.rows(), n = q.v.size();
+    q.hub.conservativeResize(h + 1, h + 1);
+    q.hub.row(h).setZero();
+    q.hub.col(h).setZero();
+    for (auto& l : q.links) l.conservativeResize(Eigen::NoChange, h + 1), l.col(h).setZero();
+    q.v.conservativeResize(n + 1);
+    q.lo.conservativeResize(n + 1);
+    q.hi.conservativeResize(n + 1);
+    q.v(n) = 0.0;
+    q.lo(n) = -std::numeric_limits<double>::infinity();
+    q.hi(n) = std::numeric_limits<double>::infinity();
+    q.hub(h, h) = w * static_cast<double>(pool.params.size());
     for (const std::size_t i : pool.params) {
       const auto a = linear_index(i);
-      if (a < 0) continue;
-      for (const std::size_t j : pool.params) {
-        const double q = w * ((i == j ? 1.0 : 0.0) - 1.0 / g);
-        const auto b = linear_index(j);
-        if (b >= 0) {
-          Hp(a, b) += q;
-        } else {
-          vp(a) -= q * x(static_cast<Eigen::Index>(j));
-        }
+      if (a < 0) {
+        q.v(n) += w * x(static_cast<Eigen::Index>(i));
+        continue;
+      }
+      const std::int32_t b = block_[static_cast<std::size_t>(a)];
+      const Eigen::Index l = local_[static_cast<std::size_t>(a)];
+      if (b < 0) {
+        q.hub(l, l) += w;
+        q.hub(l, h) = q.hub(h, l) = -w;
+      } else {
+        q.blocks[static_cast<std::size_t>(b)](l, l) += w;
+        q.links[static_cast<std::size_t>(b)](l, h) = -w;
       }
     }
   }
@@ -294,58 +417,33 @@ Eigen::Index ProjectedEvaluator::linear_index(std::size_t param) const {
 void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::MatrixXd& stats,
                                double offset, double total_weight, Eigen::Ref<Eigen::VectorXd> costs,
                                std::vector<bool>& needs_check) const {
-  const auto K = static_cast<Eigen::Index>(k_);
   const CostOptions& co = ev_->cost_options();
   const Model& m = ev_->model();
-  const std::size_t pairs = (k_ + 1) * (k_ + 2) / 2;
-  Eigen::VectorXd lo(K), hi(K);
-  for (Eigen::Index a = 0; a < K; ++a) {
-    const ParamSpec& p = m.spec().params[sep_.linear[static_cast<std::size_t>(a)]];
-    lo(a) = p.lo;
-    hi(a) = p.hi;
-  }
-  const bool penalised = co.penalty != Penalty::none && co.lambda > 0.0;
+  const std::size_t pairs = pairs_.size();
   needs_check.assign(static_cast<std::size_t>(pop.cols()), false);
-  Eigen::MatrixXd H(K, K);
-  Eigen::VectorXd v(K);
   std::vector<signed char> bounds;  // the previous candidate's active set (a warm start)
+  Eigen::VectorXd x(static_cast<Eigen::Index>(k_));
   for (Eigen::Index c = 0; c < pop.cols(); ++c) {
     const auto st = stats.col(c);
-    for (Eigen::Index i = 0; i < K; ++i) {
-      for (Eigen::Index j = i; j < K; ++j) {
-        H(i, j) = H(j, i) = st(static_cast<Eigen::Index>(pair_index(static_cast<std::size_t>(i), static_cast<std::size_t>(j))));
-      }
-      v(i) = st(static_cast<Eigen::Index>(pair_index(static_cast<std::size_t>(i), k_)));
-    }
-    const double s = st(static_cast<Eigen::Index>(pair_index(k_, k_)));
-    if (!H.allFinite() || !v.allFinite() || !std::isfinite(s)) {
+    if (!st.head(static_cast<Eigen::Index>(pairs)).allFinite()) {
       costs(c) = std::numeric_limits<double>::infinity();
       continue;
     }
-    // The penalty of the linear params, bound-normalised u = (c - lo)/(hi - lo), times W:
-    // L2 adds W*lambda*u^2 (a quadratic), L1 adds W*lambda*u (linear: u >= 0 in the box).
-    Eigen::MatrixXd Hp = H;
-    Eigen::VectorXd vp = v;
-    if (penalised) {
-      const double wl = total_weight * co.lambda;
-      for (Eigen::Index a = 0; a < K; ++a) {
-        const double h = hi(a) - lo(a);
-        if (co.penalty == Penalty::l2) {
-          Hp(a, a) += wl / (h * h);
-          vp(a) += wl * lo(a) / (h * h);
-        } else {
-          vp(a) -= wl / (2.0 * h);
-        }
-      }
+    const Eigen::VectorXd solved = bounded_least_squares(problem(st, pop.col(c), total_weight), &bounds);
+    // Back from the QP's order; the sum of squares c'Hc - 2v'c + s from the statistics.
+    for (std::size_t a = 0; a < k_; ++a) x(static_cast<Eigen::Index>(a)) = solved(place_[a]);
+    double quad = 0.0;
+    for (std::size_t p = 0; p < pairs; ++p) {
+      const auto [i, j] = pairs_[p];
+      const double xi = i < k_ ? x(i) : -1.0, xj = j < k_ ? x(j) : -1.0;  // t enters as -1
+      quad += (i == j ? 1.0 : 2.0) * st(static_cast<Eigen::Index>(p)) * xi * xj;
     }
-    add_pooling(Hp, vp, pop.col(c), total_weight);
-    const Eigen::VectorXd x = bounded_least_squares(Hp, vp, lo, hi, &bounds);
-    const double quad = std::max(0.0, x.dot(H * x) - 2.0 * v.dot(x) + s);
-    for (Eigen::Index a = 0; a < K; ++a) pop(static_cast<Eigen::Index>(sep_.linear[static_cast<std::size_t>(a)]), c) = x(a);
+    quad = std::max(0.0, quad);
+    for (Eigen::Index a = 0; a < x.size(); ++a) pop(static_cast<Eigen::Index>(sep_.linear[static_cast<std::size_t>(a)]), c) = x(a);
     costs(c) = (quad + offset) / total_weight + co.lambda * ev_->penalty(pop.col(c)) + m.pooling(pop.col(c));
     // A prediction can be negative only through a negative offset or a basis of the wrong sign.
     bool check = st(static_cast<Eigen::Index>(pairs + 2 * k_)) > 0.0;
-    for (Eigen::Index a = 0; a < K; ++a) {
+    for (Eigen::Index a = 0; a < x.size(); ++a) {
       const double neg = st(static_cast<Eigen::Index>(pairs) + a), pos = st(static_cast<Eigen::Index>(pairs + k_) + a);
       check = check || (x(a) > 0.0 && neg > 0.0) || (x(a) < 0.0 && pos > 0.0);
     }

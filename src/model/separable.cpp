@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <utility>
@@ -90,7 +91,7 @@ Affine scale(const ExprPtr& s, const Affine& a, bool divide) {
 
 class Splitter {
  public:
-  Splitter(const Model& m, std::uint64_t linear) : m_(m), linear_(linear) {}
+  Splitter(const Model& m, const std::vector<bool>& linear) : m_(m), linear_(linear) {}
 
   Affine split(const ExprPtr& e) const {
     switch (e->kind) {
@@ -134,7 +135,7 @@ class Splitter {
  private:
   Affine ident(const ExprPtr& e) const {
     const Binding b = m_.bind(e->name);
-    if (b.kind == Binding::Kind::param && (linear_ >> b.index & 1U)) {
+    if (b.kind == Binding::Kind::param && linear_[static_cast<std::size_t>(b.index)]) {
       Affine a;
       a.coef[static_cast<std::size_t>(b.index)] = number(1.0);
       return a;
@@ -147,15 +148,44 @@ class Splitter {
   }
 
   const Model& m_;
-  std::uint64_t linear_;
+  const std::vector<bool>& linear_;
 };
 
-Separation build(const Model& m, std::uint64_t set, const Affine& a) {
+// The columns e is a multiple of: factors of its products, numerators of its quotients, and
+// the columns common to both sides of a sum.
+std::vector<std::int32_t> multiple_of(const Model& m, const ExprPtr& e) {
+  switch (e->kind) {
+    case Expr::Kind::ident: {
+      const Binding b = m.bind(e->name);
+      if (b.kind == Binding::Kind::column) return {b.index};
+      return b.kind == Binding::Kind::term ? multiple_of(m, b.term) : std::vector<std::int32_t>{};
+    }
+    case Expr::Kind::neg:
+    case Expr::Kind::div: return multiple_of(m, e->args[0]);
+    case Expr::Kind::mul: {
+      std::vector<std::int32_t> a = multiple_of(m, e->args[0]);
+      for (const auto c : multiple_of(m, e->args[1])) a.push_back(c);
+      return a;
+    }
+    case Expr::Kind::add:
+    case Expr::Kind::sub: {
+      std::vector<std::int32_t> a = multiple_of(m, e->args[0]), both;
+      for (const auto c : multiple_of(m, e->args[1])) {
+        if (std::find(a.begin(), a.end(), c) != a.end()) both.push_back(c);
+      }
+      return both;
+    }
+    default: return {};
+  }
+}
+
+Separation build(const Model& m, const std::vector<bool>& set, const Affine& a) {
   Separation s;
-  for (std::size_t i = 0; i < m.n_params(); ++i) (set >> i & 1U ? s.linear : s.nonlinear).push_back(i);
+  for (std::size_t i = 0; i < m.n_params(); ++i) (set[i] ? s.linear : s.nonlinear).push_back(i);
   for (const std::size_t i : s.linear) {
     const auto it = a.coef.find(i);
     s.basis.push_back(m.compile_part(it == a.coef.end() ? number(0.0) : it->second));
+    s.multiple_of.push_back(it == a.coef.end() ? std::vector<std::int32_t>{} : multiple_of(m, it->second));
   }
   if (a.offset) s.offset = m.compile_part(a.offset);
   return s;
@@ -164,41 +194,48 @@ Separation build(const Model& m, std::uint64_t set, const Affine& a) {
 }  // namespace
 
 Separation separate(const Model& m, const std::vector<bool>& allowed) {
-  const std::size_t n = std::min<std::size_t>(m.n_params(), 63);
-  std::uint64_t candidates = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i < allowed.size() && allowed[i]) candidates |= std::uint64_t{1} << i;
+  // The allowed params, by position; a joint fit over many groups has hundreds of them.
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = 0; i < m.n_params(); ++i) {
+    if (i < allowed.size() && allowed[i]) candidates.push_back(i);
   }
-  std::uint64_t best = 0;
+  std::vector<bool> best(m.n_params(), false);
   Affine best_split = constant_part(m.expression());
-  auto affine_in = [&](std::uint64_t set, Affine& out) {
+  auto affine_in = [&](const std::vector<bool>& set, Affine& out) {
     out = Splitter(m, set).split(m.expression());
     return out.ok;
   };
-  if (std::popcount(candidates) <= 12) {
+  if (candidates.size() <= 12) {
     // The most params; among equals, the most log-searched ones (wide ranges are what the DE
     // finds hardest), then the first in bit order.
-    auto key = [&](std::uint64_t set) {
+    const std::uint32_t all = (std::uint32_t{1} << candidates.size()) - 1;
+    auto members = [&](std::uint32_t mask) {
+      std::vector<bool> set(m.n_params(), false);
+      for (std::size_t k = 0; k < candidates.size(); ++k) set[candidates[k]] = (mask >> k & 1U) != 0;
+      return set;
+    };
+    auto key = [&](std::uint32_t mask) {
       int logs = 0;
-      for (std::size_t i = 0; i < n; ++i) logs += (set >> i & 1U) && m.spec().params[i].log_scale;
-      return std::pair<int, int>(std::popcount(set), logs);
+      for (std::size_t k = 0; k < candidates.size(); ++k) logs += (mask >> k & 1U) && m.spec().params[candidates[k]].log_scale;
+      return std::pair<int, int>(std::popcount(mask), logs);
     };
     std::pair<int, int> best_key(0, 0);
-    for (std::uint64_t set = candidates;; set = (set - 1) & candidates) {
+    for (std::uint32_t mask = all;; mask = (mask - 1) & all) {
       Affine a;
-      if (key(set) > best_key && affine_in(set, a)) {
-        best = set;
-        best_key = key(set);
+      if (key(mask) > best_key && affine_in(members(mask), a)) {
+        best = members(mask);
+        best_key = key(mask);
         best_split = a;
       }
-      if (set == 0) break;
+      if (mask == 0) break;
     }
   } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t bit = std::uint64_t{1} << i;
+    for (const std::size_t i : candidates) {
+      std::vector<bool> set = best;
+      set[i] = true;
       Affine a;
-      if ((candidates & bit) && affine_in(best | bit, a)) {
-        best |= bit;
+      if (affine_in(set, a)) {
+        best = std::move(set);
         best_split = a;
       }
     }

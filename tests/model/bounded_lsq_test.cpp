@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "perfit/core/rng.hpp"
 
@@ -13,7 +14,7 @@ namespace perfit::model {
 
 namespace {
 
-double q(const Eigen::MatrixXd& H, const Eigen::VectorXd& v, const Eigen::VectorXd& c) {
+double q_of(const Eigen::MatrixXd& H, const Eigen::VectorXd& v, const Eigen::VectorXd& c) {
   return c.dot(H * c) - 2.0 * v.dot(c);
 }
 
@@ -48,8 +49,8 @@ Eigen::VectorXd brute_force(const Eigen::MatrixXd& H, const Eigen::VectorXd& v,
       for (int a = 0; a < m; ++a) c(free[a]) = z(a);
     }
     if (((c - lo).array() < -1e-12).any() || ((hi - c).array() < -1e-12).any()) continue;
-    if (q(H, v, c) < best_q) {
-      best_q = q(H, v, c);
+    if (q_of(H, v, c) < best_q) {
+      best_q = q_of(H, v, c);
       best = c;
     }
   }
@@ -79,7 +80,7 @@ TEST(BoundedLsq, MatchesEnumerationOfAllActiveSetsOnRandomProblems) {
     const Eigen::VectorXd c = bounded_least_squares(H, v, lo, hi);
     const Eigen::VectorXd ref = brute_force(H, v, lo, hi);
     ASSERT_TRUE(((c - lo).array() >= 0).all() && ((hi - c).array() >= 0).all()) << "trial " << trial;
-    const double qc = q(H, v, c), qr = q(H, v, ref);
+    const double qc = q_of(H, v, c), qr = q_of(H, v, ref);
     EXPECT_LE(qc, qr + 1e-9 * (std::fabs(qr) + t.squaredNorm())) << "trial " << trial;
   }
 }
@@ -104,6 +105,69 @@ TEST(BoundedLsq, ZeroAndCollinearColumnsGiveAFeasibleMinimiser) {
   EXPECT_NEAR(c(0) + c(2), 2.0, 1e-9);  // any split of the collinear pair fits exactly
   EXPECT_EQ(c(1), 0.0);                 // no influence: the bounded point nearest 0
   EXPECT_TRUE(c.allFinite());
+}
+
+namespace {
+
+// A problem of `groups` blocks of rows (each its own constants) and `shared` constants that
+// meet every row, as a joint fit's; degenerate: one block's two columns are equal.
+struct GroupedRows {
+  Eigen::MatrixXd A;
+  Eigen::VectorXd t;
+  std::vector<Eigen::Index> sizes;
+};
+
+GroupedRows grouped_rows(Rng& rng, int groups, int shared, bool degenerate) {
+  GroupedRows g;
+  int k = 0;
+  for (int b = 0; b < groups; ++b) g.sizes.push_back(1 + (b % 3));
+  for (const auto s : g.sizes) k += static_cast<int>(s);
+  const int rows_per = 6, n = k + shared;
+  g.A = Eigen::MatrixXd::Zero(rows_per * groups, n);
+  g.t.resize(rows_per * groups);
+  int col = 0;
+  for (int b = 0; b < groups; ++b) {
+    for (int r = 0; r < rows_per; ++r) {
+      const int row = b * rows_per + r;
+      g.t(row) = rng.normal();
+      for (int j = 0; j < g.sizes[static_cast<std::size_t>(b)]; ++j) g.A(row, col + j) = rng.normal() * std::pow(10.0, j - 1);
+      for (int j = 0; j < shared; ++j) g.A(row, k + j) = rng.normal();
+      if (degenerate && b == 2) g.A(row, col + 1) = g.A(row, col);
+    }
+    col += static_cast<int>(g.sizes[static_cast<std::size_t>(b)]);
+  }
+  return g;
+}
+
+}  // namespace
+
+// The block form (each group eliminated into the shared constants) finds the dense form's
+// minimum, also when a group's own rows leave a direction undetermined.
+TEST(BoundedLsq, BlockFormMatchesTheDenseForm) {
+  Rng rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    const GroupedRows g = grouped_rows(rng, 2 + trial % 6, trial % 3, trial % 5 == 4);
+    const Eigen::MatrixXd H = g.A.transpose() * g.A;
+    const Eigen::VectorXd v = g.A.transpose() * g.t;
+    const auto n = H.rows(), shared = n - std::accumulate(g.sizes.begin(), g.sizes.end(), Eigen::Index{0});
+    Eigen::VectorXd lo(n), hi(n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      lo(j) = rng.uniform(-1, 0.2);
+      hi(j) = lo(j) + rng.uniform(0.05, 2);
+    }
+    BlockQP q{{}, {}, H.bottomRightCorner(shared, shared), v, lo, hi};
+    Eigen::Index s = 0;
+    for (const auto k : g.sizes) {
+      q.blocks.push_back(H.block(s, s, k, k));
+      q.links.push_back(H.block(s, n - shared, k, shared));
+      s += k;
+    }
+    ASSERT_TRUE(q.times(v).isApprox(H * v)) << "trial " << trial;
+    const Eigen::VectorXd block = bounded_least_squares(q), dense = bounded_least_squares(H, v, lo, hi);
+    ASSERT_TRUE(((block - lo).array() >= 0).all() && ((hi - block).array() >= 0).all()) << "trial " << trial;
+    const double qb = q_of(H, v, block), qd = q_of(H, v, dense);
+    EXPECT_NEAR(qb, qd, 1e-9 * (std::fabs(qd) + g.t.squaredNorm())) << "trial " << trial;
+  }
 }
 
 }  // namespace perfit::model

@@ -97,6 +97,21 @@ TEST(GroupedModel, EachGroupSeesItsOwnConstants) {
   EXPECT_EQ(sep.linear, (std::vector<std::size_t>{0, 1, 2}));
 }
 
+// Past 64 params (40 groups of 3 constants) every copy of a linear constant is still found
+// linear and every exponent searched: the split is not limited to a 64-bit set.
+TEST(GroupedModel, ManyGroupsKeepTheirLinearConstantsLinear) {
+  const std::size_t groups = 40;
+  const ModelSpec m = expand_for_groups(two_constant_model(), groups, {"c0", "c1", "g"});
+  std::vector<std::string> columns{"p", "d"};
+  for (std::size_t g = 1; g <= groups; ++g) columns.push_back(group_indicator(g));
+  const Model model(m, columns);
+  ASSERT_EQ(model.n_params(), 3 * groups);
+  const Separation sep = separate(model, std::vector<bool>(model.n_params(), true));
+  ASSERT_EQ(sep.linear.size(), 2 * groups);
+  for (const std::size_t i : sep.linear) EXPECT_NE(split_group_param(model.param_names()[i]).first, "g");
+  for (const std::size_t i : sep.nonlinear) EXPECT_EQ(split_group_param(model.param_names()[i]).first, "g");
+}
+
 TEST(GroupedModel, RefusesNamesItNeeds) {
   ModelSpec m = two_constant_model();
   m.params.push_back({"c1__2", 0, 1, false});

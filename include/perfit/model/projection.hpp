@@ -14,9 +14,11 @@
 
 #include <Eigen/Core>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "perfit/model/bounded_lsq.hpp"
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/separable.hpp"
 
@@ -58,9 +60,12 @@ class ProjectedEvaluator {
  private:
   void accumulate_blocks(const Eigen::Ref<const Eigen::MatrixXd>& pop, std::size_t b0,
                          std::size_t b1, Eigen::MatrixXd& stats, std::size_t thread) const;
+  void plan_blocks();
   std::size_t pair_index(std::size_t i, std::size_t j) const;
-  void add_pooling(Eigen::MatrixXd& Hp, Eigen::VectorXd& vp, const Eigen::Ref<const Eigen::VectorXd>& x,
-                   double total_weight) const;
+  // One candidate's least-squares problem: its statistics, the penalty and the pools.
+  BlockQP problem(const Eigen::Ref<const Eigen::VectorXd>& st, const Eigen::Ref<const Eigen::VectorXd>& x,
+                  double total_weight) const;
+  void add_pooling(BlockQP& q, const Eigen::Ref<const Eigen::VectorXd>& x, double total_weight) const;
   Eigen::Index linear_index(std::size_t param) const;  // -1: searched
 
   class Pass;
@@ -72,6 +77,16 @@ class ProjectedEvaluator {
   std::vector<std::unique_ptr<detail::TapeKernel>> kernels_;  // bases, then the offset
   std::vector<bool> varies_;  // per kernel: reads a param (evaluated per candidate)
   bool has_offset_ = false;
+  // The statistics kept: the pairs (i, j), i <= j, of vectors a_0..a_{k-1}, t whose product
+  // can be nonzero (not two different groups' constants), in row-major order; slot_ maps a
+  // pair to its place (-1: always 0).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
+  std::vector<std::int32_t> slot_;
+  // Where each linear param sits in the BlockQP: its group's block (-1: the hub) and place.
+  std::vector<std::int32_t> block_;
+  std::vector<Eigen::Index> local_, block_sizes_;
+  std::vector<Eigen::Index> place_;  // each linear param's index in the BlockQP's order
+  Eigen::Index hub_size_ = 0;
   // Per thread of statistics(): the sums over the vectors that read no param, the same in
   // every call (a polish calls with one or two candidates, where they would dominate).
   // Filled by the first call; each thread writes only its own entry.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct Separation {
   std::vector<std::size_t> nonlinear;  // the rest, ascending
   std::vector<Tape> basis;             // one per linear param
   std::optional<Tape> offset;          // the part without linear params; none: 0
+  // Per basis, the columns (indices as in the tapes) it is a multiple of: it is 0 on every row
+  // where one of them is 0. A joint fit's group constants are multiples of the group's
+  // indicator, which is what makes their least-squares problem block diagonal.
+  std::vector<std::vector<std::int32_t>> multiple_of;
   bool separable() const { return !linear.empty(); }
 };
 
