@@ -21,18 +21,18 @@ struct ImportArgs : io::ImportOptions {
 
 // --json: what was imported, as one object.
 void print_json(const ImportArgs& o, const io::ImportSummary& s) {
-  std::cout << nlohmann::ordered_json{{"input", o.csv}, {"out", o.store}, {"sets", s.sets.empty() ? std::vector<std::string>{o.set} : s.sets},
+  nlohmann::ordered_json j{{"input", o.csv}, {"out", o.store}, {"sets", s.sets.empty() ? std::vector<std::string>{o.set} : s.sets},
                                       {"rows_imported", s.rows_read - s.rows_dropped}, {"rows_dropped", s.rows_dropped},
                                       {"rows_in_set", s.rows_in_set}, {"created_store", s.created_store},
-                                      {"appended", s.appended}, {"replaced", s.replaced}, {"notes", s.notes}}
-                   .dump()
-            << "\n";
+                                      {"appended", s.appended}, {"replaced", s.replaced}, {"notes", s.notes}};
+  if (!s.rows_in_sets.empty()) j["rows_in_sets"] = s.rows_in_sets;  // --set-by: per set, in "sets" order
+  std::cout << j.dump() << "\n";
 }
 
 int run_import_extrap(const ImportArgs& o) {
-  if (!o.target.empty() || !o.throughput.empty() || !o.categorical.empty()) {
-    throw ConfigError("--format extrap: --target, --throughput and --categorical do not apply (the sets' "
-                      "target is 'value', one column per PARAMETER)");
+  if (!o.target.empty() || !o.throughput.empty() || !o.categorical.empty() || !o.set_by.empty()) {
+    throw ConfigError("--format extrap: --target, --throughput, --categorical and --set-by do not apply (the sets' "
+                      "target is 'value', one column per PARAMETER, one set per call path and metric)");
   }
   const io::ImportSummary s = io::import_extrap(o);
   if (o.json) {
@@ -73,7 +73,11 @@ const OptionTable<ImportArgs>& import_options() {
                        "csv, or extrap: Extra-P's input by the file's extension, .json (either of its "
                        "JSON formats), .jsonl (JSON Lines), else its PARAMETER/POINTS/REGION/METRIC/DATA text"),
       required(out_option<S>(&S::store, "HDF5 store to create or add to")),
-      required(text_option<S>("set", &S::set, "a set path", "set path /<framework>/<model>[/<system>] (extrap: /PREFIX)")),
+      required(text_option<S>("set", &S::set, "a set path",
+                              "set path /<framework>/<model>[/<system>] (extrap, --set-by: /PREFIX)")),
+      text_option<S>("set_by", &S::set_by, "a column name",
+                     "one set per value of this column, named --set/<value> (values as written); for a joint "
+                     "fit of them see docs/joint.md"),
       text_option<S>("target", &S::target, "a column name",
                      "column holding the measured time (with --throughput: the time column to create); "
                      "required for CSV, extrap sets use 'value'"),
@@ -107,10 +111,17 @@ int run_import(ImportArgs& o) {
     print_json(o, s);
     return 0;
   }
-  std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
-              s.rows_read - s.rows_dropped, o.csv.c_str(), o.store.c_str(), o.set.c_str(),
-              s.created_store ? " (new store)" : "",
-              s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""), s.rows_in_set);
+  if (!o.set_by.empty()) {
+    std::printf("imported %zu rows from '%s' into '%s' as %zu sets by %s%s:", s.rows_read - s.rows_dropped, o.csv.c_str(),
+                o.store.c_str(), s.sets.size(), o.set_by.c_str(), s.created_store ? " (new store)" : "");
+    for (std::size_t i = 0; i < s.sets.size(); ++i) std::printf(" %s (%zu rows)", s.sets[i].c_str(), s.rows_in_sets[i]);
+    std::printf("\n");
+  } else {
+    std::printf("imported %zu rows from '%s' into '%s' set '%s'%s%s; the set has %zu rows\n",
+                s.rows_read - s.rows_dropped, o.csv.c_str(), o.store.c_str(), o.set.c_str(),
+                s.created_store ? " (new store)" : "", s.appended ? " (appended)" : (s.replaced ? " (replaced)" : ""),
+                s.rows_in_set);
+  }
   if (s.rows_dropped > 0) {
     std::printf("dropped %zu of %zu rows with an invalid target '%s' (--drop-invalid)\n",
                 s.rows_dropped, s.rows_read, o.target.c_str());

@@ -18,7 +18,16 @@
 namespace perfit::io {
 
 void ImportOptions::validate() const {
-  validate_set_path(set);
+  if (set_by.empty()) {
+    validate_set_path(set);
+  } else {
+    try {
+      validate_set_path(set + "/x");
+    } catch (const ConfigError&) {
+      throw ConfigError("--set '" + set + "' with --set-by " + set_by + ": give the first one or two levels (e.g. "
+                        "/study), the sets become " + set + "/<" + set_by + ">");
+    }
+  }
   if (target.empty()) throw ConfigError("--target must name the measured-time column");
   if (!throughput.empty() && !(std::isfinite(work) && work > 0.0)) {
     throw ConfigError("--throughput " + throughput + " needs --work SAMPLES, the samples one measured "
@@ -113,13 +122,13 @@ std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
   return bad;
 }
 
-data::Attributes provenance(const ImportOptions& o) {
+data::Attributes provenance(const ImportOptions& o, const std::string& set) {
   data::Attributes a;
   std::vector<std::string> parts;
-  for (std::size_t b = 1, e; b < o.set.size(); b = e + 1) {
-    e = o.set.find('/', b);
-    if (e == std::string::npos) e = o.set.size();
-    parts.push_back(o.set.substr(b, e - b));
+  for (std::size_t b = 1, e; b < set.size(); b = e + 1) {
+    e = set.find('/', b);
+    if (e == std::string::npos) e = set.size();
+    parts.push_back(set.substr(b, e - b));
   }
   a["framework"] = parts.at(0);
   a["model"] = parts.at(1);
@@ -180,6 +189,38 @@ void copy_others(const StoreReader& old, const std::set<std::string>& ours, Stor
 
 // Rewrites the store through a temporary file: its other sets copied, these written (appended
 // to or replacing sets of the same path when the options say so).
+// --set-by: the rows of each value of the column as set/<value>, values in sorted order.
+std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(const ImportOptions& o, const data::MeasurementTable& t,
+                                                                            const std::vector<std::size_t>& line_of_row) {
+  const data::Column* c = t.find(o.set_by);
+  if (!c) throw DataError("'" + o.csv + "' has no column '" + o.set_by + "' to split into sets (--set-by); its columns: " + column_list(t));
+  std::vector<std::string> value(t.rows());
+  const std::vector<double> numbers = c->is_numeric() ? c->to_double() : std::vector<double>{};
+  for (std::size_t i = 0; i < t.rows(); ++i) value[i] = c->is_numeric() ? format_g(numbers[i]) : c->str()[i];
+  std::vector<std::string> names = value;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::vector<std::pair<std::string, data::MeasurementTable>> out;
+  for (const auto& v : names) {
+    const std::string path = o.set + "/" + v;
+    const auto first = static_cast<std::size_t>(std::find(value.begin(), value.end(), v) - value.begin());
+    try {
+      validate_set_path(path);
+    } catch (const ConfigError&) {
+      throw DataError("'" + o.csv + "' line " + std::to_string(line_of_row[first]) + " column '" + o.set_by + "': value '" + v +
+                      "' cannot name a set (letters, digits and . _ + - only); rename it in the file, or import "
+                      "without --set-by and fit with --by " + o.set_by + ", which keeps any value");
+    }
+    std::vector<bool> mine(t.rows());
+    for (std::size_t i = 0; i < t.rows(); ++i) mine[i] = value[i] == v;
+    data::MeasurementTable part = t;
+    part.filter_rows(mine);
+    part.attributes() = provenance(o, path);
+    out.emplace_back(path, std::move(part));
+  }
+  return out;
+}
+
 void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s) {
   std::error_code ec;
   s.created_store = !std::filesystem::exists(o.store, ec);
@@ -224,8 +265,21 @@ ImportSummary import_csv(const ImportOptions& o) {
                       "them unless --drop-invalid drops their rows");
   }
   data::MeasurementTable table = std::move(csv.table);
-  table.attributes() = provenance(o);
-
+  if (!o.set_by.empty()) {
+    std::vector<std::pair<std::string, data::MeasurementTable>> parts = split_by_column(o, table, csv.line_of_row);
+    NamedTables sets;
+    for (auto& [name, part] : parts) {
+      sets.emplace_back(name, &part);
+      s.sets.push_back(name);
+    }
+    write_sets(o, sets, s);  // with --append, each part gains its set's earlier rows
+    for (const auto& part : parts) {
+      s.rows_in_sets.push_back(part.second.rows());
+      s.rows_in_set += part.second.rows();
+    }
+    return s;
+  }
+  table.attributes() = provenance(o, o.set);
   write_sets(o, {{o.set, &table}}, s);
   s.rows_in_set = table.rows();
   return s;
@@ -241,7 +295,7 @@ ImportSummary import_table(const ImportOptions& o, data::MeasurementTable table)
   ImportSummary s;
   s.rows_read = table.rows();
   s.rows_dropped = check_table(o, table);
-  table.attributes() = provenance(o);
+  table.attributes() = provenance(o, o.set);
   write_sets(o, {{o.set, &table}}, s);
   s.rows_in_set = table.rows();
   return s;

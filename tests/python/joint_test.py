@@ -95,6 +95,26 @@ def test_bad_groups_are_refused_in_one_line(runs):
         failures.append("a refused joint fit wrote bad.h5")
 
 
+def test_import_set_by_writes_one_set_per_value(runs):
+    expect(["import", "three.csv", "--out", "split.h5", "--set", "/study", "--set-by", "framework", "--target", "time",
+            "--force"], 0, "as 3 sets by framework", "/study/mxnet (54 rows)", "/study/tensorflow (54 rows)")
+    expect(["inspect", "split.h5"], 0, "3 set(s)", "/study/pytorch  rows=54")
+    out = as_json(expect(["import", "three.csv", "--out", "split.h5", "--set", "/study", "--set-by", "framework",
+                          "--target", "time", "--append", "--json"], 0), "import --json")
+    if out.get("sets") != ["/study/mxnet", "/study/pytorch", "/study/tensorflow"] or out.get("rows_in_sets") != [108] * 3:
+        failures.append(f"import --set-by --append --json: {out}")
+    expect(["import", "three.csv", "--out", "split2.h5", "--set", "/a/b/c", "--set-by", "framework", "--target", "time"],
+           2, "give the first one or two levels")
+    expect(["import", "three.csv", "--out", "split2.h5", "--set", "/a", "--set-by", "fw", "--target", "time"],
+           3, "has no column 'fw' to split into sets (--set-by)")
+    with open(os.path.join(work, "spaces.csv"), "w") as f:
+        f.write("framework,gpus,time\nTF 2.3,1,10\npt,1,12\n")
+    expect(["import", "spaces.csv", "--out", "split2.h5", "--set", "/a", "--set-by", "framework", "--target", "time"],
+           3, "line 2 column 'framework': value 'TF 2.3' cannot name a set", "fit with --by framework")
+    if os.path.exists(os.path.join(work, "split2.h5")):
+        failures.append("a refused import --set-by wrote split2.h5")
+
+
 def test_everything_per_group_is_the_separate_fits(runs):
     joint = fit_joint(runs, per_group="c0,c1,g,c2,c3,c4", max_generations=400)
     params = joint.params

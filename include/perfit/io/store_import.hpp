@@ -15,7 +15,10 @@ struct ImportOptions {
   std::string csv;     // the input file (CSV, or Extra-P text with format extrap)
   std::string format = "csv";  // csv | extrap
   std::string store;
-  std::string set;     // /<framework>/<model>[/<system>]
+  std::string set;     // /<framework>/<model>[/<system>]; with set_by its first one or two levels
+  // One set per value of this column, named set/<value> (a value is kept as written; one that
+  // cannot be a set name is refused). Empty: every row into `set`.
+  std::string set_by;
   std::string target;  // measured-time column (with throughput: the time column to create)
   // Public benchmark tables report throughput (samples/s): with `throughput` naming that
   // column, the set gets target = work / throughput, the time to process `work` samples.
@@ -28,7 +31,8 @@ struct ImportOptions {
   bool drop_invalid = false;
   std::vector<std::string> categorical;
   char delimiter = ',';
-  // Throws: ConfigError for a bad set path, empty target, --append with --replace, or
+  // Throws: ConfigError for a bad set path (or prefix, with set_by), empty target, --append
+  // with --replace, set_by with the extrap format, or
   // --throughput without a finite --work > 0 (or the reverse).
   void validate() const;
 };
@@ -36,11 +40,12 @@ struct ImportOptions {
 struct ImportSummary {
   std::size_t rows_read = 0;
   std::size_t rows_dropped = 0;  // invalid targets dropped by --drop-invalid
-  std::size_t rows_in_set = 0;   // after append
+  std::size_t rows_in_set = 0;   // after append (with set_by: summed over the sets)
   bool created_store = false;
   bool appended = false;
   bool replaced = false;
   std::vector<std::string> sets;  // the sets written
+  std::vector<std::size_t> rows_in_sets;  // with set_by: each set's rows (as sets)
   std::vector<std::string> notes;  // what the user should know of the rows kept (empty cells)
 };
 
