@@ -58,6 +58,7 @@ class Bvls {
       }
     }
     for (const Eigen::Index h0 = k; k < n_; ++k) local_[static_cast<std::size_t>(k)] = static_cast<int>(k - h0);
+    dirty_.assign(s_.blocks.size(), 1);
   }
 
   Eigen::VectorXd solve(std::vector<signed char>* bounds) {
@@ -91,6 +92,7 @@ class Bvls {
       const Eigen::Index k = most_violating();
       if (k < 0) break;
       at_[static_cast<std::size_t>(k)] = At::free;
+      touch(k);
     }
     for (Eigen::Index k = 0; k < n_; ++k) {
       if (at_[static_cast<std::size_t>(k)] != At::zero_column) c(k) = std::clamp(x_(k) * d_(k), lo(k), hi(k));
@@ -135,6 +137,15 @@ class Bvls {
     return s_.hub(li, lj);
   }
 
+  void touch(Eigen::Index k) {
+    const int b = owner_[static_cast<std::size_t>(k)];
+    if (b < 0) {
+      hub_dirty_ = true;
+    } else {
+      dirty_[static_cast<std::size_t>(b)] = 1;
+    }
+  }
+
   // z on the free variables with the others at their values; false when the solve breaks
   // down (non-finite), which leaves x as it is.
   bool free_solve() {
@@ -174,11 +185,17 @@ class Bvls {
     }
     solved_.resize(s_.blocks.size());
     factor_.resize(s_.blocks.size());
+    schur_.resize(s_.blocks.size());
     Eigen::Index start = 0;
     for (std::size_t b = 0; b < mine_.size(); start += s_.blocks[b].rows(), ++b) {
       const auto& mine = mine_[b];
       const auto mb = static_cast<Eigen::Index>(mine.size());
       if (mb == 0) continue;
+      if (!dirty_[b] && !hub_dirty_) {  // nothing of this block changed since its last solve
+        S -= schur_[b].leftCols(mh);
+        rh -= schur_[b].col(mh);
+        continue;
+      }
       A_.resize(mb, mb);
       rhs_.resize(mb, mh + 1);
       for (Eigen::Index a = 0; a < mb; ++a) {
@@ -190,13 +207,17 @@ class Bvls {
       auto& f = factor_[b];
       f.compute(A_);
       // Without hub variables the blocks do not meet: each is solved as the dense form would.
-      if (mh > 0 && (f.info() != Eigen::Success || !(f.vectorD().minCoeff() > kBlockPivotFloor))) return false;
+      if (mh > 0 && (f.info() != Eigen::Success || !(f.vectorD().minCoeff() > kBlockPivotFloor))) {
+        std::fill(dirty_.begin(), dirty_.end(), 1);  // this block was not solved
+        return false;
+      }
       solved_[b] = f.solve(rhs_);
-      if (mh == 0) continue;
-      const auto C = rhs_.leftCols(mh);
-      S.noalias() -= C.transpose() * solved_[b].leftCols(mh);
-      rh.noalias() -= C.transpose() * solved_[b].col(mh);
+      schur_[b].noalias() = rhs_.leftCols(mh).transpose() * solved_[b];
+      S -= schur_[b].leftCols(mh);
+      rh -= schur_[b].col(mh);
     }
+    std::fill(dirty_.begin(), dirty_.end(), 0);
+    hub_dirty_ = false;
     const Eigen::VectorXd zh = mh > 0 ? Eigen::VectorXd(S.ldlt().solve(rh)) : Eigen::VectorXd();
     for (Eigen::Index a = 0; a < mh; ++a) z_(h0 + hub_free[a]) = zh(a);
     start = 0;
@@ -245,9 +266,11 @@ class Bvls {
       if (z_(k) < s_.lo(k) && (x_(k) <= s_.lo(k) || k == blocking)) {
         x_(k) = s_.lo(k);
         state = At::lower;
+        touch(k);
       } else if (z_(k) > s_.hi(k) && (x_(k) >= s_.hi(k) || k == blocking)) {
         x_(k) = s_.hi(k);
         state = At::upper;
+        touch(k);
       }
     }
     return blocking >= 0;
@@ -282,6 +305,13 @@ class Bvls {
   std::vector<std::vector<Eigen::Index>> mine_;
   std::vector<Eigen::LDLT<Eigen::MatrixXd>> factor_;
   std::vector<Eigen::MatrixXd> solved_;
+  // A block's solve depends on its free set and its bound variables' values, and on the hub's
+  // free set and bound values: only a block whose own variables changed (or all, when the
+  // hub's did) is solved again; the others' terms of the Schur complement are kept. With
+  // many groups, one variable freed or fixed then costs one block's solve, not every block's.
+  std::vector<Eigen::MatrixXd> schur_;  // C_b' [A_b^-1 C_b, A_b^-1 r_b]
+  std::vector<char> dirty_;
+  bool hub_dirty_ = true;
   Eigen::MatrixXd A_, rhs_;
 };
 

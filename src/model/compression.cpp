@@ -2,11 +2,14 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <unordered_map>
 
 #include "perfit/core/assert.hpp"
+#include "perfit/model/grouped_model.hpp"
 
 namespace perfit::model {
 
@@ -54,6 +57,31 @@ std::vector<std::vector<double>> factor_values(const data::MeasurementTable& t,
   std::vector<std::vector<double>> cols;
   for (const auto& f : factors) cols.push_back(t.column(f).to_double());
   return cols;
+}
+
+// The configurations in order of first appearance, those of a joint fit's groups together
+// (grouped_model.hpp: one indicator column per group), so that a group's constants meet one
+// run of rows (projection.hpp evaluates them there only).
+std::vector<std::size_t> group_order(const std::vector<std::vector<double>>& cols, const std::vector<std::string>& factors,
+                                     const std::vector<std::size_t>& first_rows) {
+  std::vector<std::size_t> order(first_rows.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::vector<std::size_t> indicators;
+  for (std::size_t k = 0; k < factors.size(); ++k) {
+    if (is_group_indicator(factors[k])) indicators.push_back(k);
+  }
+  if (indicators.empty()) return order;
+  std::vector<std::size_t> group(first_rows.size(), indicators.size());
+  for (std::size_t c = 0; c < first_rows.size(); ++c) {
+    for (std::size_t a = 0; a < indicators.size(); ++a) {
+      if (cols[indicators[a]][first_rows[c]] != 0.0) {
+        group[c] = a;
+        break;
+      }
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return group[x] < group[y]; });
+  return order;
 }
 
 }  // namespace
@@ -118,14 +146,20 @@ CompressedRows compress_rows(const data::MeasurementTable& t, const std::vector<
     out.offset += weight_of(i) * residual(cost.residual, target[id[i]], y[i]);
     out.weight_sum += weight_of(i);
   }
+  const std::vector<std::size_t> order = group_order(cols, factors, g.first_rows());
   for (std::size_t k = 0; k < factors.size(); ++k) {
     std::vector<double> v(m);
-    for (std::size_t c = 0; c < m; ++c) v[c] = cols[k][g.first_rows()[c]];
+    for (std::size_t c = 0; c < m; ++c) v[c] = cols[k][g.first_rows()[order[c]]];
     out.table.add_column(data::Column(factors[k], std::move(v)));
   }
+  std::vector<double> target_out(m), weight_out(m);
+  for (std::size_t c = 0; c < m; ++c) {
+    target_out[c] = target[order[c]];
+    weight_out[c] = weight[order[c]];
+  }
   const std::string target_name = t.target();
-  out.table.add_column(data::Column(target_name, std::move(target)));
-  out.table.add_column(data::Column(kCompressedWeight, std::move(weight)));
+  out.table.add_column(data::Column(target_name, std::move(target_out)));
+  out.table.add_column(data::Column(kCompressedWeight, std::move(weight_out)));
   out.table.attributes() = t.attributes();
   out.rows = n;
   out.configurations = m;

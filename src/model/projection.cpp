@@ -114,6 +114,18 @@ void ProjectedEvaluator::plan_blocks() {
       break;
     }
   }
+  // Each kernel's rows: a group's basis from its indicator's first to last 1 (all rows when
+  // they are not grouped; compression orders a joint fit's configurations by group).
+  spans_.assign(kernels_.size(), {0, ev_->rows()});
+  for (std::size_t a = 0; a < k_; ++a) {
+    if (indicator[a] < 0) continue;
+    const std::vector<double>& ind = ev_->column_values(static_cast<std::size_t>(indicator[a]));
+    const auto first = std::find_if(ind.begin(), ind.end(), [](double v) { return v != 0.0; });
+    const auto last = std::find_if(ind.rbegin(), ind.rend(), [](double v) { return v != 0.0; });
+    spans_[a] = first == ind.end() ? std::pair<std::size_t, std::size_t>{0, 0}
+                                   : std::pair<std::size_t, std::size_t>{static_cast<std::size_t>(first - ind.begin()),
+                                                                         static_cast<std::size_t>(ind.rend() - last)};
+  }
   block_.assign(k_, -1);
   local_.assign(k_, 0);
   block_sizes_.assign(seen.size(), 0);
@@ -178,10 +190,16 @@ class ProjectedEvaluator::Pass {
     scal_.resize(nk);
     scratch_.resize(nk);
     vals_.resize(nk);
+    len_.resize(nk);
+    off_.assign(nk, 0);
+    cnt_.assign(nk, 0);
     for (std::size_t q = 0; q < nk; ++q) {
+      // A group's basis is stored for its rows only: G groups' bases take one block's memory.
+      // (Whole packets, as block_of's blocks: every candidate's buffer stays aligned.)
+      len_[q] = std::min(block_, (pe.spans_[q].second - pe.spans_[q].first + 7) / 8 * 8);
       pe.kernels_[q]->scalars(pe.varies_[q] ? pop : pop.leftCols(1), scal_[q]);
-      scratch_[q].resize(pe.kernels_[q]->scratch_size(block_));
-      vals_[q].resize((pe.varies_[q] ? n_cand_ : 1) * block_);
+      scratch_[q].resize(pe.kernels_[q]->scratch_size(std::max<std::size_t>(len_[q], 1)));
+      vals_[q].resize((pe.varies_[q] ? n_cand_ : 1) * len_[q]);
     }
     t_fixed_.resize(block_);
     if (t_varies_) t_var_.resize(n_cand_ * block_);
@@ -195,14 +213,20 @@ class ProjectedEvaluator::Pass {
     begin_ = blk * block_;
     n_ = std::min(block_, ev_.rows() - begin_);
     const double* w = ev_.weights().size() > 0 ? ev_.weights().data() + begin_ : nullptr;
+    // Each vector on its rows in this block (a group's basis: its group's), 0 elsewhere.
     for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
-      BufferSink sink{vals_[q].data(), block_, n_};
-      pe_.kernels_[q]->run(ev_.column_data(), begin_, n_, block_, scal_[q].data(),
-                           pe_.varies_[q] ? n_cand_ : 1, scratch_[q].data(), sink);
+      const auto [lo, hi] = pe_.spans_[q];
+      const std::size_t a = std::max(lo, begin_), b = std::min(hi, begin_ + n_);
+      off_[q] = a - begin_;
+      cnt_[q] = b > a ? b - a : 0;
+      if (cnt_[q] == 0) continue;
+      BufferSink sink{vals_[q].data(), len_[q], cnt_[q]};
+      pe_.kernels_[q]->run(ev_.column_data(), a, cnt_[q], len_[q], scal_[q].data(), pe_.varies_[q] ? n_cand_ : 1,
+                           scratch_[q].data(), sink);
     }
     // Vectors that do not depend on the candidate: signs, scaling and products once per block.
     for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
-      if (!pe_.varies_[q]) prepare(q, vals_[q].data(), fixed_, t_fixed_.data());
+      if (!pe_.varies_[q] && cnt_[q] > 0) prepare(q, vals_[q].data(), fixed_, t_fixed_.data());
     }
     if (!pe_.has_offset_) make_t(nullptr, t_fixed_.data());
     for (std::size_t i = 0; i < nv_; ++i) u_[i] = i < k_ ? vals_[i].data() : t_fixed_.data();
@@ -212,10 +236,10 @@ class ProjectedEvaluator::Pass {
       auto col = stats_.col(static_cast<Eigen::Index>(c));
       double* t = t_varies_ ? t_var_.data() + c * block_ : t_fixed_.data();
       for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
-        if (pe_.varies_[q]) prepare(q, vals_[q].data() + c * block_, col, t);
+        if (pe_.varies_[q] && cnt_[q] > 0) prepare(q, vals_[q].data() + c * len_[q], col, t);
       }
       for (std::size_t i = 0; i < nv_; ++i) {
-        u_[i] = i < k_ ? vals_[i].data() + (pe_.varies_[i] ? c * block_ : 0) : t;
+        u_[i] = i < k_ ? vals_[i].data() + (pe_.varies_[i] ? c * len_[i] : 0) : t;
       }
       products(col, w, false);
     }
@@ -234,10 +258,10 @@ class ProjectedEvaluator::Pass {
   template <class Stats>
   void prepare(std::size_t q, double* g, Stats&& counts, double* t) {
     if (q < k_) {
-      count_signs(g, n_, counts(static_cast<Eigen::Index>(neg0_ + q)), counts(static_cast<Eigen::Index>(pos0_ + q)));
+      count_signs(g, cnt_[q], counts(static_cast<Eigen::Index>(neg0_ + q)), counts(static_cast<Eigen::Index>(pos0_ + q)));
       if (rel_) {
-        const double* inv = ev_.inv_measured().data() + begin_;
-        for (std::size_t i = 0; i < n_; ++i) g[i] *= inv[i];
+        const double* inv = ev_.inv_measured().data() + begin_ + off_[q];
+        for (std::size_t i = 0; i < cnt_[q]; ++i) g[i] *= inv[i];
       }
     } else {
       double unused = 0.0;
@@ -256,12 +280,16 @@ class ProjectedEvaluator::Pass {
   }
 
   // sum w u_i u_j into out, over the pairs whose vectors are all fixed (fixed == true) or not.
+  // Over the rows both vectors have in this block (t: all of them).
   template <class Out>
   void products(Out&& out, const double* w, bool fixed) {
     for (std::size_t p = 0; p < pe_.pairs_.size(); ++p) {
       const auto [i, j] = pe_.pairs_[p];
       if ((is_fixed(i) && is_fixed(j)) != fixed) continue;
-      out(static_cast<Eigen::Index>(p)) += dot(u_[i], u_[j], w, n_);
+      const std::size_t oi = i < k_ ? off_[i] : 0, oj = j < k_ ? off_[j] : 0;
+      const std::size_t a = std::max(oi, oj), b = std::min(oi + (i < k_ ? cnt_[i] : n_), oj + (j < k_ ? cnt_[j] : n_));
+      if (b <= a) continue;
+      out(static_cast<Eigen::Index>(p)) += dot(u_[i] + (a - oi), u_[j] + (a - oj), w ? w + a : nullptr, b - a);
     }
   }
 
@@ -274,6 +302,7 @@ class ProjectedEvaluator::Pass {
   Eigen::VectorXd fixed_;
   std::vector<const double*> u_;
   std::vector<std::vector<double>> scal_;  // per kernel
+  std::vector<std::size_t> len_, off_, cnt_;  // per kernel: its buffer's rows; this block's first row and count
   std::vector<detail::Scratch> scratch_, vals_;
   std::vector<double> t_fixed_, t_var_;
   std::size_t neg0_ = 0, pos0_ = 0, negoff_ = 0, begin_ = 0, n_ = 0;

@@ -7,6 +7,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/rng.hpp"
 #include "perfit/data/synth.hpp"
+#include "perfit/model/grouped_model.hpp"
 
 namespace perfit::model {
 
@@ -139,6 +140,31 @@ TEST(Projection, ThreadsAndBlockSizesGiveTheSameStatistics) {
   ProjectedEvaluator(one, s).statistics(pop, a);
   ProjectedEvaluator(two, s).statistics(pop, b);
   EXPECT_LE((a - b).cwiseAbs().maxCoeff(), 1e-12 * a.cwiseAbs().maxCoeff());
+}
+
+// A joint fit's groups (model/grouped_model.hpp): each group's constants are summed over its
+// rows only and solved as blocks with the pools' common values; the costs stay the evaluator's,
+// with the rows of a group together or interleaved, over blocks that cut groups in two.
+TEST(Projection, GroupsAreSolvedExactlyWhereverTheirRowsAre) {
+  const std::size_t groups = 3, rows = 600;
+  const ModelSpec grouped = expand_for_groups(generic_spec(), groups, {"g"}, {{"c0", 0.01, 20.0}, {"c1", 0.5, 0.004}});
+  for (const bool together : {true, false}) {
+    data::MeasurementTable t = synth(rows, 17);
+    for (std::size_t g = 1; g <= groups; ++g) {
+      std::vector<double> ind(rows);
+      for (std::size_t i = 0; i < rows; ++i) ind[i] = (together ? i * groups / rows : i % groups) == g - 1 ? 1.0 : 0.0;
+      t.add_column(data::Column(group_indicator(g), ind));
+    }
+    const Model m(grouped, t.column_names());
+    const Separation s = separate(m, std::vector<bool>(m.n_params(), true));
+    ASSERT_EQ(s.nonlinear.size(), groups);  // the exponents
+    EvaluatorOptions eo;
+    eo.block_rows = 128;
+    const Evaluator ev(m, t, {}, eo);
+    const ProjectedEvaluator pe(ev, s);
+    SCOPED_TRACE(together ? "groups together" : "groups interleaved");
+    expect_exact_and_optimal(ev, s, project(ev, pe, random_pop(m, s, 6, 21)));
+  }
 }
 
 TEST(Projection, ABasisOfBothSignsAsksForTheNegativePredictionCheck) {

@@ -86,6 +86,8 @@ class ProjectedEvaluator {
   std::vector<std::int32_t> block_;
   std::vector<Eigen::Index> local_, block_sizes_;
   std::vector<Eigen::Index> place_;  // each linear param's index in the BlockQP's order
+  // Per kernel, the rows [first, last) where it can be nonzero.
+  std::vector<std::pair<std::size_t, std::size_t>> spans_;
   Eigen::Index hub_size_ = 0;
   // Per thread of statistics(): the sums over the vectors that read no param, the same in
   // every call (a polish calls with one or two candidates, where they would dominate).
