@@ -27,6 +27,8 @@ Last line:
   coverage90=<pooled> worst_family_coverage90=<the family's coverage farthest from 0.9>
   coverage90_inside=<pooled, held-out repetitions> coverage90_step1= coverage90_step2=<pooled, the
   two largest scales held out>
+  plain_fit_coverage90=<pooled: a plain `fit --model amdahl` of every series, its 90% interval at
+  the held-out largest scale> plain_fit_coverage90_unchecked=<the same with --no-forward-check>
 
 usage: extrapolation_bench.py --perfit PATH [--series N] [--seed S] [--work DIR] [--jobs J] [--expect NAME<=X ...]
 """
@@ -48,6 +50,7 @@ import selection_bench  # beside this file: the MLPerf series it reads
 
 MLPERF_TARGET = selection_bench.TARGET
 FIXED = ["amdahl", "usl", "power", "pmnf"]  # the built-ins that read only p
+PLAIN = "amdahl"  # one model for every series: a plain fit's forward check where its shape is right and where not
 NAIVE = ["naive-ideal", "naive-loglog"]
 INTERVAL = ["--interval", "0.9"]
 REF_ENV = {k: v for k, v in os.environ.items() if not k.startswith("PERFIT_")}
@@ -156,6 +159,20 @@ def by_distance(perfit, work, tag, s):
     return out
 
 
+def plain_fit_coverage(perfit, work, tag, data, col, largest, measured):
+    """A plain `fit --model PLAIN` on the training rows, with its forward check and without it,
+    predicting the held-out largest scale: {"checked": [bool per run], "unchecked": [...]}."""
+    out = {}
+    for name, flags in (("checked", []), ("unchecked", ["--no-forward-check"])):
+        result = f"{tag}_{PLAIN}_{name}.h5"
+        run(perfit, work, "fit", "--data", *data, "--model", PLAIN, "--out", result, "--force", *flags)
+        iv = json.loads(run(perfit, work, "predict", "--result", result, "--at", f"{col}={largest:g}", *INTERVAL,
+                            "--json")).get("interval") or {}
+        lo, hi = iv.get("lo"), iv.get("hi")
+        out[name] = [lo <= m <= hi for m in measured] if lo is not None and hi is not None else []
+    return out
+
+
 def one_series(perfit, work, i, s):
     col = s["column"]
     largest = max(float(r[col]) for r in s["rows"])
@@ -183,6 +200,7 @@ def one_series(perfit, work, i, s):
             "no_interval": math.isnan(lo), "scales": len({r[col] for r in train}), "rows": len(train),
             "log_err": [math.log(value / m) for m in measured], "halfwidth": math.log(hi / value) if not math.isnan(lo) else None,
             "interval_note": pred.get("interval", {}).get("contains", ""),
+            "plain": plain_fit_coverage(perfit, work, tag, data, col, largest, measured),
             "distance": by_distance(perfit, work, tag, s)}
 
 
@@ -236,9 +254,19 @@ def main():
         at[where] = sum(synth_at) / len(synth_at) if synth_at else math.nan
         print(f"  {where:7s} pooled {at[where]:.3f}; " + ", ".join(
             f"{fam} {sum(v) / len(v):.2f}" for fam, v in per.items() if v))
+    plain = {}
+    for name in ("checked", "unchecked"):
+        per = {fam: [c for r in results if r["family"] == fam for c in r["plain"][name]] for fam in fams}
+        synth_plain = [c for fam in FAMILIES for c in per[fam]]
+        plain[name] = sum(synth_plain) / len(synth_plain) if synth_plain else math.nan
+        print(f"plain `fit --model {PLAIN}`, {name + (' (--no-forward-check)' if name == 'unchecked' else ''):29s}: "
+              f"held-out largest scale covered {plain[name]:.3f} pooled; "
+              + ", ".join(f"{fam} {sum(v) / len(v):.2f}" for fam, v in per.items() if v))
     claims.last_line({"auto_vs_best_naive": worst_naive, "auto_vs_single_fixed": pooled["auto"] / pooled[best_fixed],
                       "coverage90": coverage, "worst_family_coverage90": worst_cov, "coverage90_inside": at["inside"],
-                      "coverage90_step1": at["step1"], "coverage90_step2": at["step2"]}, a.expect)
+                      "coverage90_step1": at["step1"], "coverage90_step2": at["step2"],
+                      "plain_fit_coverage90": plain["checked"], "plain_fit_coverage90_unchecked": plain["unchecked"]},
+                     a.expect)
 
 
 if __name__ == "__main__":

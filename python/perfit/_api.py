@@ -262,6 +262,25 @@ class Selection:
                 f"lower score is better</p>" + self.ranking.to_html(na_rep=""))
 
 
+def _with_group_columns(rows, groups):
+    """A joint fit's kept rows mark their group by indicator columns (_group1, ...: what the
+    model reads); figures and predict() need the group's own values in the `by` columns."""
+    indicators = [c for c in rows.columns if re.fullmatch(r"_group\d+", c)]
+    labels, by = groups.get("labels") or [], groups.get("by") or []
+    if not indicators or not labels or not by:
+        return rows
+    which = np.zeros(len(rows), dtype=int)
+    for c in indicators:
+        which[rows[c].to_numpy() == 1] = int(c[len("_group"):]) - 1
+    parts = [label.split(" / ") for label in labels]
+    out = rows.drop(columns=indicators)
+    for j, col in enumerate(by):
+        values = pd.Series([parts[k][j] for k in which], index=out.index)
+        numeric = pd.to_numeric(values, errors="coerce")
+        out.insert(j, col, numeric if numeric.notna().all() else values)
+    return out
+
+
 class Fit:
     """A fitted model: its constants, metrics and how the search stopped; predictions with
     intervals, term contributions and extrapolation flags."""
@@ -323,8 +342,9 @@ class Fit:
     def rows(self):
         """The rows as fitted: each factor column the model reads, the target, `predicted` and
         `residual` (measured - predicted); past 10,000 rows every k-th (info["rows_kept_stride"]).
-        Empty for results that keep none (older files, winners of a selection store)."""
-        return pd.DataFrame(self._result.rows(), copy=False)
+        Empty for results that keep none (older files, winners of a selection store). A joint
+        fit's rows carry their group in the `by` columns, as predict() takes them."""
+        return _with_group_columns(pd.DataFrame(self._result.rows(), copy=False), self._json.get("groups") or {})
 
     @property
     def candidates(self):

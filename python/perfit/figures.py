@@ -108,12 +108,20 @@ def _group_column(fit, rows, workers, by, at=None):
     return None
 
 
+def _joint_columns(fit, rows):
+    """A joint fit's `by` columns (each group its own constants: its own series), else []."""
+    by = (fit.info.get("groups") or {}).get("by") or []
+    return [c for c in by if c in rows.columns]
+
+
 def _series_columns(fit, rows, workers, group=None, at=None):
-    """The columns that tell the measured series apart: `group`'s, then every other factor that
-    takes more than one value at one worker count of a series. A factor that follows the workers
-    (nodes = gpus / 8) stays along its series' line; one that `at` holds is left to `at`."""
+    """The columns that tell the measured series apart: a joint fit's groups, `group`'s, then
+    every other factor that takes more than one value at one worker count of a series. A factor
+    that follows the workers (nodes = gpus / 8) stays along its series' line; one that `at` holds
+    is left to `at`."""
     held = {fit.bindings.get(k, k) for k in (at or {})}
-    key = [group] if group is not None else []
+    key = _joint_columns(fit, rows)
+    key += [group] if group is not None and group not in key else []
     others = [c for c in factor_columns(fit, rows) if c not in (workers, group) and c not in held]
     while True:
         split = [c for c in others if c not in key and rows.groupby([workers, *key])[c].nunique().max() > 1]
@@ -209,7 +217,8 @@ def _measured_points(ax, rows, workers, target, key=None, **style):
 
 
 def _gid_key(key):
-    return ",".join(f"{c}={float(v)!r}" for c, v in key.items())
+    return ",".join(f"{c}={float(v)!r}" if isinstance(v, (int, float, np.number)) else f"{c}={v}"
+                    for c, v in key.items())
 
 
 def _measured_at(fit, rows, at, who):

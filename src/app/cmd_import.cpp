@@ -135,10 +135,11 @@ void add_import_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<ImportArgs>();
   CLI::App* cmd = add_command(app, action,
       "import",
-      "Import a CSV file (header row = column names) as one measurement set of an HDF5 store.\n"
-      "Column types are inferred from each column's first value. With --format extrap, an\n"
-      "Extra-P file (text, .json or .jsonl): one set per callpath x metric under --set /PREFIX. The store is\n"
-      "rewritten through a temporary file, so on any error it stays exactly as it was.",
+      "Import a CSV file (header row = column names) as a measurement set of an HDF5 store, or as\n"
+      "one set per value of a column with --set-by COLUMN. Column types are inferred from each\n"
+      "column's first value. With --format extrap, an Extra-P file (text, .json or .jsonl): one set\n"
+      "per callpath x metric under --set /PREFIX. The store is rewritten through a temporary file,\n"
+      "so on any error it stays exactly as it was.",
       a, import_options(), run_import);
   // --replace, this command's word for --force until issue 42: scripts keep working, told once.
   cmd->add_flag_callback("--replace", [a] {

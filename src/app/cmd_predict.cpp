@@ -78,7 +78,7 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
     header += "predicted_" + target;
     if (iv) header += ",lo_" + target + ",hi_" + target;
     header += ",extrapolated";
-    for (const auto& n : term_names) header += ",term_" + n;
+    for (const auto& n : term_names) header += "," + csv_field("term_" + n);
     f << header << "\n";
     char buf[32];
     for (std::size_t i = 0; i < grid.table.rows(); ++i) {

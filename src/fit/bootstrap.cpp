@@ -105,6 +105,7 @@ PredictionInterval prediction_interval(const model::Evaluator& ev, const std::ve
 BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
                           const island::IslandLayout& L, const std::function<bool()>& interrupted) {
   FitProblem whole = p;
+  whole.forward_check = false;
   if (L.island_size > 1) whole.rows = gather_rows(*p.rows, L.island_comm.get());
   BootstrapResult res;
   res.requested = p.bootstrap;

@@ -12,6 +12,7 @@
 #include "perfit/de/levenberg_marquardt.hpp"
 #include "perfit/de/newton_polish.hpp"
 #include "perfit/fit/bootstrap.hpp"
+#include "perfit/fit/held_out.hpp"
 #include "perfit/fit/lambda_choice.hpp"
 #include "perfit/model/compression.hpp"
 #include "perfit/model/separable.hpp"
@@ -333,6 +334,10 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   whole_set_checks(r, full, L, sum);
   if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
+  }
+  if (p.forward_check && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted &&
+      std::isfinite(r.cost) && !(hooks.interrupted && hooks.interrupted())) {
+    r.forward = forward_check(p, options, r.unit, L);
   }
   r.rows = p.rows->rows();
   r.configurations = packed ? packed->configurations : r.rows;

@@ -100,14 +100,19 @@ PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen:
   if (choice) {
     const bool by_distance = beyond_log.size() == pred.size() && std::isfinite(choice_at(parts, 1.0)) &&
                              choice_at(parts, 0.0) == 0.0;
-    words += ", the model choice (" + parts.choice_how + (choice_set ? "; the widest part, used" : "; narrower than the others");
+    // A plain fit's own forward check measures its model's extrapolation error, not a choice.
+    const bool own = parts.choice_how.starts_with("forward check");
+    words += std::string(own ? ", the extrapolation error (" : ", the model choice (") + parts.choice_how +
+             (choice_set ? "; the widest part, used" : "; narrower than the others");
     if (by_distance) {
       words += "; none inside the measured range, beyond it growing as distance^" + format_g(parts.choice_growth, 2) +
                " in steps of x" + format_g(std::exp(parts.choice_step_log), 3);
     }
     words += ")";
   } else {
-    words += ", not the model choice (not a result of select, or nothing to measure it on)";
+    words += ", not the model choice nor the extrapolation error (" +
+             (parts.choice_how.empty() ? std::string("not a result of select, or nothing to measure it on") : parts.choice_how) +
+             ")";
   }
   out.contains = words;
   return out;

@@ -138,6 +138,12 @@ const OptionTable<RunConfig>& run_config_option_table() {
                         "every constant and prediction (0: none; 200 is a usual choice)"),
         real_option<S>("ci", [](S& c) -> auto& { return c.ci; }, 0.5, 0.999,
                        "level of the bootstrap intervals"),
+        bool_option<S>("forward_check", [](S& c) -> auto& { return c.forward_check; },
+                       "after the fit, refits from its constants trained below each of the (up to "
+                       "4) largest values of the scale column, each predicting that value: beyond "
+                       "the measured range a prediction interval then holds how far "
+                       "the model misses scales it was not fitted on, growing with the distance "
+                       "(docs/analysis.md; needs 3+ values of the scale column; not for --by)"),
         text_option<S>("checkpoint_dir", [](S& c) -> auto& { return c.checkpoint_dir; }, "a directory",
                        "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
                        "continue from it"),

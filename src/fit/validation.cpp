@@ -34,6 +34,7 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
   FitProblem p = job.problem;
   p.weights = {};
   p.bootstrap = 0;  // a fold measures prediction, not the constants' spread
+  p.forward_check = false;
   p.quiet = true;
   std::shared_ptr<const data::MeasurementTable> test = p.rows;
   if (job.fold) {

@@ -55,7 +55,8 @@ struct Setup {
 
 fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet) {
   const fit::RunConfig& cfg = s.cfg;
-  return {s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, quiet, cfg.separable, cfg.scale, cfg.bootstrap, cfg.ci};
+  return {s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, quiet, cfg.separable, cfg.scale, cfg.bootstrap, cfg.ci,
+          false};
 }
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
@@ -316,11 +317,13 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
                             s.info.rows - dropped, dropped, r.size}, fr);
   out.result->peak_rss_mib = peak_rss;
   out.result->ranges = std::move(ranges);
-  out.result->choice_log_sd = job.choice_log_sd;
-  out.result->choice_dof = job.choice_dof;
-  out.result->choice_how = job.choice_how;
-  out.result->choice_step_log = job.choice_step_log;
-  out.result->choice_growth = job.choice_growth;
+  if (!std::isnan(job.choice_log_sd)) {  // select's measure of its choice, in place of a forward check
+    out.result->choice_log_sd = job.choice_log_sd;
+    out.result->choice_dof = job.choice_dof;
+    out.result->choice_how = job.choice_how;
+    out.result->choice_step_log = job.choice_step_log;
+    out.result->choice_growth = job.choice_growth;
+  }
   if (const std::size_t k = job.constants_estimated; k > 0) {
     io::ResultFile& res = *out.result;
     if (res.noise_dof > k) {
@@ -380,7 +383,10 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   std::optional<fit::FitReport> report;
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
-    report = fit::fit(fit_problem(s, table, !job.verbose), cfg.search(), s.cfg.islands, layout, hooks);
+    fit::FitProblem problem = fit_problem(s, table, !job.verbose);
+    // A selection's winner carries what select measured; a joint fit's groups have scales of their own.
+    problem.forward_check = cfg.forward_check && s.joint.empty() && std::isnan(job.choice_log_sd);
+    report = fit::fit(problem, cfg.search(), s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);
 }

@@ -46,7 +46,7 @@ Interval interval_of(double level, const io::ResultFile& r, const model::Evaluat
   out.level = level;
   out.contains = pi.contains;
   const std::vector<std::string> pressed = pressed_bounds(r);
-  if (!pressed.empty() && beyond.size() > 0 && beyond.maxCoeff() > 0.0) {
+  if (!pressed.empty() && beyond.size() > 0 && beyond.maxCoeff() > 0.0 && r.choice_dof == 0) {
     out.contains += "; not how far the model misses beyond the measured range: " + join(pressed) +
                     (pressed.size() > 1 ? " sit" : " sits") + " at a bound the data press on, so the model cannot follow "
                     "the data there (widen the bounds and refit, or compare models with perfit select)";

@@ -9,6 +9,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/fit/run_config.hpp"
+#include "perfit/io/model_config.hpp"
 #include "perfit/job/groups.hpp"
 
 namespace perfit::job {
@@ -113,6 +114,10 @@ std::string result_table_text(const io::ResultFile& r) {
   std::string out;
   appendf(out, "fit of model '%s' to '%s' set '%s' (%zu rows, target %s)\n", r.model_name.c_str(),
               r.data_file.c_str(), r.set.c_str(), r.rows, r.target.c_str());
+  if (!r.model_yaml.empty()) {
+    // The expression itself: a searched hypothesis (pmnf-search) is known by nothing else.
+    appendf(out, "  %s = %s\n", r.target.c_str(), io::parse_model_yaml(r.model_yaml, "model_yaml").expression.c_str());
+  }
   if (r.rows_dropped > 0) {
     appendf(out, "  (%zu rows with NaN or inf were dropped before fitting: drop_invalid)\n", r.rows_dropped);
   }
@@ -176,6 +181,12 @@ std::string result_table_text(const io::ResultFile& r) {
       appendf(out, " %s %s..%s", m.name.c_str(), format_g(m.lo).c_str(), format_g(m.hi).c_str());
     }
     appendf(out, " (predictions outside are flagged%s)\n", own ? ", and beyond each group's own range" : "");
+  }
+  if (r.choice_dof > 0 && std::isfinite(r.choice_log_sd)) {
+    appendf(out, "beyond the measured range: %s%% error one step out (rms ln; %s)", format_g(100.0 * r.choice_log_sd, 3).c_str(),
+            r.choice_how.c_str());
+    if (std::isfinite(r.choice_growth)) appendf(out, ", growing as distance^%s", format_g(r.choice_growth, 2).c_str());
+    appendf(out, "\n");
   }
   for (const auto& w : r.warnings) appendf(out, "warning: %s\n", w.c_str());
   return out;

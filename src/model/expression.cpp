@@ -228,6 +228,54 @@ std::vector<ExprPtr> additive_terms(const ExprPtr& e) {
   return out;
 }
 
+namespace {
+
+// Binding strength, as the parser reads it: sums, products, unary minus, powers, atoms.
+int precedence(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::add:
+    case Expr::Kind::sub: return 1;
+    case Expr::Kind::mul:
+    case Expr::Kind::div: return 2;
+    case Expr::Kind::neg: return 3;
+    case Expr::Kind::pow: return 4;
+    default: return 5;
+  }
+}
+
+std::string text_at(const ExprPtr& e, int at_least);
+
+std::string text_of(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::number: {
+      char buf[32];
+      const auto r = std::to_chars(buf, buf + sizeof buf, e.value);
+      return std::string(buf, r.ptr);
+    }
+    case Expr::Kind::ident: return e.name;
+    case Expr::Kind::neg: return "-" + text_at(e.args[0], 3);
+    case Expr::Kind::add: return text_at(e.args[0], 1) + " + " + text_at(e.args[1], 2);
+    case Expr::Kind::sub: return text_at(e.args[0], 1) + " - " + text_at(e.args[1], 2);
+    case Expr::Kind::mul: return text_at(e.args[0], 2) + "*" + text_at(e.args[1], 3);
+    case Expr::Kind::div: return text_at(e.args[0], 2) + "/" + text_at(e.args[1], 3);
+    case Expr::Kind::pow: return text_at(e.args[0], 5) + "^" + text_at(e.args[1], 4);
+    case Expr::Kind::call: {
+      std::string out = std::string(to_string(e.func)) + "(";
+      for (std::size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + text_at(e.args[i], 1);
+      return out + ")";
+    }
+  }
+  return "?";
+}
+
+std::string text_at(const ExprPtr& e, int at_least) {
+  return precedence(*e) >= at_least ? text_of(*e) : "(" + text_of(*e) + ")";
+}
+
+}  // namespace
+
+std::string expression_text(const ExprPtr& e) { return text_of(*e); }
+
 std::vector<std::string> identifiers(const ExprPtr& e) {
   std::vector<std::string> out;
   collect_idents(e, out);

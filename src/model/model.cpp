@@ -207,15 +207,10 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
     return b;
   };
   tape_ = compile(root, resolver);
-  int k = 0;
   for (const auto& term : additive_terms(root)) {
-    ++k;
-    std::string name = "term" + std::to_string(k);
-    if (term->kind == Expr::Kind::ident) name = term->name;
-    if (term->kind == Expr::Kind::neg && term->args[0]->kind == Expr::Kind::ident) {
-      name = "-" + term->args[0]->name;
-    }
-    term_names_.push_back(name);
+    // A term without a name of its own is called by what it computes ("c1*p^(1/2)"): a
+    // searched hypothesis's terms say which is which.
+    term_names_.push_back(expression_text(term));
     term_tapes_.push_back(compile(term, resolver));
   }
   factors_ = factors_of_valid(spec_);

@@ -34,8 +34,9 @@ Row parsed(const std::vector<std::uint8_t>& cbor) { return Row::from_cbor(cbor);
 // selection.csv: each constant in its own column (`constants`: the union over the winners).
 class CsvRows {
  public:
-  CsvRows(std::ostream& out, std::vector<std::string> constants, bool result_files)
+  CsvRows(std::ostream& out, std::vector<std::string> constants, bool result_files, bool extrap_origin)
       : out_(out), constants_(std::move(constants)) {
+    if (extrap_origin) fixed_.insert(fixed_.begin() + 1, {"callpath", "metric"});
     if (result_files) fixed_.push_back("result_file");
     for (const char* f : fixed_) out_ << f << ",";
     for (const char* m : kMetrics) out_ << m << ",";
@@ -102,6 +103,7 @@ void SelectionLedger::replace(std::size_t i, const Row& row) {
   ++counts_[status_[i]];
   rows_[i] = Row::to_cbor(row);
   result_files_ = result_files_ || row.contains("result_file");
+  extrap_origin_ = extrap_origin_ || row.contains("callpath");
   if (!row.contains("constants")) return;
   std::size_t at = 0;
   for (const auto& [k, v] : row["constants"].items()) {
@@ -202,7 +204,7 @@ void SelectionLedger::write(const std::string& dir) const {
     // One pass: each row parsed once for both files.
     io::write_text_file((fs::path(dir) / "selection.csv").string(), [&](std::ostream& csv_file) {
       io::write_text_file((fs::path(dir) / "selection.json").string(), [&](std::ostream& json_file) {
-        CsvRows csv(csv_file, constants(), result_files_);
+        CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
         JsonRows json(json_file, about_);
         for (const auto& cbor : rows_) {
           const Row r = parsed(cbor);

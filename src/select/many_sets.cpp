@@ -15,6 +15,7 @@
 
 #include "perfit/batch/plan.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/data/measurement_table.hpp"
 #include "perfit/fit/engine.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
@@ -92,6 +93,17 @@ std::string write_result_file_of(const SelectUnit& u, const io::ResultFile& r) {
   return path;
 }
 
+// An Extra-P call path's own names (io/store_import keeps them as attributes, the set path holds
+// only the characters a path may): `callpath` and `metric` columns, so that a user finds their
+// call path without undoing the renaming.
+void add_extrap_origin(Row& row, const data::Attributes& a) {
+  const auto region = a.find("extrap_region");
+  if (region == a.end()) return;
+  row["callpath"] = data::attribute_text(region->second);
+  const auto metric = a.find("extrap_metric");
+  row["metric"] = metric == a.end() ? std::string() : data::attribute_text(metric->second);
+}
+
 // One chunk's rows (as JSON text), each set selected on its own; sets not started before an
 // interrupt are left out (they stay pending).
 std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t>& chunk) {
@@ -105,11 +117,16 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
       const Selection sel = select_set(*u.args, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
       const io::ResultFile result = winner_result(*u.args, sel, cfg);
       row = ok_row(u.set, sel, result);
+      add_extrap_origin(row, sel.set.rows->attributes());
       if (u.args->result_files) row["result_file"] = write_result_file_of(u, result);
     } catch (const MpiError&) {
       throw;
     } catch (const Error& e) {
       row = {{"set", u.set}, {"status", "error"}, {"message", e.what()}};
+      try {
+        add_extrap_origin(row, io::open_store(u.cfg->data)->info(u.set).attributes);
+      } catch (const Error&) {  // the error row already says why the set could not be read
+      }
     }
     row["unit"] = i;
     rows.push_back(std::move(row));

@@ -7,6 +7,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
+#include "perfit/fit/held_out.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/factor_binding.hpp"
@@ -17,92 +18,32 @@ namespace perfit::select {
 
 namespace {
 
-double fold_log_rms(const fit::FoldFit& f) {
-  return std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean());
-}
-
-// The winner's rms ln(pred/meas) on the last held-out scale, times how much it grew from the
-// scale before when it grew (at most kGrowthCap), with one degree of freedom per held-out scale
-// (repetitions of a scale share its error): what a prediction interval needs to hold the
-// uncertainty of the choice (fit/predictive.hpp). The last fold is the step most like the next
-// one: with the right model the earlier folds, trained on fewer scales, miss by more than the
-// next step will; with a model that misses the shape the error grows with the distance, and
-// so one step further. Measured in bench/extrapolation_bench.py (500 series per family, two
-// seeds): the rms over every fold, or the last when larger, covered comm_ring's next scale
-// in 97-98% of its 90% intervals and contention's in 81%; this, 95-96% and 81-82%.
-constexpr double kGrowthCap = 3.0;
-
+// The winner's error on the last held-out scale, grown as it grew (fit/held_out.hpp), and, for
+// ideal scaling chosen over Amdahl's law, how far Amdahl's law departs one step beyond.
 ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_text) {
-  const bool any_failed = std::any_of(best.fits.begin(), best.fits.end(), [](const fit::FoldFit& f) { return f.failed; });
-  if (any_failed || best.fits.empty()) return {};
-  const std::size_t n = best.fits.size();
-  const double last = fold_log_rms(best.fits.back());
-  if (!std::isfinite(last)) return {};
-  const double before = n > 1 ? fold_log_rms(best.fits[n - 2]) : 0.0;
-  const double growth = before > 0.0 ? std::clamp(last / before, 1.0, kGrowthCap) : 1.0;
-  ChoiceSpread out{last * growth, n,
-                   "its errors predicting " + std::to_string(n) + " held-out scale(s), split " + split_text + ": the last one's"};
-  if (growth > 1.0) out.how += ", x" + format_g(growth, 3) + " as it grew from the one before";
-  if (std::isfinite(best.choice_gap)) {
+  ChoiceSpread out = fit::last_fold_spread(best.fits, "its errors predicting " + std::to_string(best.fits.size()) +
+                                                          " held-out scale(s), split " + split_text);
+  if (out.dof > 0 && std::isfinite(best.choice_gap)) {
     out.log_sd = std::hypot(out.log_sd, best.choice_gap);
     out.how += "; and how far Amdahl's law, which it was chosen over, departs one step beyond";
   }
   return out;
 }
 
-// Without a measurement: a wrong exponent's log error grows in proportion to the log distance.
-constexpr double kDefaultGrowth = 1.0;
-constexpr double kGrowthRange[2] = {0.0, 2.0};
-
-// How the winner's log error grows with the distance beyond its training scales: each fold's
-// constants also predict every later held-out scale (d = 2, 3, ... steps out), and within a fold
-// ln(e(d) / e(1)) against ln d gives the exponent (within one fold, so that folds trained on
-// fewer scales do not pass for distance). Fitted models with at least two folds only; else the
-// default. Clamped to kGrowthRange.
+// How the winner's log error grows with the distance beyond its training scales, over the
+// split's folds it was fitted on (some may have been dropped); fitted models with at least two
+// folds only, else the default.
 double distance_growth(const Candidate& best, const Selection& s) {
-  if (best.procedure() || best.fits.size() < 2) return kDefaultGrowth;
-  const model::Evaluator ev(*best.model, *s.set.rows);
-  const Eigen::VectorXd& y = ev.measured();
-  std::vector<const data::Fold*> held;  // best.fits' folds, in order (some may have been dropped)
+  if (best.procedure() || best.fits.size() < 2) return fit::kDefaultGrowth;
+  std::vector<const data::Fold*> held;  // best.fits' folds, in order
   std::vector<std::size_t> at;          // and each one's place among the split's scales
   for (const auto& f : best.fits) {
     const auto it = std::find_if(s.folds.begin(), s.folds.end(), [&](const data::Fold& x) { return x.name == f.fold; });
-    if (it == s.folds.end()) return kDefaultGrowth;
+    if (it == s.folds.end()) return fit::kDefaultGrowth;
     held.push_back(&*it);
     at.push_back(static_cast<std::size_t>(it - s.folds.begin()));
   }
-  double sxy = 0.0, sxx = 0.0;
-  for (std::size_t k = 0; k + 1 < held.size(); ++k) {
-    const fit::FoldFit& f = best.fits[k];
-    const double e1 = fold_log_rms(f);
-    if (f.failed || !(e1 > 0.0) || !f.params.allFinite()) continue;
-    const Eigen::VectorXd pred = ev.predict(f.params);
-    for (std::size_t j = k + 1; j < held.size(); ++j) {
-      double ss = 0.0;
-      std::size_t n = 0;
-      for (std::size_t i = 0; i < held[j]->test.size(); ++i) {
-        if (!held[j]->test[i]) continue;
-        const double e = std::log(pred(static_cast<Eigen::Index>(i)) / y(static_cast<Eigen::Index>(i)));
-        ss += e * e;
-        ++n;
-      }
-      const double ed = std::sqrt(ss / static_cast<double>(std::max<std::size_t>(n, 1)));
-      if (n == 0 || !std::isfinite(ed) || !(ed > 0.0)) continue;
-      const double x = std::log(static_cast<double>(at[j] - at[k] + 1));  // steps beyond fold k's training scales
-      sxy += x * std::log(ed / e1);
-      sxx += x * x;
-    }
-  }
-  if (!(sxx > 0.0)) return kDefaultGrowth;
-  return std::clamp(sxy / sxx, kGrowthRange[0], kGrowthRange[1]);
-}
-
-// ln(largest / second largest) of the scale column: the step the choice part was measured at.
-double step_log(const Selection& s) {
-  if (s.split.column.empty() || !s.set.rows->find(s.split.column)) return std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> v = data::distinct_values(s.set.rows->column(s.split.column));
-  if (v.size() < 2 || !(v[v.size() - 2] > 0.0)) return std::numeric_limits<double>::quiet_NaN();
-  return std::log(v.back() / v[v.size() - 2]);
+  return fit::distance_growth(model::Evaluator(*best.model, *s.set.rows), best.fits, held, at);
 }
 
 }  // namespace
@@ -111,12 +52,12 @@ ChoiceSpread choice_spread(const Selection& s) {
   ChoiceSpread out;
   if (s.few_scales) {
     out = disagreement_spread(s.ranked, *s.set.rows, s.split.column);
-    out.growth = kDefaultGrowth;
+    out.growth = fit::kDefaultGrowth;
   } else if (!s.folds.empty()) {
     out = held_out_spread(s.ranked.front(), s.split.text());
     out.growth = distance_growth(s.ranked.front(), s);
   }
-  out.step_log = step_log(s);
+  out.step_log = fit::scale_step_log(*s.set.rows, s.split.column);
   return out;
 }
 

@@ -5,6 +5,7 @@ against numpy transcriptions of Extra-P's modelers.
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work, --mpiexec).
 """
+import json
 import math
 import os
 
@@ -477,3 +478,32 @@ def test_a_stopped_batch_selection_resumes_to_the_same_choice():
         failures.append(f"resume: expected {ok} sets kept\n{r.stderr[-1500:]}")
     if table("sigsel_cut") != table("sigsel_full"):
         failures.append("the resumed selection differs from the uninterrupted one")
+
+
+# ---- what an Extra-P user reads back: their call paths' own names, the hypothesis by its terms ----
+def test_call_paths_keep_their_names_and_a_hypothesis_shows_its_terms():
+    import csv
+    with open(os.path.join(work, "paths.txt"), "w") as f:
+        f.write("PARAMETER p\nPOINTS 4 8 16 32 64\n")
+        for region, b in {"main->solve->kernel": 0.25, "main->io": 0.0}.items():
+            f.write(f"REGION {region}\nMETRIC time\n")
+            for p in [4, 8, 16, 32, 64]:
+                t = 1 + b * p + (0.1 * math.log2(p) if b == 0 else 0)
+                f.write(f"DATA {t * 1.01:.6f} {t * 0.99:.6f}\n")
+    r = run("import", "paths.txt", "--format", "extrap", "--out", "paths.h5", "--set", "/app")
+    assert r.returncode == 0, r.stderr
+    assert "/app/main-_solve-_kernel/time" in r.stdout  # a set path holds only letters, digits and . _ + -
+    r = run("select", "--data", "paths.h5", "--set", "/app/*/*", "--models", "pmnf-search", "--out", "paths_sel")
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(work, "paths_sel", "selection.csv")) as f:
+        rows = {row["set"]: row for row in csv.DictReader(f)}
+    assert {s: (row["callpath"], row["metric"]) for s, row in rows.items()} == {
+        "/app/main-_solve-_kernel/time": ("main->solve->kernel", "time"), "/app/main-_io/time": ("main->io", "time")}
+    kernel = rows["/app/main-_solve-_kernel/time"]["hypothesis"]
+    assert kernel == "c0 + c1*p^(1/1)", kernel
+    r = run("show", "paths_sel/selection.h5", "--set", "/app/main-_solve-_kernel/time")
+    assert r.returncode == 0 and "  value = c0 + c1*p^(1/1)\n" in r.stdout, r.stdout + r.stderr
+    r = run("predict", "--result", "paths_sel/selection.h5", "--set", "/app/main-_solve-_kernel/time", "--at", "p=128",
+            "--json")
+    assert r.returncode == 0, r.stderr
+    assert set(json.loads(r.stdout)["terms"]) == {"c0", "c1*p^(1/1)"}, r.stdout

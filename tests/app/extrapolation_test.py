@@ -5,6 +5,7 @@ refuse it, and recommend searches inside it unless told otherwise.
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work, --source).
 """
+import json
 import os
 
 import h5py
@@ -109,3 +110,40 @@ def test_a_model_without_factors_is_never_flagged():
         rows = f.read().splitlines()
     if "range unknown" in r.stderr + rows[1] or "extrapolate" in r.stderr:
         failures.append(f"a model without factors was flagged: {r.stderr} {rows}")
+
+
+# ---- a plain fit's forward check: beyond the range its interval holds how far the model misses ----
+def test_a_plain_fit_interval_grows_with_what_its_forward_check_missed():
+    import math
+    import random
+    rnd = random.Random(7)
+    with open(os.path.join(work, "log2.csv"), "w") as f:  # docs/python.md's runs: a log2(gpus) term generic lacks
+        f.write("gpus,batch_per_gpu,time\n")
+        for g in (1, 2, 4, 8, 16, 32, 64):
+            for b in (32, 64, 128, 256):
+                for _ in range(3):
+                    t = 30 + 1.28e6 * 0.0021 / g * (1 + 8 / b) + 4.0 * math.log2(g)
+                    f.write(f"{g},{b},{t * math.exp(rnd.gauss(0, 0.02)):.6f}\n")
+    truth_256 = 30 + 1.28e6 * 0.0021 / 256 * (1 + 8 / 128) + 4.0 * 8
+    expect(["import", "log2.csv", "--out", "log2.h5", "--set", "/pt/r50", "--target", "time"], 0)
+    fit = ["fit", "--data", "log2.h5", "--set", "/pt/r50", "--factors", "p=gpus,b=batch_per_gpu,d=1.28e6,epochs=1"]
+    r = cli.run(*fit, "--out", "log2_fit.h5")
+    assert r.returncode == 0, r.stderr
+    assert "may not follow the data's shape beyond it" in r.stdout, r.stdout
+    assert "beyond the measured range: " in r.stdout and "forward check: refitted below each of the 4 largest" in r.stdout
+
+    def interval(result, at):
+        r = cli.run("predict", "--result", result, "--at", at, "--interval", "0.9", "--json")
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["interval"]
+
+    far = interval("log2_fit.h5", "p=256,b=128")
+    assert far["lo"] < truth_256 < far["hi"], (far, truth_256)
+    assert "the extrapolation error (forward check: " in far["contains"], far
+    inside = interval("log2_fit.h5", "p=8,b=128")
+    assert inside["hi"] / inside["lo"] < 1.15 and "none inside the measured range" in inside["contains"], inside
+    r = cli.run(*fit, "--out", "log2_off.h5", "--no-forward-check")
+    assert r.returncode == 0 and "may not follow" not in r.stdout, r.stdout
+    off = interval("log2_off.h5", "p=256,b=128")
+    assert "no forward check (--no-forward-check)" in off["contains"], off
+    assert off["hi"] / off["lo"] < far["hi"] / far["lo"] and off["hi"] < truth_256, (off, far)

@@ -72,6 +72,12 @@ TEST(Model, TermsKeepTheirNamesAndColumnsAreOnlyThoseUsed) {
   EXPECT_EQ(model.term_tapes().size(), 3u);
 }
 
+TEST(Model, ATermWithoutANameIsCalledByWhatItComputes) {
+  // A searched hypothesis has no named terms: its table says which term is which.
+  const Model model(spec("c0 + c1*p^(1/2)*log2(p)^2 - c1/p"), {"p", "time_s"});
+  EXPECT_EQ(model.term_names(), (std::vector<std::string>{"c0", "c1*p^(1/2)*log2(p)^2", "-(c1/p)"}));
+}
+
 TEST(Model, UnitCubeMappingIsLogAware) {
   const Model model(spec("c0 + c1"), {});
   EXPECT_DOUBLE_EQ(model.from_unit(0, 0.25), 2.5);

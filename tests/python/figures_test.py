@@ -77,7 +77,12 @@ def selected(study, model_file):
 
 
 def parse_key(text):
-    return {c: float(v) for c, v in (item.split("=", 1) for item in text.split(",") if item)}
+    def value(v):
+        try:
+            return float(v)
+        except ValueError:  # a joint fit's group label
+            return v
+    return {c: value(v) for c, v in (item.split("=", 1) for item in text.split(",") if item)}
 
 
 def drawn(ax):
@@ -175,3 +180,19 @@ def test_a_combination_never_measured_says_so_and_draws_no_points(fitted):
     with pytest.warns(UserWarning, match=r"no run was measured at nodes=3 \(measured nodes: 1, 2, 4\)"):
         fig = figures.scaling(fitted, at={"n": 3})
     assert not drawn(fig.axes[0])[0], "points drawn for a combination that was never measured"
+
+
+def test_a_joint_fit_draws_each_group_through_its_own_constants(study, model_file):
+    """Two frameworks of one study (one 30% slower per step): every series is one group's, its line
+    the group's own constants, its points the group's runs; the rows name the group as given."""
+    two = pd.concat([study.assign(framework="tf"),
+                     study.assign(framework="pt", epoch_s=study.epoch_s * 1.3)], ignore_index=True)
+    joint = perfit.fit(two, model=model_file, target="epoch_s", factors=FACTORS, by="framework", seed=3,
+                       pool_strength=0)
+    assert sorted(joint.rows["framework"].unique()) == ["pt", "tf"]
+    assert not any(c.startswith("_group") for c in joint.rows.columns)
+    ax = figures.scaling(joint).axes[0]
+    assert unlike_points(ax, joint.rows, lambda tag: joint) == []
+    groups = {parse_key(k)["framework"] for k in drawn(ax)[0]}
+    assert groups == {"tf", "pt"}, groups
+    assert unlike_points(report._Thumbnails().draw(joint), joint.rows, lambda tag: joint) == []

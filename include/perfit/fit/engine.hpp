@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "perfit/de/fit_options.hpp"
+#include "perfit/fit/choice_spread.hpp"
 #include "perfit/island/island_model.hpp"
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/identifiability.hpp"
@@ -40,6 +41,9 @@ struct FitProblem {
   // intervals (fit/bootstrap.hpp).
   std::size_t bootstrap = 0;
   double ci = 0.95;
+  // After the fit, refit without the largest scales and predict them (fit/held_out.hpp): the
+  // extrapolation part of the fit's prediction intervals. Refits never check themselves.
+  bool forward_check = false;
 };
 
 // lambda: auto: the grid, the held-out cost of each lambda, and the one chosen.
@@ -91,6 +95,7 @@ struct FitReport {
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
   LambdaChoice lambda;  // with cost.lambda_auto; the fit used lambda.lambda
   BootstrapResult bootstrap;
+  ChoiceSpread forward;  // with FitProblem::forward_check: the refits' extrapolation error
 
   // Like Ceres' Summary: one line (why it stopped, cost, generations, seconds), and every
   // field on its own line with the params under `names` (param k when names is short).

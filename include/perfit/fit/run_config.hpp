@@ -36,6 +36,7 @@ struct RunConfig {
   model::SeparableMode separable = model::SeparableMode::automatic;  // variable projection
   std::size_t bootstrap = 0;      // refits on resampled rows for intervals (0: none)
   double ci = 0.95;               // level of the bootstrap intervals
+  bool forward_check = true;      // refit without the largest scales: the extrapolation error
   std::string checkpoint_dir;     // empty: no checkpoints
   std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;

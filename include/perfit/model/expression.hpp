@@ -33,6 +33,10 @@ ExprPtr parse_expression(std::string_view text, const std::string& what = "expre
 // The top-level additive terms: a - b + c gives {a, -b, c} (a negated term is wrapped in neg).
 std::vector<ExprPtr> additive_terms(const ExprPtr& e);
 
+// The expression as text that parses back to the same tree: parentheses only where needed,
+// spaces around + and - ("c0 + c1*p^(1/2)"), numbers in their shortest exact form.
+std::string expression_text(const ExprPtr& e);
+
 // Identifiers used, in first-use order, each once.
 std::vector<std::string> identifiers(const ExprPtr& e);
 

@@ -57,19 +57,7 @@ void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementT
 // without any).
 double held_out_log_rms(const Candidate& m);
 
-// What is known of the uncertainty of a choice, for its prediction intervals
-// (io::ResultFile::choice_*, fit/predictive.hpp): a log spread, its degrees of freedom, and
-// what it is in words. dof 0: nothing known.
-struct ChoiceSpread {
-  double log_sd = std::numeric_limits<double>::quiet_NaN();
-  std::size_t dof = 0;
-  std::string how;
-  // The distance log_sd was measured at: ln(largest / second largest) of the scale column, one
-  // step; and how the error grows with the distance d in such steps, log_sd * d^growth
-  // (fit/predictive.hpp). NaN: unknown (older results: log_sd everywhere).
-  double step_log = std::numeric_limits<double>::quiet_NaN();
-  double growth = std::numeric_limits<double>::quiet_NaN();
-};
+using fit::ChoiceSpread;  // fit/choice_spread.hpp
 
 // With two scales, nothing held out: how far the other candidates (fitted in-sample, each
 // determined by the rows) disagree with the first one step beyond the largest value of

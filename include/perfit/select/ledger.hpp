@@ -56,6 +56,7 @@ class SelectionLedger {
   // files are written in one pass, each row parsed once.
   std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
   bool result_files_ = false;
+  bool extrap_origin_ = false;  // Extra-P sets: callpath and metric columns
   io::RecordSpill spill_;
   std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (io/winner_record.hpp)
   std::map<std::string, std::size_t> widths_;               // each text field's longest value over the records
