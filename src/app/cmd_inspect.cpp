@@ -7,9 +7,9 @@
 
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "perfit/batch/plan.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/data/column_summary.hpp"
+#include "perfit/io/set_glob.hpp"
 #include "perfit/io/store_reader.hpp"
 
 namespace perfit::app {
@@ -138,7 +138,7 @@ std::vector<std::string> chosen(const io::StoreReader& store, const InspectArgs&
   if (a.sets.empty()) return store.sets();
   std::vector<std::string> out, all;
   for (const auto& want : a.sets) {
-    if (want.find_first_of("*?[") == std::string::npos) {
+    if (!io::is_set_glob(want)) {
       out.push_back(want);
       continue;
     }
@@ -146,7 +146,7 @@ std::vector<std::string> chosen(const io::StoreReader& store, const InspectArgs&
     if (all.empty()) all = store.sets();
     const std::size_t before = out.size();
     for (const auto& set : all) {
-      if (batch::set_matches(want, set)) out.push_back(set);
+      if (io::set_matches(want, set)) out.push_back(set);
     }
     if (out.size() == before) {
       throw DataError("--set '" + want + "': matches none of the " + std::to_string(all.size()) + " set(s) of '" +

@@ -12,6 +12,7 @@
 #include "analysis_options.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
+#include "perfit/io/set_glob.hpp"
 #include "perfit/job/fit_job.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -73,7 +74,7 @@ int write_winner(const select::SelectArgs& a, const fit::RunConfig& cfg, const s
 
 int run_select(const SelectCommand& a) {
   const fit::RunConfig cfg = read_analysis_options(a.config, a.flags, a, false);
-  if (select::is_set_glob(cfg.set)) return select::run_select_many(a, cfg);
+  if (io::is_set_glob(cfg.set)) return select::run_select_many(a, cfg);
   if (a.result_files) {
     throw ConfigError("--result-files is for a glob in --set (many sets); with one set --out FILE writes its winner");
   }

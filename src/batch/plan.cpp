@@ -1,6 +1,5 @@
 #include "perfit/batch/plan.hpp"
 
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "perfit/core/text.hpp"
 #include "perfit/fit/run_config.hpp"
 #include "perfit/io/model_config.hpp"
+#include "perfit/io/set_glob.hpp"
 #include "perfit/io/store_reader.hpp"
 
 namespace perfit::batch {
@@ -58,7 +58,7 @@ std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets
   for (const auto& glob : e.sets) {
     bool any = false;
     for (const auto& set : store.sets) {
-      if (!set_matches(glob, set)) continue;
+      if (!io::set_matches(glob, set)) continue;
       any = true;
       if (seen.insert(set).second) out.push_back(set);
     }
@@ -82,9 +82,6 @@ fit::RunConfig fit_config(const io::Manifest& m, const io::ManifestEntry& e) {
 
 }  // namespace
 
-bool set_matches(const std::string& glob, const std::string& set) {
-  return ::fnmatch(glob.c_str(), set.c_str(), FNM_PATHNAME) == 0;
-}
 
 std::string result_stem(const std::string& set, const std::string& model_name) {
   std::string s;

@@ -78,8 +78,9 @@ const OptionTable<RunConfig>& run_config_option_table() {
   static const OptionTable<RunConfig> t = [] {
     OptionTable<RunConfig> v = {
         text_option<S>("data", [](S& c) -> auto& { return c.data; }, "a path", "HDF5 store"),
-        text_option<S>("set", [](S& c) -> auto& { return c.set; }, "a set path",
-                       "set path, e.g. /pytorch/resnet50"),
+        text_option<S>("set", [](S& c) -> auto& { return c.set; }, "a set path or pattern",
+                       "set path, e.g. /pytorch/resnet50; a pattern (/*/resnet50): fit fits the "
+                       "sets together, each a group (--by set, docs/joint.md), select chooses per set"),
         text_option<S>("model", [](S& c) -> auto& { return c.model; }, "a model name or file",
                        "built-in model name or YAML file"),
         text_option<S>("factors", [](S& c) -> auto& { return c.factors; }, "NAME=COLUMN or NAME=NUMBER, comma-separated",

@@ -1,7 +1,6 @@
 #include "perfit/job/fit_job.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,10 @@
 #include <optional>
 
 #include "perfit/job/fit_checkpoint.hpp"
+#include "perfit/job/fit_progress.hpp"
+#include "perfit/data/splits.hpp"
+#include "perfit/io/set_glob.hpp"
+#include "perfit/job/several_sets.hpp"
 #include "perfit/job/fit_result.hpp"
 #include "perfit/job/fitted_rows.hpp"
 #include "perfit/job/joint_fit.hpp"
@@ -61,6 +64,8 @@ fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::Measurem
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.cfg = a.cfg;
+  const bool several = !a.table && io::is_set_glob(s.cfg.set);  // several sets fitted together, each a group
+  if (several && s.cfg.by.empty()) s.cfg.by = kSetColumn;
   s.cfg.resolve(a.write);
   const fit::RunConfig& c = s.cfg;
   if (world_size > 1) s.cfg.islands.validate(world_size);
@@ -76,6 +81,11 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     s.given = a.table;
     s.info = {c.set, a.table->rows(), {}, a.table->attributes()};
     for (const auto& col : a.table->columns()) s.info.columns.push_back({col.name(), col.type()});
+  } else if (several) {
+    s.store = io::open_store(c.data);
+    SeveralSets sets = read_several_sets(*s.store, c.set);
+    s.given = std::move(sets.rows);
+    s.info = std::move(sets.info);
   } else {
     s.store = io::open_store(c.data);
     s.info = s.store->info(c.set);
@@ -116,6 +126,7 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   for (const auto& col : s.joint.groups.by) {
     if (std::find(s.read.begin(), s.read.end(), col) == s.read.end()) s.read.push_back(col);
   }
+  if (s.given && !a.table) s.given = std::make_shared<data::MeasurementTable>(only_columns(*s.given, s.read));
   // The set's own fingerprint, written at import: the same whatever rows a rank loads.
   s.checksum = s.info.attributes.count("checksum")
                    ? data::attribute_text(s.info.attributes.at("checksum"))
@@ -166,33 +177,6 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
   return bad_rows;
 }
 
-// The largest peak resident set of the ranks of comm (MPI_COMM_NULL: this process), in MiB.
-double peak_rss_mib(MPI_Comm comm) {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  double mine = static_cast<double>(u.ru_maxrss) / 1024.0, most = mine;  // ru_maxrss is KiB
-  if (comm != MPI_COMM_NULL) {
-    mpi::check(MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, comm), "MPI_Reduce (peak memory)");
-  }
-  return most;
-}
-
-// The progress lines of a fit: per generation (one island) or per epoch (islands).
-void add_progress(island::RunHooks& hooks, const island::IslandLayout& layout, double rows) {
-  if (layout.world_size > 1) {
-    hooks.on_epoch = [](const island::EpochReport& r) {
-      spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
-                   r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
-    };
-  } else {
-    hooks.on_generation = [rows](const de::DeState& st, double sec) {
-      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", st.generation,
-                   st.evaluations, st.history.back(), st.evaluations / std::max(sec, 1e-9),
-                   rows * st.evaluations / std::max(sec, 1e-9));
-    };
-  }
-}
-
 // Checkpointing and resume: world rank 0 of the job writes and has read the checkpoint; the
 // others learn whether this run resumes.
 void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm comm, bool parallel,
@@ -236,6 +220,11 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
   // Not a structured binding: lambdas cannot capture those before clang 16.
   const auto slice = layout.row_slice(s.info.rows);
   auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
+  if (s.given && slice.second - slice.first < s.given->rows()) {  // several sets over ranks sharing an island
+    std::vector<bool> mine(s.given->rows(), false);
+    std::fill(mine.begin() + static_cast<std::ptrdiff_t>(slice.first), mine.begin() + static_cast<std::ptrdiff_t>(slice.second), true);
+    table = std::make_shared<data::MeasurementTable>(data::select_rows(*s.given, mine));
+  }
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
   if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second}); });
   if (!s.joint.empty()) {

@@ -20,6 +20,7 @@
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/output_guard.hpp"
+#include "perfit/io/set_glob.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/mpi/communicator.hpp"
 #include "perfit/mpi/idle_wait.hpp"
@@ -36,19 +37,6 @@ namespace {
 
 using Row = nlohmann::ordered_json;
 namespace fs = std::filesystem;
-
-std::vector<std::string> matching_sets(const fit::RunConfig& c) {
-  std::vector<std::string> out;
-  const std::vector<std::string> all = io::StoreReader(c.data).sets();
-  for (const auto& set : all) {
-    if (batch::set_matches(c.set, set)) out.push_back(set);
-  }
-  if (out.empty()) {
-    throw ConfigError("--set '" + c.set + "': matches none of the " + std::to_string(all.size()) + " set(s) of '" +
-                      c.data + "' (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
-  }
-  return out;
-}
 
 // The winner fitted on every row, by the same job as `perfit fit`: its constants are the
 // summary's, its result the selection store's.
@@ -232,7 +220,6 @@ void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const Selection
 
 }  // namespace
 
-bool is_set_glob(const std::string& set) { return set.find_first_of("*?[") != std::string::npos; }
 
 fit::RunConfig SelectUnit::config() const {
   fit::RunConfig c = *cfg;
@@ -315,7 +302,7 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
     if (a.result_files && cfg.out.empty()) {
       throw ConfigError("--result-files writes each winner beside the selection: pass --out DIR");
     }
-    for (const auto& set : matching_sets(cfg)) {
+    for (const auto& set : io::matching_sets(io::StoreReader(cfg.data), cfg.set)) {
       run.units.push_back({&a, &base, set});
     }
     if (!cfg.out.empty() && (!a.parallel() || a.env->rank() == 0)) check_out_dir(a, cfg);

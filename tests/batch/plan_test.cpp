@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "perfit/io/set_glob.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -102,9 +104,9 @@ TEST(BatchPlan, BadOptionsNameTheEntry) {
 }
 
 TEST(BatchPlan, GlobsStayWithinOneLevelAndStemsAreFileNames) {
-  EXPECT_TRUE(set_matches("/*/resnet50", "/mxnet/resnet50"));
-  EXPECT_FALSE(set_matches("/*", "/mxnet/resnet50"));
-  EXPECT_TRUE(set_matches("/mxnet/res*", "/mxnet/resnet50"));
+  EXPECT_TRUE(io::set_matches("/*/resnet50", "/mxnet/resnet50"));
+  EXPECT_FALSE(io::set_matches("/*", "/mxnet/resnet50"));
+  EXPECT_TRUE(io::set_matches("/mxnet/res*", "/mxnet/resnet50"));
   EXPECT_EQ(result_stem("/mxnet/resnet50", "my model"), "mxnet__resnet50__my_model");
 }
 

@@ -115,6 +115,37 @@ def test_import_set_by_writes_one_set_per_value(runs):
         failures.append("a refused import --set-by wrote split2.h5")
 
 
+def test_several_sets_fit_together_as_groups_of_one_set(runs):
+    """`fit --set '/study/*'`: each set a group, the same constants as `--by framework` on the set
+    they were split from, on one rank and on two ranks sharing the rows."""
+    expect(["import", "three.csv", "--out", "sets.h5", "--set", "/study", "--set-by", "framework", "--target", "time",
+            "--force"], 0)
+    kinds = ["--shared", "c2,c3,c4", "--per-group", "c0,c1,g", "--factors", CLI_FACTORS]
+    expect(["fit", "--data", "sets.h5", "--set", "/study/*", *kinds, "--out", "sets_fit.h5", "--force"], 0,
+           "groups by set: 3", "/study/pytorch", "wrote sets_fit.h5")
+    expect(["fit", *S, "--by", "framework", *kinds, "--out", "by_fit.h5", "--force"], 0)
+    expect(["fit", "--data", "sets.h5", "--set", "/study/*", *kinds, "--out", "sets_fit2.h5", "--force",
+            "--ranks-per-island", "2"], 0, n=2)
+    sets = as_json(expect(["show", "sets_fit.h5", "--json"], 0), "show --json")
+    by = as_json(expect(["show", "by_fit.h5", "--json"], 0), "show --json")
+    two = as_json(expect(["show", "sets_fit2.h5", "--json"], 0), "show --json")
+    assert sets["groups"]["by"] == ["set"]
+    assert sets["groups"]["labels"] == ["/study/mxnet", "/study/pytorch", "/study/tensorflow"]
+    for c in ("c0", "c1", "g"):
+        for f in TRUTH:
+            a, b, c2 = sets["groups"]["per_group"][c]["/study/" + f], by["groups"]["per_group"][c][f], \
+                two["groups"]["per_group"][c]["/study/" + f]
+            assert abs(a / b - 1) < 1e-6 and abs(c2 / b - 1) < 1e-6, (c, f, a, b, c2)
+    r = expect(["predict", "--result", "sets_fit.h5", "--at", "set=/study/pytorch,p=16,b=64,d=1.28e5,epochs=1", "--json"], 0)
+    assert abs(as_json(r, "predict")["prediction"] / true_time("pytorch", 16, 64) - 1) < 0.05
+    expect(["fit", "--data", "sets.h5", "--set", "/nothing/*", *kinds, "--out", "x.h5"], 2,
+           "--set '/nothing/*': matches none of the 3 set(s) of 'sets.h5'")
+    expect(["import", "three.csv", "--out", "sets.h5", "--set", "/study/other", "--target", "gpus", "--append"], 0)
+    expect(["fit", "--data", "sets.h5", "--set", "/study/*", *kinds, "--out", "x.h5"], 3,
+           "set '/study/other' has target 'gpus' where '/study/mxnet' has 'time'")
+    assert not os.path.exists(os.path.join(work, "x.h5"))
+
+
 def test_everything_per_group_is_the_separate_fits(runs):
     joint = fit_joint(runs, per_group="c0,c1,g,c2,c3,c4", max_generations=400)
     params = joint.params

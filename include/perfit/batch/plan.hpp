@@ -54,8 +54,6 @@ SelectPlan plan_selections(const io::Manifest& manifest, const std::string& resu
 // Indices of tasks, longest expected first (ties in manifest order).
 std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks);
 
-// fnmatch(3) with FNM_PATHNAME: '*' and '?' stay within one level of the set path.
-bool set_matches(const std::string& glob, const std::string& set);
 
 // "/mxnet/resnet50" and "generic" -> "mxnet__resnet50__generic" (other than [A-Za-z0-9._-]: '_').
 std::string result_stem(const std::string& set, const std::string& model_name);

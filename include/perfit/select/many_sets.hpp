@@ -14,9 +14,6 @@
 
 namespace perfit::select {
 
-// A set path with glob characters (* ? [), as batch manifests take them.
-bool is_set_glob(const std::string& set);
-
 // One set of a selection over many: how it is selected, its fit options (shared by the sets
 // of one entry or glob: cfg->set is not it; cfg->out is DIR/selection.h5) and the set.
 struct SelectUnit {
