@@ -337,7 +337,7 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   }
   if (p.forward_check && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted &&
       std::isfinite(r.cost) && !(hooks.interrupted && hooks.interrupted())) {
-    r.forward = forward_check(p, options, r.unit, L);
+    r.forward = forward_check(p, options, r.unit, L, packed ? &*packed : nullptr);
   }
   r.rows = p.rows->rows();
   r.configurations = packed ? packed->configurations : r.rows;

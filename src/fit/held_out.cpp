@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/fit/spread.hpp"
+#include "perfit/model/compression.hpp"
 #include "perfit/model/factor_binding.hpp"
 
 namespace perfit::fit {
@@ -38,6 +41,98 @@ double log_rms_on(const Eigen::VectorXd& pred, const Eigen::VectorXd& y, const d
     ++n;
   }
   return n == 0 ? std::numeric_limits<double>::quiet_NaN() : std::sqrt(ss / static_cast<double>(n));
+}
+
+// Forward folds (data/splits.hpp's forward:COLUMN) of the given values only: train below each,
+// test at it.
+std::vector<data::Fold> forward_folds(const data::MeasurementTable& t, const std::string& column,
+                                      const std::vector<double>& values) {
+  const std::vector<double> x = t.column(column).to_double();
+  std::vector<data::Fold> folds;
+  for (const double v : values) {
+    data::Fold f;
+    f.name = column + "=" + format_g(v);
+    f.train.resize(x.size());
+    f.test.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      f.train[i] = x[i] < v;
+      f.test[i] = x[i] == v;
+      f.train_rows += f.train[i] ? 1 : 0;
+      f.test_rows += f.test[i] ? 1 : 0;
+    }
+    folds.push_back(std::move(f));
+  }
+  return folds;
+}
+
+// Refits on distinct configurations (model/compression.hpp) reach the optimum refits on the
+// rows would: with squared residuals, no penalty (its weight against the data term would
+// change), and the scale column among the model's (the folds split the configurations by it).
+bool packed_rows_apply(const FitProblem& p, const std::string& column) {
+  const auto& used = p.model->columns_used();
+  return p.compress && p.cost.residual != model::Residual::ape && p.cost.lambda == 0.0 && !p.cost.lambda_auto &&
+         std::find(used.begin(), used.end(), column) != used.end();
+}
+
+// The rows as configurations where that applies and saves (at most half as many).
+std::optional<model::CompressedRows> packed_rows(const FitProblem& p, const std::string& column) {
+  if (!packed_rows_apply(p, column)) return std::nullopt;
+  const auto& used = p.model->columns_used();
+  model::CompressedRows packed =
+      model::compress_rows(*p.rows, used, p.cost, std::vector<double>(p.weights.data(), p.weights.data() + p.weights.size()));
+  if (2 * packed.configurations > packed.rows) return std::nullopt;
+  return packed;
+}
+
+// Each forward fold refitted on the configurations below its value (serially, on every rank
+// alike: a few small fits), and judged on the rows at its value (all: over the folds' table), as
+// fit_folds would.
+std::vector<FoldFit> refits_on_configurations(const FitProblem& whole, const model::CompressedRows& packed,
+                                              const std::string& column, const std::vector<data::Fold>& folds,
+                                              const std::vector<double>& values, const model::Evaluator& all,
+                                              const de::FitOptions& options) {
+  const std::vector<double> at = packed.table.column(column).to_double();
+  const Eigen::VectorXd& y = all.measured();
+  std::vector<FoldFit> out;
+  for (std::size_t j = 0; j < folds.size(); ++j) {
+    const data::Fold& fold = folds[j];
+    std::vector<bool> below(at.size());
+    for (std::size_t i = 0; i < at.size(); ++i) below[i] = at[i] < values[j];
+    FitProblem q = whole;
+    q.rows = std::make_shared<const data::MeasurementTable>(data::select_rows(packed.table, below));
+    q.cost.weight_column = model::kCompressedWeight;
+    q.weights = {};
+    q.bootstrap = 0;
+    q.forward_check = false;
+    q.quiet = true;
+    FoldFit f;
+    f.fold = fold.name;
+    f.train_rows = q.rows->rows();  // configurations
+    f.test_rows = fold.test_rows;
+    try {
+      const FitReport r = fit(q, options, {}, island::serial_layout());
+      f.failed = !std::isfinite(r.cost);
+      f.params = r.params;
+      f.train_cost = r.cost;
+      f.generations = r.generations;
+    } catch (const Error& e) {
+      spdlog::warn("forward check, {}: the refit failed: {}", fold.name, e.what());
+      f.failed = true;
+    }
+    if (!f.failed) {
+      const Eigen::VectorXd pred = all.predict(f.params);
+      f.predicted.resize(static_cast<Eigen::Index>(fold.test_rows));
+      f.measured.resize(static_cast<Eigen::Index>(fold.test_rows));
+      Eigen::Index k = 0;
+      for (std::size_t i = 0; i < fold.test.size(); ++i) {
+        if (!fold.test[i]) continue;
+        f.predicted(k) = pred(static_cast<Eigen::Index>(i));
+        f.measured(k++) = y(static_cast<Eigen::Index>(i));
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace
@@ -86,7 +181,7 @@ double scale_step_log(const data::MeasurementTable& rows, const std::string& col
 }
 
 ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
-                           const island::IslandLayout& L) {
+                           const island::IslandLayout& L, const model::CompressedRows* fitted) {
   ChoiceSpread none;
   none.how = "no forward check: ";
   FitProblem whole = p;
@@ -107,48 +202,53 @@ ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, c
                 std::to_string(kMaxScales) + " a scale column (worker counts) has; --scale names another";
     return none;
   }
-  // Forward folds (data/splits.hpp's forward:COLUMN) of the largest values only.
-  const std::vector<double> x = rows.column(column).to_double();
-  std::vector<data::Fold> folds;
-  for (std::size_t k = std::max<std::size_t>(2, scales.size() - std::min(scales.size(), kForwardFolds)); k < scales.size(); ++k) {
-    data::Fold f;
-    f.name = column + "=" + format_g(scales[k]);
-    f.train.resize(x.size());
-    f.test.resize(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      f.train[i] = x[i] < scales[k];
-      f.test[i] = x[i] == scales[k];
-      f.train_rows += f.train[i] ? 1 : 0;
-      f.test_rows += f.test[i] ? 1 : 0;
-    }
-    folds.push_back(std::move(f));
+  const std::vector<double> values(scales.end() - static_cast<std::ptrdiff_t>(std::min(scales.size() - 2, kForwardFolds)),
+                                   scales.end());  // each fold's held-out value, from the third up
+  de::FitOptions o = options;
+  o.de.x0 = {best_unit};  // each refit starts from the fit's best: the optimum the data near it lead to
+  // The fit's own compression when it holds every row (not a rank's slice), else made here.
+  const bool reuse = fitted && L.island_size == 1 && packed_rows_apply(whole, column);
+  const std::optional<model::CompressedRows> packed = reuse ? std::nullopt : packed_rows(whole, column);
+  const model::CompressedRows* configurations = reuse ? fitted : packed ? &*packed : nullptr;
+  // Refits on configurations are judged on the rows at the held-out values only.
+  std::optional<data::MeasurementTable> tail;
+  if (configurations) {
+    const std::vector<double> x = rows.column(column).to_double();
+    std::vector<bool> keep(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) keep[i] = x[i] >= values.front();
+    tail = data::select_rows(rows, keep);
   }
+  const data::MeasurementTable& judged = tail ? *tail : rows;
+  const std::vector<data::Fold> folds = forward_folds(judged, column, values);
+  model::CostOptions plain;
+  plain.residual = p.cost.residual;
+  const model::Evaluator all(*p.model, judged, plain);
+  std::vector<FoldFit> fits;
   std::vector<const data::Fold*> held;
   std::vector<std::size_t> at;
-  std::vector<FoldJob> jobs;
   for (std::size_t k = 0; k < folds.size(); ++k) {
     held.push_back(&folds[k]);
     at.push_back(k);
-    jobs.push_back({whole, &folds[k]});
-    jobs.back().problem.forward_check = false;
   }
-  de::FitOptions o = options;
-  o.de.x0 = {best_unit};  // each refit starts from the fit's best: the optimum the data near it lead to
-  const std::vector<FoldFit> fits = fit_folds(jobs, o, L.world, false);
-  ChoiceSpread out = last_fold_spread(fits, "forward check: refitted below each of the " + std::to_string(jobs.size()) +
+  if (configurations) {
+    fits = refits_on_configurations(whole, *configurations, column, folds, values, all, o);
+  } else {
+    std::vector<FoldJob> jobs;
+    for (const auto& f : folds) jobs.push_back({whole, &f});
+    fits = fit_folds(jobs, o, L.world, false);  // fit_folds' refits never check themselves
+  }
+  ChoiceSpread out = last_fold_spread(fits, "forward check: refitted below each of the " + std::to_string(folds.size()) +
                                                 " largest value(s) of " + column + ", its errors predicting them");
   if (out.dof == 0) {
     none.how += "a refit failed";
     return none;
   }
-  model::CostOptions plain;
-  plain.residual = p.cost.residual;
-  out.growth = distance_growth(model::Evaluator(*p.model, rows, plain), fits, held, at);
+  out.growth = distance_growth(all, fits, held, at);
   out.step_log = scale_step_log(rows, column);
   spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
               "forward check: refitted below each of the {} largest value(s) of {}, the error one step out is {:.3g}% "
               "(rms ln), growing as distance^{:.2g} (--no-forward-check: skip it)",
-              jobs.size(), column, 100.0 * out.log_sd, out.growth);
+              folds.size(), column, 100.0 * out.log_sd, out.growth);
   return out;
 }
 

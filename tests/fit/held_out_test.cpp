@@ -70,10 +70,27 @@ TEST(ForwardCheck, AShapeThatMissesTheDataMissesMoreAndGrowsWithTheDistance) {
   EXPECT_EQ(unchecked.forward.dof, 0u);
 }
 
+TEST(ForwardCheck, RefitsOnConfigurationsMeasureWhatRefitsOnRowsDo) {
+  // Two runs per configuration: the refits train on 7 configurations instead of 14 rows (exact for
+  // squared residuals), and are judged on the rows either way.
+  FitProblem rows = problem("c0 + c1/p", runs(kWorkers));
+  rows.compress = false;  // fit_folds on the rows
+  const FitReport a = fit(problem("c0 + c1/p", runs(kWorkers)), {}, {}, island::serial_layout());
+  const FitReport b = fit(rows, {}, {}, island::serial_layout());
+  ASSERT_EQ(a.forward.dof, 4u);
+  EXPECT_NEAR(a.forward.log_sd, b.forward.log_sd, 1e-6 * b.forward.log_sd);
+  EXPECT_NEAR(a.forward.growth, b.forward.growth, 1e-6);
+}
+
 TEST(ForwardCheck, FewerThanThreeScalesSayWhyNothingWasMeasured) {
   const FitReport r = fit(problem("c0 + c1/p", runs({4, 8})), {}, {}, island::serial_layout());
   EXPECT_EQ(r.forward.dof, 0u);
   EXPECT_THAT(r.forward.how, HasSubstr("p has 2 value(s), three are needed"));
+  std::vector<double> continuous;  // a column of 70 values is no scale: its "steps" are noise
+  for (int k = 0; k < 70; ++k) continuous.push_back(1.0 + 0.1 * k);
+  const FitReport c = fit(problem("c0 + c1/p", runs(continuous)), {}, {}, island::serial_layout());
+  EXPECT_EQ(c.forward.dof, 0u);
+  EXPECT_THAT(c.forward.how, HasSubstr("p has 70 distinct values, more than the 64"));
 }
 
 TEST(ForwardCheck, TheLastFoldGrownAsItGrewOneDofPerFold) {

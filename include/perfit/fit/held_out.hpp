@@ -13,6 +13,7 @@
 #include "perfit/fit/choice_spread.hpp"
 #include "perfit/fit/validation.hpp"
 #include "perfit/island/island_model.hpp"
+#include "perfit/model/compression.hpp"
 
 namespace perfit::fit {
 
@@ -40,9 +41,12 @@ double scale_step_log(const data::MeasurementTable& rows, const std::string& col
 // A plain fit's forward check: refits from its own best (best_unit, in the unit cube), each
 // trained below one of the largest values of the scale column (up to 4, from the third value
 // up) and predicting it: last_fold_spread of them one step out, distance_growth beyond.
-// Collective over L.world (the refits are spread over the ranks).
-// Nothing known (dof 0, `how` says why) with fewer than three values of the scale column.
+// Where the cost allows (squared residuals, no penalty) the refits train on distinct
+// configurations (`fitted`: the fit's own compression of p.rows, else made here) and are judged
+// on the rows; else they are fit_folds' (collective over L.world, spread over the ranks).
+// Nothing known (dof 0, `how` says why) with fewer than three values of the scale column, or
+// more than 64.
 ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
-                           const island::IslandLayout& L);
+                           const island::IslandLayout& L, const model::CompressedRows* fitted = nullptr);
 
 }  // namespace perfit::fit
