@@ -294,6 +294,35 @@ def scaling(fit, by=None, extend=4.0, ax=None, rows=None, workers=None, at=None)
     return fig if fig is not None else ax.figure
 
 
+def groups(fit, extend=4.0, cols=4, most=24, workers=None):
+    """A joint fit's small multiples: one scaling panel per group (the `most` groups with the most
+    rows), each with that group's series through its own constants, sharing the axes so that
+    groups compare at a glance. Raises ConfigError for a fit that has no groups."""
+    plt = _pyplot()
+    rows = rows_of(fit)
+    by = _joint_columns(fit, rows)
+    if not by:
+        raise _api._perfit.ConfigError(f"model '{fit.model}' was not fitted with groups (by=): use scaling()")
+    parts = sorted(rows.groupby(by if len(by) > 1 else by[0], sort=True), key=lambda g: -len(g[1]))[:most]
+    parts.sort(key=lambda g: str(g[0]))
+    n = len(parts)
+    ncols = min(cols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(0.4 + 3.6 * ncols, 0.6 + 3.0 * nrows), sharex=True, sharey=True,
+                             constrained_layout=True, squeeze=False)
+    for ax, (label, sub) in zip(axes.flat, parts):
+        scaling(fit, extend=extend, ax=ax, rows=sub, workers=workers)
+        ax.set_title(" / ".join(map(str, label)) if isinstance(label, tuple) else str(label), fontsize=9)
+        if ax is not axes.flat[0] and ax.get_legend():
+            ax.get_legend().remove()
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    total = rows.groupby(by).ngroups
+    fig.suptitle(f"{fit.model}: one panel per group of {', '.join(by)}" +
+                 (f" (the {n} of {total} with the most rows)" if n < total else ""), fontsize=10)
+    return fig
+
+
 def measured_vs_predicted(fit, ax=None, rows=None):
     """Every kept row, measured against predicted on log-log axes, with y = x."""
     plt = _pyplot()

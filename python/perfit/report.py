@@ -158,7 +158,9 @@ def fit_html(fit, name):
     parts.append("<h2>Warnings</h2>" + ("".join(f'<p class="warn">{html.escape(w)}</p>' for w in warns) or "<p>none</p>"))
     parts.append("<h2>Figures</h2>")
     try:
-        for fn in (figures.scaling, figures.measured_vs_predicted, figures.residuals, figures.term_shares):
+        joint = (fit.info.get("groups") or {}).get("by")
+        for fn in (figures.scaling, *([figures.groups] if joint else []), figures.measured_vs_predicted,
+                   figures.residuals, figures.term_shares):
             parts.append(f"<figure>{_svg(fn(fit))}</figure>")
     except PerfitError as e:
         parts.append(f'<p class="err">no figures: {html.escape(str(e))}</p>')

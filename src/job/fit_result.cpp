@@ -108,7 +108,7 @@ io::ResultFile make_result(const FitRun& s, const fit::FitReport& fr) {
   add_search(r, fr, c.cost.lambda);
   add_bootstrap(r, fr.bootstrap);
   fit::ChoiceSpread forward = fr.forward;
-  if (!c.forward_check) forward.how = "no forward check (--no-forward-check)";
+  if (!c.forward_check) forward.how = "no forward check (turned off: forward_check false)";
   else if (!s.groups.empty()) forward.how = "no forward check: a joint fit's groups have scales of their own";
   add_forward_check(r, forward);
   r.perfit_version = version();

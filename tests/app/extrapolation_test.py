@@ -145,5 +145,5 @@ def test_a_plain_fit_interval_grows_with_what_its_forward_check_missed():
     r = cli.run(*fit, "--out", "log2_off.h5", "--no-forward-check")
     assert r.returncode == 0 and "may not follow" not in r.stdout, r.stdout
     off = interval("log2_off.h5", "p=256,b=128")
-    assert "no forward check (--no-forward-check)" in off["contains"], off
+    assert "no forward check (turned off: forward_check false)" in off["contains"], off
     assert off["hi"] / off["lo"] < far["hi"] / far["lo"] and off["hi"] < truth_256, (off, far)

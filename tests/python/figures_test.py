@@ -196,3 +196,10 @@ def test_a_joint_fit_draws_each_group_through_its_own_constants(study, model_fil
     groups = {parse_key(k)["framework"] for k in drawn(ax)[0]}
     assert groups == {"tf", "pt"}, groups
     assert unlike_points(report._Thumbnails().draw(joint), joint.rows, lambda tag: joint) == []
+    panels = [ax for ax in figures.groups(joint).axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == ["pt", "tf"]
+    for ax in panels:
+        assert unlike_points(ax, joint.rows, lambda tag: joint) == []
+        assert {parse_key(k)["framework"] for k in drawn(ax)[0]} == {ax.get_title()}
+    with pytest.raises(perfit.ConfigError, match="not fitted with groups"):
+        figures.groups(perfit.fit(study, model=model_file, target="epoch_s", factors=FACTORS, seed=3))
