@@ -56,6 +56,41 @@ Interval interval_of(double level, const io::ResultFile& r, const model::Evaluat
   return out;
 }
 
+// A joint fit's prediction beyond a group's own measured range rests on what that group shares
+// with the others or draws toward them: the interval says so. "" when no row is there.
+std::string borrowed_words(const Groups& g, const model::ModelSpec& spec, const std::vector<std::vector<Outside>>& outside) {
+  std::vector<std::string> beyond;
+  const Outside* first = nullptr;
+  for (const auto& row : outside) {
+    for (const auto& o : row) {
+      if (o.group.empty() || std::find(beyond.begin(), beyond.end(), o.group) != beyond.end()) continue;
+      beyond.push_back(o.group);
+      if (!first) first = &o;
+    }
+  }
+  if (!first) return "";
+  std::vector<std::string> shared, pooled;  // base names: a group's copy of c is c__k
+  for (const auto& p : spec.params) {
+    const auto [base, k] = model::split_group_param(p.name);
+    if (k == 0) {
+      shared.push_back(base);
+      continue;
+    }
+    const auto at = std::find(g.pooled.begin(), g.pooled.end(), base);
+    const auto s = static_cast<std::size_t>(at - g.pooled.begin());
+    const bool drawn = at != g.pooled.end() && (s >= g.pool_strengths.size() || g.pool_strengths[s] > 0.0);
+    if (drawn && std::find(pooled.begin(), pooled.end(), base) == pooled.end()) pooled.push_back(base);
+  }
+  std::string lent;
+  if (!shared.empty()) lent += "shared: " + join(shared);
+  if (!pooled.empty()) lent += (lent.empty() ? "" : "; ") + std::string("drawn toward the others': ") + join(pooled);
+  const std::string who = first->group + (beyond.size() > 1 ? " (and " + std::to_string(beyond.size() - 1) + " other group(s))" : "");
+  return "; beyond " + who + "'s own measured range (" + first->factor + " " + format_g(first->lo) + ".." +
+         format_g(first->hi) + ") the prediction rests on constants borrowed from the other groups (" +
+         (lent.empty() ? std::string("none: every constant is its own, so it extrapolates alone") : lent) +
+         "), and the interval does not hold how far that group departs from them there";
+}
+
 }  // namespace
 
 Prediction predict_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
@@ -95,6 +130,7 @@ Prediction predict_rows(const io::ResultFile& r, const std::string& result, cons
   std::vector<std::vector<Outside>> outside(table.rows());
   for (std::size_t i = 0; i < table.rows(); ++i) outside[i] = guard.check(table, i);
   Interval iv = interval_of(interval, r, ev, values, beyond_log(guard, outside));
+  if (!groups.empty() && !iv.contains.empty()) iv.contains += borrowed_words(groups, spec, outside);
   Prediction p{{}, std::move(values), std::move(terms), m.term_names(), std::move(iv), std::move(outside),
                std::move(guard), {}};
   std::erase_if(table.columns(), [](const data::Column& c) { return model::is_group_indicator(c.name()); });

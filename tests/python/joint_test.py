@@ -246,8 +246,15 @@ def test_a_group_measured_at_small_scales_borrows_from_the_others():
     for name, kinds in {"pooled": {}, "independent": {"per_group": "c0,c1,g,c2,c3,c4"}}.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            pred = fit_joint(few, **kinds).predict(test)
+            pred = fit_joint(few, **kinds).predict(test, interval=0.9)
         errors[name] = float(np.median(np.abs(pred["predicted_time"].to_numpy() / truth - 1)))
+        # The interval says what the group borrowed there, or that it borrowed nothing.
+        said = {"pooled": "rests on constants borrowed from the other groups (drawn toward the others': c0, c1, g, "
+                          "c2, c3, c4)",
+                "independent": "borrowed from the other groups (none: every constant is its own"}[name]
+        if said not in pred.attrs["interval_contains"] or "beyond b's own measured range (gpus 1..4)" not in \
+                pred.attrs["interval_contains"]:
+            failures.append(f"{name}: the interval does not say what b borrowed: {pred.attrs['interval_contains']}")
         # Inside every row's 1..32 GPUs, but beyond b's own 1..4: flagged as such.
         if not pred.extrapolated.all() or not any("above b's measured 1..4" in str(c.message) for c in caught):
             failures.append(f"few-shot predictions not flagged beyond the group's own range:\n{pred}\n"
