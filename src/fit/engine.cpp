@@ -335,8 +335,9 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
   }
+  // On what every rank agrees (the stop reason is voted): the check's gathers are collective.
   if (p.forward_check && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted &&
-      std::isfinite(r.cost) && !(hooks.interrupted && hooks.interrupted())) {
+      std::isfinite(r.cost)) {
     r.forward = forward_check(p, options, r.unit, L, packed ? &*packed : nullptr);
   }
   r.rows = p.rows->rows();
