@@ -59,6 +59,22 @@ std::string describe(const model::Model& m, const std::vector<std::size_t>& para
   return out;
 }
 
+// Many searched params and a start where every group was fitted alone: one DE over all of
+// them would grow with the groups (100 groups: a population of 1,800 in 100 dimensions, 2 s a
+// generation) where the groups' own searches are done; the polish descends from the start.
+island::IslandSummary started(detail::FitObjective& objective, const Eigen::VectorXd& start_unit) {
+  island::IslandSummary s;
+  s.reason = de::StopReason::converged;
+  s.best = objective.search_unit(start_unit);
+  Eigen::VectorXd one(1);
+  objective(s.best, one);
+  s.best_cost = one(0);
+  s.message = "started where every group was fitted alone; the polish searched the " + std::to_string(objective.dim()) +
+              " params from there (a joint fit of more than " + std::to_string(kSearchFromStartDims) + ")";
+  s.evaluations = 1;
+  return s;
+}
+
 // Every param linear: the bounded least-squares solution is the global optimum; no search.
 island::IslandSummary solved_without_search(bool no_params) {
   island::IslandSummary s;
@@ -127,15 +143,21 @@ void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& obje
       r.polish_iterations = nr.iterations;
       u = objective.full_unit(nr.u);
     } else {
-      const de::ResidualFn residuals = [&](const Eigen::VectorXd& x, Eigen::VectorXd& res) {
-        res = ev.residual_vector(m.params_from_unit(x), weight, L.island_rank == 0);
-      };
       const de::SumReducer reduce = [&](double* data, std::size_t n) {
         if (sum) sum(data, n);
       };
-      const de::LmResult lm = de::levenberg_marquardt(residuals, r.unit, {}, reduce);
+      // Projected: Levenberg-Marquardt on the residuals as a function of the searched params, the
+      // linear ones solved at every point (Golub & Pereyra): a Jacobian of those few columns.
+      const bool projected = objective.projected() && objective.dim() > 0;
+      const de::ResidualFn residuals = [&](const Eigen::VectorXd& x, Eigen::VectorXd& res) {
+        res = ev.residual_vector(m.params_from_unit(projected ? objective.full_unit(x) : x), weight, L.island_rank == 0);
+      };
+      de::LmOptions lo;
+      if (projected) lo.ftol = 1e-10;
+      const de::LmResult lm =
+          de::levenberg_marquardt(residuals, projected ? objective.search_unit(r.unit) : r.unit, lo, reduce);
       r.polish_iterations = lm.iterations;
-      u = lm.u;
+      u = projected ? objective.full_unit(lm.u) : lm.u;
     }
     Eigen::VectorXd one(1);
     objective.full_costs(u, one);  // the true cost, judged by the evaluator, not the polish's objective
@@ -158,7 +180,7 @@ void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& obje
 // Metrics over all rows (island 0's slices add up to the whole set) and the identifiability
 // check, at r.params.
 void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::IslandLayout& L,
-                      const model::Reducer& sum) {
+                      const model::Reducer& sum, bool diagnose) {
   model::MetricSums ms = model::metric_sums(full.predict(r.params), full.measured());
   if (L.island_size > 1) {
     const MPI_Comm ic = L.island_comm.get();
@@ -172,7 +194,7 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::
     r.noise_dof = static_cast<std::size_t>(ms.n - k);
     r.noise_log_sd = std::sqrt(ms.sum_log_ratio_sq / (ms.n - k));
   }
-  if (L.island == 0) r.identifiability = model::check_identifiability(full, r.params, sum);
+  if (L.island == 0 && diagnose) r.identifiability = model::check_identifiability(full, r.params, sum);
 }
 
 // A large set with the polish to finish on every row: the DE searches a strided sample (the
@@ -320,18 +342,22 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
                 objective.dim() == 0 ? std::string("nothing") : describe(m, sep.nonlinear));
   }
   de::DeOptions de_options = options.de;
+  const bool from_start = p.start.size() > 0 && objective.dim() > kSearchFromStartDims;
+  Eigen::VectorXd start_unit(p.start.size());
+  for (Eigen::Index k = 0; k < p.start.size(); ++k) start_unit(k) = m.to_unit(static_cast<std::size_t>(k), p.start(k));
+  if (p.start.size() > 0) de_options.x0.push_back(start_unit);
   for (auto& x : de_options.x0) x = objective.search_unit(x);
   std::optional<detail::SearchSample> sample;
   std::optional<detail::FitObjective> sampled =
       sampled_objective(p, options, objective, packed ? packed->table : *p.rows, offset, weight, sep, sum, sample);
-  const island::IslandSummary s = objective.dim() == 0
-      ? solved_without_search(m.n_params() == 0)
+  const island::IslandSummary s = objective.dim() == 0 ? solved_without_search(m.n_params() == 0)
+      : from_start ? started(objective, start_unit)
       : island::run_islands(L, objective.dim(), de_options, islands, std::ref(sampled ? *sampled : objective), hooks);
   FitReport r = search_report(s, L, objective, sampled.has_value());
   if (options.polish && m.n_params() > 0) polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
-  probe_bounds(r, ev, offset, weight, sum);
-  whole_set_checks(r, full, L, sum);
+  if (p.diagnose) probe_bounds(r, ev, offset, weight, sum);
+  whole_set_checks(r, full, L, sum, p.diagnose);
   if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
   }

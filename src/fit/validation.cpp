@@ -35,6 +35,7 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
   p.weights = {};
   p.bootstrap = 0;  // a fold measures prediction, not the constants' spread
   p.forward_check = false;
+  p.diagnose = false;  // a fold's fit predicts its held-out rows, nothing more
   p.quiet = true;
   std::shared_ptr<const data::MeasurementTable> test = p.rows;
   if (job.fold) {
@@ -60,8 +61,8 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
   out[n + 1] = static_cast<double>(r.generations);
   model::CostOptions plain;
   plain.residual = p.cost.residual;
-  const model::Evaluator ev(*p.model, *test, plain);
-  const Eigen::VectorXd pred = ev.predict(r.params);
+  Eigen::VectorXd pred;  // a fold that holds nothing out (a group fitted alone) predicts nothing
+  if (test->rows() > 0) pred = model::Evaluator(*p.model, *test, plain).predict(r.params);
   for (Eigen::Index i = 0; i < pred.size(); ++i) out[n + kHeader + static_cast<std::size_t>(i)] = pred(i);
   spdlog::log(progress ? spdlog::level::info : spdlog::level::debug,
               "{}: trained on {} rows (cost {:.4g}, {:.2f} s), predicts {} held-out rows", where, p.rows->rows(), r.cost,

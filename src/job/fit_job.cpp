@@ -58,8 +58,18 @@ struct Setup {
 
 fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet) {
   const fit::RunConfig& cfg = s.cfg;
-  return {s.model, table, cfg.cost, {}, cfg.threads, cfg.compress, quiet, cfg.separable, cfg.scale, cfg.bootstrap, cfg.ci,
-          false};
+  fit::FitProblem p;
+  p.model = s.model;
+  p.rows = table;
+  p.cost = cfg.cost;
+  p.threads = cfg.threads;
+  p.compress = cfg.compress;
+  p.quiet = quiet;
+  p.separable = cfg.separable;
+  p.scale = cfg.scale;
+  p.bootstrap = cfg.bootstrap;
+  p.ci = cfg.ci;
+  return p;
 }
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
@@ -365,7 +375,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   hooks.interrupted = job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
   add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
   if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
-  if (!s.joint.kinds.pooled.empty()) {
+  if (!s.joint.empty()) {
     s.spec = choose_pools(s.joint, cfg, fit_problem(s, table, !job.verbose), layout);
     s.model = std::make_shared<const model::Model>(s.spec, s.columns);
   }
@@ -375,6 +385,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
     fit::FitProblem problem = fit_problem(s, table, !job.verbose);
     // A selection's winner carries what select measured; a joint fit's groups have scales of their own.
     problem.forward_check = cfg.forward_check && s.joint.empty() && std::isnan(job.choice_log_sd);
+    if (!s.joint.empty()) problem.start = joint_start(*s.model, s.joint.alone);
     report = fit::fit(problem, cfg.search(), s.cfg.islands, layout, hooks);
   }
   return finish(r, job, s, *report, *table, dropped);

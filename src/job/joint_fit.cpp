@@ -39,6 +39,7 @@ model::ModelSpec choose_pools(JointFit& j, const fit::RunConfig& cfg, const fit:
   j.groups.pool_strengths.clear();
   for (const auto& p : choice.pooled) j.groups.pool_strengths.push_back(p.strength);
   j.groups.pool_how = choice.how;
+  j.alone = choice.alone;
   return model::expand_for_groups(j.base, j.groups.labels.size(), j.kinds.per_group, choice.pooled);
 }
 

@@ -124,7 +124,13 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
     }
     columns_.push_back(c.to_double());
   }
-  for (const auto& c : columns_) column_ptrs_.push_back(c.data());
+  for (const auto& c : columns_) {
+    column_ptrs_.push_back(c.data());
+    std::size_t first = 0, last = c.size();
+    while (first < last && c[first] == 0.0) ++first;
+    while (last > first && c[last - 1] == 0.0) --last;
+    column_spans_.emplace_back(first, last);
+  }
 
   n_rows_ = table.rows();
   kernel_ = std::make_unique<detail::TapeKernel>(model.tape());
@@ -203,7 +209,7 @@ void Evaluator::for_blocks(const detail::TapeKernel& k, const Eigen::Ref<const E
   for (std::size_t blk = b0; blk < b1; ++blk) {
     sink.begin = blk * block;
     sink.n = std::min(block, n_rows - sink.begin);
-    k.run(column_ptrs_.data(), sink.begin, sink.n, block, scal.data(),
+    k.run(column_ptrs_.data(), column_spans_.data(), sink.begin, sink.n, block, scal.data(),
           static_cast<std::size_t>(pop.cols()), scratch.data(), sink);
   }
 }

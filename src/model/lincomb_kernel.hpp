@@ -28,6 +28,9 @@ struct LinResolved {
   const double* v2 = nullptr;
   const double* log = nullptr;  // with t: factor exp(t * log[i])
   double t = 0.0;
+  // Rows [lo, hi) of the block outside which a column factor is 0 (a joint fit's group
+  // indicator: its group's rows), so that a sum over G groups costs one group per row, not G.
+  std::size_t lo = 0, hi = static_cast<std::size_t>(-1);
 };
 
 namespace lin {
@@ -70,6 +73,7 @@ void lincomb_rows(const LinResolved* r, std::size_t nr, double offset, std::size
     Packet a[4];
     for (auto& x : a) x = pset1<Packet>(offset);
     for (std::size_t k = 0; k < nr; ++k) {
+      if (i0 + kChunk <= r[k].lo || i0 >= r[k].hi) continue;  // 0 on these rows
       switch (kind[k]) {
         case 0: lin::add_term<0>(r[k], i0, a); break;
         case 1: lin::add_term<1>(r[k], i0, a); break;
@@ -85,7 +89,9 @@ void lincomb_rows(const LinResolved* r, std::size_t nr, double offset, std::size
   }
   for (; i0 < n; ++i0) {
     double v = offset;
-    for (std::size_t k = 0; k < nr; ++k) v += lin::term_at(r[k], i0);
+    for (std::size_t k = 0; k < nr; ++k) {
+      if (i0 >= r[k].lo && i0 < r[k].hi) v += lin::term_at(r[k], i0);
+    }
     ep.scalar(i0, v);
   }
 }

@@ -137,12 +137,13 @@ void ModelSpec::validate() const {
 }
 
 Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
-    : spec_(std::move(spec)), table_columns_(columns) {
+    : spec_(std::move(spec)), table_columns_(columns), table_column_set_(columns.begin(), columns.end()) {
   spec_.validate();
   const std::string where = "model '" + spec_.name + "'";
   for (const auto& p : spec_.params) {
+    param_index_.emplace(p.name, param_names_.size());
     param_names_.push_back(p.name);
-    if (std::find(columns.begin(), columns.end(), p.name) != columns.end()) {
+    if (table_column_set_.count(p.name) > 0) {
       throw ConfigError(where + ": param '" + p.name +
                         "' has the name of a column of the set; rename the param");
     }
@@ -224,12 +225,10 @@ std::vector<std::string> Model::factors(const ModelSpec& spec) {
 
 Binding Model::resolve(const std::string& name, std::vector<std::string>&) const {
   Binding b;
-  for (std::size_t i = 0; i < spec_.params.size(); ++i) {
-    if (spec_.params[i].name == name) {
-      b.kind = Binding::Kind::param;
-      b.index = static_cast<std::int32_t>(i);
-      return b;
-    }
+  if (const auto at = param_index_.find(name); at != param_index_.end()) {
+    b.kind = Binding::Kind::param;
+    b.index = static_cast<std::int32_t>(at->second);
+    return b;
   }
   for (const auto& [n, v] : spec_.constants) {
     if (n == name) {
@@ -245,9 +244,7 @@ Binding Model::resolve(const std::string& name, std::vector<std::string>&) const
       return b;
     }
   }
-  if (std::find(table_columns_.begin(), table_columns_.end(), name) != table_columns_.end()) {
-    b.kind = Binding::Kind::column;
-  }
+  if (table_column_set_.count(name) > 0) b.kind = Binding::Kind::column;
   return b;
 }
 

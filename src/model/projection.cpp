@@ -220,7 +220,7 @@ class ProjectedEvaluator::Pass {
       cnt_[q] = b > a ? b - a : 0;
       if (cnt_[q] == 0) continue;
       BufferSink sink{vals_[q].data(), len_[q], cnt_[q]};
-      pe_.kernels_[q]->run(ev_.column_data(), a, cnt_[q], len_[q], scal_[q].data(), pe_.varies_[q] ? n_cand_ : 1,
+      pe_.kernels_[q]->run(ev_.column_data(), ev_.column_spans(), a, cnt_[q], len_[q], scal_[q].data(), pe_.varies_[q] ? n_cand_ : 1,
                            scratch_[q].data(), sink);
     }
     // Vectors that do not depend on the candidate: signs, scaling and products once per block.

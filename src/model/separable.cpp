@@ -64,8 +64,9 @@ Affine constant_part(const ExprPtr& e) {
   return a;
 }
 
-// a + sign*b, termwise.
-Affine combine(const Affine& a, const Affine& b, bool subtract) {
+// a + sign*b, termwise. `a` is taken over (not copied): a sum of G groups' terms nests G deep,
+// and copying the growing map at every level made the split quadratic in the groups.
+Affine combine(Affine a, const Affine& b, bool subtract) {
   const Expr::Kind k = subtract ? Expr::Kind::sub : Expr::Kind::add;
   auto merge = [&](const ExprPtr& x, const ExprPtr& y) -> ExprPtr {
     if (!y) return x;
@@ -74,8 +75,11 @@ Affine combine(const Affine& a, const Affine& b, bool subtract) {
   };
   Affine r;
   r.offset = merge(a.offset, b.offset);
-  r.coef = a.coef;
-  for (const auto& [i, c] : b.coef) r.coef[i] = merge(r.coef.count(i) ? r.coef[i] : nullptr, c);
+  r.coef = std::move(a.coef);
+  for (const auto& [i, c] : b.coef) {
+    ExprPtr& slot = r.coef[i];
+    slot = merge(slot, c);
+  }
   return r;
 }
 
@@ -104,10 +108,11 @@ class Splitter {
       }
       case Expr::Kind::add:
       case Expr::Kind::sub: {
-        const Affine a = split(e->args[0]), b = split(e->args[1]);
+        Affine a = split(e->args[0]);
+        const Affine b = split(e->args[1]);
         if (!a.ok || !b.ok) return fail();
         if (a.independent() && b.independent()) return constant_part(e);
-        return combine(a, b, e->kind == Expr::Kind::sub);
+        return combine(std::move(a), b, e->kind == Expr::Kind::sub);
       }
       case Expr::Kind::mul: {
         const Affine a = split(e->args[0]), b = split(e->args[1]);

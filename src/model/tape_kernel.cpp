@@ -1,5 +1,6 @@
 #include "tape_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "perfit/core/assert.hpp"
@@ -69,15 +70,16 @@ TapeKernel::Operand TapeKernel::operand(std::int32_t slot, const double* const* 
     o = SV;                                       \
   }
 
-void TapeKernel::exec(std::int32_t slot, const double* const* cols, std::size_t begin,
-                      std::size_t n, std::size_t block, const double* sc, double* scratch) const {
+void TapeKernel::exec(std::int32_t slot, const Rows& at, const double* sc, double* scratch) const {
+  const double* const* cols = at.cols;
+  const std::size_t begin = at.begin, n = at.n, block = at.block;
   const Instr& in = code_[slot];
   const auto ni = static_cast<Eigen::Index>(n);
   double* out = scratch + static_cast<std::size_t>(buffer_of_[slot]) * block;
   if (in.op == OpCode::lincomb) {
     LinResolved r[kMaxLinTerms];
     std::size_t nr = 0;
-    const double offset = resolve(in, cols, begin, block, sc, scratch, r, nr);
+    const double offset = resolve(in, at, sc, scratch, r, nr);
     StoreValues store{out};
     lincomb_rows(r, nr, offset, n, store);
     return;
@@ -126,13 +128,19 @@ void TapeKernel::exec(std::int32_t slot, const double* const* cols, std::size_t 
 
 #undef PERFIT_BINARY
 
-double TapeKernel::resolve(const Instr& in, const double* const* cols, std::size_t begin,
-                           std::size_t block, const double* sc, const double* scratch,
-                           LinResolved* r, std::size_t& nr) const {
-  auto vec = [&](std::int32_t slot, double& s) -> const double* {
+double TapeKernel::resolve(const Instr& in, const Rows& at, const double* sc, const double* scratch, LinResolved* r,
+                           std::size_t& nr) const {
+  const double* const* cols = at.cols;
+  const std::size_t begin = at.begin, block = at.block;
+  auto vec = [&](std::int32_t slot, LinResolved& x) -> const double* {
     if (slot < 0) return nullptr;
     const Operand o = operand(slot, cols, begin, block, sc, scratch);
-    if (!o.vec) s *= o.s;
+    if (!o.vec) x.s *= o.s;
+    if (o.vec && at.spans && code_[slot].op == OpCode::column) {
+      const RowSpan& span = at.spans[code_[slot].index];
+      x.lo = std::max(x.lo, span.first > begin ? span.first - begin : 0);
+      x.hi = std::min(x.hi, span.second > begin ? span.second - begin : 0);
+    }
     return o.vec;
   };
   double offset = 0.0;
@@ -142,8 +150,9 @@ double TapeKernel::resolve(const Instr& in, const double* const* cols, std::size
     LinResolved x;
     x.s = t.coef;
     if (t.scalar >= 0) x.s *= operand(t.scalar, cols, begin, block, sc, scratch).s;
-    x.v1 = vec(t.v1, x.s);
-    x.v2 = vec(t.v2, x.s);
+    x.v1 = vec(t.v1, x);
+    x.v2 = vec(t.v2, x);
+    if (x.lo >= std::min(x.hi, at.n)) continue;  // a column that is 0 on every row of the block
     if (t.exp_log >= 0) {
       x.t = operand(t.exp_scalar, cols, begin, block, sc, scratch).s;
       // x^0 = 1 even where x = 0 (log = -inf): drop the factor rather than compute exp(NaN).

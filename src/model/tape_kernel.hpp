@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "lincomb_kernel.hpp"
@@ -16,6 +17,9 @@ namespace perfit::model::detail {
 // malloc put an unaligned buffer, and a fit on the size of the environment. Aligned buffers
 // (and blocks a multiple of the packet) keep every row on the same path in every run.
 using Scratch = std::vector<double, Eigen::aligned_allocator<double>>;
+
+// Per column, the rows [first, last) outside which it is 0 (model/evaluator.hpp).
+using RowSpan = std::pair<std::size_t, std::size_t>;
 
 class TapeKernel {
  public:
@@ -31,22 +35,24 @@ class TapeKernel {
   // Evaluates rows [begin, begin+n) (n <= block) for candidates [0, n_cand). Per candidate it
   // calls either sink.values(j, pred) with n predictions, or, when the result is a lincomb,
   // sink.lincomb(j, terms, n_terms, offset) so that the caller runs lincomb_rows with its
-  // own epilogue (e.g. the cost) and predictions are never stored. cols[k]: column k, row 0.
+  // own epilogue (e.g. the cost) and predictions are never stored. cols[k]: column k, row 0;
+  // spans[k] (null: none known) where column k can be nonzero.
   template <class Sink>
-  void run(const double* const* cols, std::size_t begin, std::size_t n, std::size_t block,
+  void run(const double* const* cols, const RowSpan* spans, std::size_t begin, std::size_t n, std::size_t block,
            const double* scal, std::size_t n_cand, double* scratch, Sink& sink) const {
-    for (const std::int32_t s : data_slots_) exec(s, cols, begin, n, block, nullptr, scratch);
+    const Rows at{cols, spans, begin, n, block};
+    for (const std::int32_t s : data_slots_) exec(s, at, nullptr, scratch);
     const bool fused = code_[result_].op == OpCode::lincomb;
     LinResolved r[kMaxLinTerms];
     for (std::size_t j = 0; j < n_cand; ++j) {
       const double* sc = scal + j * code_.size();
       for (const std::int32_t s : both_slots_) {
         if (fused && s == result_) break;  // the result is the last instruction
-        exec(s, cols, begin, n, block, sc, scratch);
+        exec(s, at, sc, scratch);
       }
       if (fused) {
         std::size_t nr = 0;
-        const double offset = resolve(code_[result_], cols, begin, block, sc, scratch, r, nr);
+        const double offset = resolve(code_[result_], at, sc, scratch, r, nr);
         sink.lincomb(j, r, nr, offset);
       } else {
         sink.values(j, result_pointer(cols, begin, n, block, sc, scratch));
@@ -61,13 +67,18 @@ class TapeKernel {
   };
   Operand operand(std::int32_t slot, const double* const* cols, std::size_t begin,
                   std::size_t block, const double* sc, const double* scratch) const;
-  void exec(std::int32_t slot, const double* const* cols, std::size_t begin, std::size_t n,
-            std::size_t block, const double* sc, double* scratch) const;
+  // The block of rows a run evaluates.
+  struct Rows {
+    const double* const* cols;
+    const RowSpan* spans;
+    std::size_t begin, n, block;
+  };
+  void exec(std::int32_t slot, const Rows& at, const double* sc, double* scratch) const;
   const double* result_pointer(const double* const* cols, std::size_t begin, std::size_t n,
                                std::size_t block, const double* sc, double* scratch) const;
   // Resolves a lincomb's terms for one candidate; returns the scalar offset.
-  double resolve(const Instr& in, const double* const* cols, std::size_t begin, std::size_t block,
-                 const double* sc, const double* scratch, LinResolved* r, std::size_t& nr) const;
+  double resolve(const Instr& in, const Rows& at, const double* sc, const double* scratch, LinResolved* r,
+                 std::size_t& nr) const;
 
   std::vector<Instr> code_;
   std::vector<LinTerm> terms_;

@@ -119,6 +119,36 @@ TEST(Evaluator, PopulationCostsEqualCostsOfEachCandidateAlone) {
   }
 }
 
+// A joint fit's group indicators are 0 outside their group's rows: the kernel skips such a
+// term on rows outside its column's span (within a block, at packet granularity and in the
+// scalar tail), and every prediction and cost stays what the sum says.
+TEST(Evaluator, ColumnsZeroOutsideASpanPredictExactlyTheSum) {
+  MeasurementTable t = grid(2503);  // two blocks of 1024 and a tail that is not a whole packet
+  std::vector<double> in_a(t.rows(), 0.0), in_b(t.rows(), 0.0), edge(t.rows(), 0.0);
+  for (std::size_t i = 1000; i < 1030; ++i) in_a[i] = 1.0;  // straddles the first block's end
+  for (std::size_t i = 2499; i < t.rows(); ++i) in_b[i] = 1.0;  // the tail only
+  edge[0] = 2.0;
+  edge[t.rows() - 1] = 3.0;  // zero in between: its span is every row
+  t.add_column(Column("in_a", std::move(in_a)));
+  t.add_column(Column("in_b", std::move(in_b)));
+  t.add_column(Column("edge", std::move(edge)));
+  const ModelSpec s = spec4("c0 + in_a*c1*d + in_b*c3*b + edge*c2*p");
+  const Model model(s, t.column_names());
+  const Evaluator ev(model, t);
+  const Eigen::Vector4d x(0.5, 1e-3, 0.9, 0.25);
+  const Eigen::VectorXd pred = ev.predict(x);
+  const std::vector<double> d = t.column("d").to_double(), b = t.column("b").to_double(), p = t.column("p").to_double();
+  const std::vector<double> a = t.column("in_a").to_double(), c = t.column("in_b").to_double(),
+                            e = t.column("edge").to_double();
+  double direct = 0.0;
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    const double want = 0.5 + a[i] * 1e-3 * d[i] + c[i] * 0.25 * b[i] + e[i] * 0.9 * p[i];
+    ASSERT_DOUBLE_EQ(pred(static_cast<Eigen::Index>(i)), want) << "row " << i;
+    direct += std::pow(want / ev.measured()(static_cast<Eigen::Index>(i)) - 1.0, 2);
+  }
+  EXPECT_NEAR(ev.cost(x), direct / static_cast<double>(t.rows()), 1e-12 * direct);
+}
+
 TEST(Evaluator, NanInfOrNegativePredictionsGiveInfiniteCostNotACrash) {
   const MeasurementTable t = grid(500);
   for (const char* expr : {"c3 - 2", "log(c3*p)", "c0/(c3*0)", "sqrt(c3 - 5) + p"}) {

@@ -261,3 +261,43 @@ def test_a_group_measured_at_small_scales_borrows_from_the_others():
                             f"{[str(c.message) for c in caught]}")
     if not errors["pooled"] < 0.5 * errors["independent"]:
         failures.append(f"few-shot framework at 16-32 GPUs, median error: {errors}")
+
+
+def test_many_groups_descend_from_their_own_fits_to_scipys_cost():
+    """Ten groups (ten exponents: more searched params than one DE covers well) share start-up
+    and communication. The fit starts where every group was fitted alone and polishes from
+    there; at a given strength its cost is no higher than scipy's least_squares reaches on the
+    same objective (docs/joint.md) from the same start."""
+    from scipy.optimize import least_squares
+    rng = np.random.default_rng(5)
+    groups = {f"n{k}": (0.004 * np.exp(rng.normal(0, 0.25)), float(np.clip(rng.normal(0.95, 0.04), 0.8, 1.1)))
+              for k in range(10)}
+    rows = [(n, p, b, r) for n in groups for p in (1, 2, 4, 8, 16, 32) for b in (32, 64, 128) for r in range(2)]
+    df = pd.DataFrame(rows, columns=["framework", "gpus", "batch", "rep"])
+    df["time"] = [(15 + 1.28e5 / (b * p) * (groups[n][0] * b ** groups[n][1] + C3 * np.log2(p) + C4 * (p - 1) / p))
+                  * np.exp(rng.normal(0, 0.03)) for n, p, b in zip(df.framework, df.gpus, df.batch)]
+    names, order = sorted(groups), ["c0", "c1", "g", "c2", "c3", "c4"]
+    alone = np.array([perfit.fit(df[df.framework == n], model="generic", target="time", factors=FACTORS, seed=1)
+                      .params.loc[order, "value"].to_numpy() for n in names])
+    strength = 1e-3
+    joint = fit_joint(df, pool_strength=strength)
+    if "started where every group was fitted alone" not in joint.report():
+        failures.append(f"ten groups were not searched from their own fits:\n{joint.report()}")
+    idx = df.framework.map({n: k for k, n in enumerate(names)}).to_numpy()
+    p, b, y = df.gpus.to_numpy(float), df.batch.to_numpy(float), df.time.to_numpy()
+    w = np.sqrt(strength) / np.abs(np.median(alone, axis=0))
+
+    def residuals(flat):
+        x = flat.reshape(len(names), 6)
+        c0, c1, g, c2, c3, c4 = x[idx].T
+        t = c0 + 1.28e5 / (b * p) * (c1 * b ** g + c2 + c3 * np.log2(p) + c4 * (p - 1) / p)
+        return np.concatenate([(t / y - 1) / np.sqrt(len(y)), ((x - x.mean(axis=0)) * w).ravel()])
+
+    lo = np.tile([0, 1e-6, 0.5, 1e-6, 1e-7, 1e-6], len(names))
+    hi = np.tile([1000, 1, 1.2, 1, 1, 10], len(names))
+    scipy = least_squares(residuals, np.clip(alone.ravel(), lo, hi), bounds=(lo, hi), x_scale="jac").x
+    params = joint.params.set_index(["group", "constant"])["value"]
+    ours = np.array([[params[(n, c)] for c in order] for n in names]).ravel()
+    cost = lambda x: float(np.sum(residuals(x) ** 2))  # noqa: E731
+    if not cost(ours) <= cost(scipy) * (1 + 1e-6):
+        failures.append(f"ten groups at strength {strength}: perfit's cost {cost(ours)} above scipy's {cost(scipy)}")

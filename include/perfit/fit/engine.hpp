@@ -44,7 +44,17 @@ struct FitProblem {
   // After the fit, refit without the largest scales and predict them (fit/held_out.hpp): the
   // extrapolation part of the fit's prediction intervals. Refits never check themselves.
   bool forward_check = false;
+  // A joint fit's start (params), where every group was fitted alone: a seed of the search,
+  // and where the search has more than kSearchFromStartDims params (one exponent per group of
+  // a large study), the search itself: the polish descends from it (docs/joint.md). Empty: none.
+  Eigen::VectorXd start{};
+  // The identifiability check and the probes past the bounds after the fit; off where the
+  // fit only predicts held-out rows (cross-validation folds).
+  bool diagnose = true;
 };
+
+// More searched params than this, with a start: the fit polishes from the start, no DE.
+inline constexpr std::size_t kSearchFromStartDims = 8;
 
 // lambda: auto: the grid, the held-out cost of each lambda, and the one chosen.
 struct LambdaChoice {

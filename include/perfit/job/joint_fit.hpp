@@ -12,6 +12,7 @@
 #include "perfit/fit/run_config.hpp"
 #include "perfit/island/island_model.hpp"
 #include "perfit/job/groups.hpp"
+#include "perfit/job/pool_strength.hpp"
 #include "perfit/model/grouped_model.hpp"
 
 namespace perfit::job {
@@ -20,6 +21,7 @@ struct JointFit {
   Groups groups;
   model::ModelSpec base;  // the bound spec before the groups
   model::ConstantKinds kinds;
+  Alone alone;  // every group fitted alone, once the rows are read (choose_pools)
   bool empty() const { return groups.empty(); }
 };
 
@@ -32,8 +34,9 @@ JointFit plan_joint_fit(const fit::RunConfig& cfg, model::ModelSpec& spec, std::
                         const std::function<data::MeasurementTable(const std::vector<std::string>&)>& read_keys,
                         const std::string& where);
 
-// The pooled constants' strengths (job/pool_strength.hpp) recorded in j.groups, and the spec
-// with them. `problem`: the fit's, on this rank's rows. Collective over layout.world.
+// Every group fitted alone (j.alone: the joint search's start) and the pooled constants'
+// strengths (job/pool_strength.hpp) recorded in j.groups; returns the spec with them.
+// `problem`: the fit's, on this rank's rows. Collective over layout.world.
 model::ModelSpec choose_pools(JointFit& j, const fit::RunConfig& cfg, const fit::FitProblem& problem,
                               const island::IslandLayout& layout);
 

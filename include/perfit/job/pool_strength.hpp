@@ -8,6 +8,8 @@
 // the others' value, with the spread the others show (docs/joint.md).
 #pragma once
 
+#include <Eigen/Core>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -25,10 +27,26 @@ namespace perfit::job {
 // independent); the best multiplier is used.
 std::vector<double> pool_strength_multipliers();
 
+// Every group fitted alone (the first step of choosing the strengths, and a joint search's start).
+struct Alone {
+  std::vector<std::string> names;       // the base model's params
+  std::vector<Eigen::VectorXd> params;  // per group (1..G at 0..G-1), in that order; NaN: its fit failed
+  double noise = 0.0;                   // the mean cost over the rows of the groups that fitted
+  std::size_t rows = 0;
+  // The groups' median value of a constant, group `skip` (1-based; 0: none) left out; NaN if none fitted.
+  double median_of(const std::string& constant, std::size_t skip = 0) const;
+};
+
 struct PoolChoice {
   std::vector<model::PoolStrength> pooled;  // per pooled constant: its strength and scale
   std::string how;                          // in words: given, or the noise and spreads used
+  Alone alone;
 };
+
+// The params of m (a model over the groups) where every group was fitted alone: a group's
+// copy of a constant its own value, a shared constant (and the copies of group `skip`, 1-based,
+// and of a group whose fit failed) the groups' median, within the bounds.
+Eigen::VectorXd joint_start(const model::Model& m, const Alone& alone, std::size_t skip = 0);
 
 // `base`: the bound spec before the groups; `problem`: its rows over the groups (this rank's
 // slice; its model unused); `given`: one strength for every pooled constant, NaN to choose.

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
@@ -51,6 +52,8 @@ class Evaluator {
   const EvaluatorOptions& options() const { return options_; }
   // Column pointers in model().columns_used() order, for kernels over the same rows.
   const double* const* column_data() const { return column_ptrs_.data(); }
+  // Per column of column_data(), the rows [first, last) outside which it is 0.
+  const std::pair<std::size_t, std::size_t>* column_spans() const { return column_spans_.data(); }
   // Values of model().columns_used()[i] for every row, as double.
   const std::vector<double>& column_values(std::size_t i) const { return columns_[i]; }
 
@@ -100,6 +103,7 @@ class Evaluator {
   EvaluatorOptions options_;
   std::vector<std::vector<double>> columns_;  // columns_used() as double
   std::vector<const double*> column_ptrs_;
+  std::vector<std::pair<std::size_t, std::size_t>> column_spans_;
   Eigen::VectorXd measured_, inv_measured_, log_measured_, weights_;
   double weight_sum_ = 0.0;
   std::unique_ptr<detail::TapeKernel> kernel_;

@@ -7,6 +7,8 @@
 #include <Eigen/Core>
 
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -106,6 +108,10 @@ class Model {
   ModelSpec spec_;
   std::vector<std::string> table_columns_;
   std::vector<std::string> param_names_;
+  // Names to places: a joint fit's expression names hundreds of params and columns, each looked
+  // up once per occurrence whenever a part of it is compiled.
+  std::unordered_map<std::string, std::size_t> param_index_;
+  std::unordered_set<std::string> table_column_set_;
   std::vector<std::string> columns_used_;
   std::vector<std::string> factors_;
   std::vector<std::pair<std::string, ExprPtr>> parsed_terms_;
