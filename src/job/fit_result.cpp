@@ -105,6 +105,7 @@ io::ResultFile make_result(const FitRun& s, const fit::FitReport& fr) {
   r.seed = c.de.seed;
   if (!s.groups.empty()) set_groups(r, s.groups);
   add_params(r, s.spec, fr);
+  if (!s.groups.empty()) r.warnings = group_warnings(s.groups, r.warnings, r.params);
   add_search(r, fr, c.cost.lambda);
   add_bootstrap(r, fr.bootstrap);
   fit::ChoiceSpread forward = fr.forward;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <regex>
 #include <set>
 
 #include "perfit/core/error.hpp"
@@ -89,6 +90,46 @@ std::pair<std::string, std::string> param_group(const Groups& g, const std::stri
   const auto [constant, k] = model::split_group_param(param);
   if (k == 0 || k > g.labels.size()) return {param, ""};
   return {constant, g.labels[k - 1]};
+}
+
+std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::string>& warnings,
+                                        const std::vector<io::ResultParam>& params) {
+  // The model's words first: each group's copy of a constant by its group's name.
+  static const std::regex copy(R"(\b([A-Za-z_][A-Za-z0-9_]*?)__([0-9]+)\b)");
+  std::vector<std::string> out;
+  for (const auto& w : warnings) {
+    std::string named;
+    auto at = w.cbegin();
+    for (std::sregex_iterator m(w.begin(), w.end(), copy), end; m != end; ++m) {
+      const std::size_t k = std::stoul((*m)[2].str());
+      named.append(at, (*m)[0].first);
+      named += k >= 1 && k <= g.labels.size() ? (*m)[1].str() + " (group '" + g.labels[k - 1] + "')" : (*m)[0].str();
+      at = (*m)[0].second;
+    }
+    out.push_back(named.append(at, w.cend()));
+  }
+  // Then, per group whose own runs leave constants undetermined, what it got instead.
+  auto in = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  for (std::size_t k = 1; k <= g.labels.size(); ++k) {
+    std::vector<std::string> borrowed, guessed;
+    for (const auto& p : params) {
+      const auto [constant, group] = model::split_group_param(p.name);
+      if (group != k || p.identifiable) continue;
+      (in(g.pooled, constant) ? borrowed : guessed).push_back(constant);
+    }
+    if (borrowed.empty() && guessed.empty()) continue;
+    std::vector<std::string> all = borrowed;
+    all.insert(all.end(), guessed.begin(), guessed.end());
+    std::string w = "group '" + g.labels[k - 1] + "': its own runs do not determine " + join(all) + ";";
+    if (!borrowed.empty()) w += " pooled, " + join(borrowed) + " take the other groups' values (drawn toward their common value);";
+    if (!guessed.empty()) {
+      w += " fitted per group, " + join(guessed) + (guessed.size() > 1 ? " are guesses" : " is a guess") + ": pool " +
+           (guessed.size() > 1 ? "them" : "it") + " (--pooled) or measure the group at more configurations;";
+    }
+    w.pop_back();
+    out.push_back(w);
+  }
+  return out;
 }
 
 void refuse_joint(const io::ResultFile& r, const std::string& path, const std::string& command) {

@@ -224,24 +224,31 @@ def test_pool_strength_spans_per_group_to_shared(runs):
         failures.append(f"strength 1e6: MAPE {strong.metrics['mape']} vs all shared {shared.metrics['mape']}")
 
 
-def test_a_group_measured_at_small_scales_borrows_from_the_others():
-    """Four frameworks that share the machine's start-up and communication and differ in compute;
-    one ("b") measured at 1-4 GPUs only, predicted at 16 and 32. Fitted independently its
-    start-up and communication are guesses (6-18% off on seeds 3-6); pooled, it borrows them
-    (0.8-1.6%)."""
-    compute = {"a": (0.0040, 0.95), "b": (0.0032, 0.90), "c": (0.0050, 1.0), "d": (0.0036, 0.97)}
+# Four frameworks that share the machine's start-up and communication and differ in compute.
+COMPUTE = {"a": (0.0040, 0.95), "b": (0.0032, 0.90), "c": (0.0050, 1.0), "d": (0.0036, 0.97)}
 
-    def time_of(f, p, b):
-        c1, g = compute[f]
-        return 15 + 1.28e5 / (b * p) * (c1 * b ** g + C3 * np.log2(p) + C4 * (p - 1) / p)
 
+def four_time(f, p, b):
+    c1, g = COMPUTE[f]
+    return 15 + 1.28e5 / (b * p) * (c1 * b ** g + C3 * np.log2(p) + C4 * (p - 1) / p)
+
+
+def four_frameworks():
     rng = np.random.default_rng(3)
-    rows = [(f, p, b, r) for f in compute for p in (1, 2, 4, 8, 16, 32) for b in (32, 64, 128) for r in range(3)]
+    rows = [(f, p, b, r) for f in COMPUTE for p in (1, 2, 4, 8, 16, 32) for b in (32, 64, 128) for r in range(3)]
     df = pd.DataFrame(rows, columns=["framework", "gpus", "batch", "rep"])
-    df["time"] = [time_of(f, p, b) * np.exp(rng.normal(0, 0.03)) for f, p, b in zip(df.framework, df.gpus, df.batch)]
+    df["time"] = [four_time(f, p, b) * np.exp(rng.normal(0, 0.03)) for f, p, b in zip(df.framework, df.gpus, df.batch)]
+    return df
+
+
+def test_a_group_measured_at_small_scales_borrows_from_the_others():
+    """One of four frameworks ("b") measured at 1-4 GPUs only, predicted at 16 and 32. Fitted
+    independently its start-up and communication are guesses (6-18% off on seeds 3-6); pooled,
+    it borrows them (0.8-1.6%)."""
+    df = four_frameworks()
     few = df[(df.framework != "b") | (df.gpus <= 4)]
     test = pd.DataFrame({"framework": "b", "gpus": [16, 32, 16, 32], "batch": [32, 32, 128, 128]})
-    truth = np.array([time_of("b", p, b) for p, b in zip(test.gpus, test.batch)])
+    truth = np.array([four_time("b", p, b) for p, b in zip(test.gpus, test.batch)])
     errors = {}
     for name, kinds in {"pooled": {}, "independent": {"per_group": "c0,c1,g,c2,c3,c4"}}.items():
         with warnings.catch_warnings(record=True) as caught:
@@ -261,6 +268,20 @@ def test_a_group_measured_at_small_scales_borrows_from_the_others():
                             f"{[str(c.message) for c in caught]}")
     if not errors["pooled"] < 0.5 * errors["independent"]:
         failures.append(f"few-shot framework at 16-32 GPUs, median error: {errors}")
+
+
+def test_a_group_whose_runs_determine_nothing_is_named_with_what_it_got():
+    """Framework "b" measured at one GPU count: its own runs cannot show communication (log2(1) =
+    0, (1-1)/1 = 0). The warnings name the group, not c3__2, and say what it got instead."""
+    df = four_frameworks()
+    one = df[(df.framework != "b") | (df.gpus == 1)]
+    for kinds, said in (({}, "pooled, c0, c1, g, c3, c4 take the other groups' values"),
+                        ({"per_group": "c0,c1,g,c2,c3,c4"}, "fitted per group, c0, c1, g, c3, c4 are guesses: pool them")):
+        warned = fit_joint(one, **kinds)._json.get("warnings", [])
+        text = "\n".join(warned)
+        if "group 'b': its own runs do not determine" not in text or said not in text or "c3 (group 'b')" not in text \
+                or "__" in text:
+            failures.append(f"{kinds or 'pooled'}: the warnings do not name group b and what it got:\n{text}")
 
 
 def test_many_groups_descend_from_their_own_fits_to_scipys_cost():

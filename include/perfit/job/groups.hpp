@@ -42,6 +42,13 @@ void add_group_columns(data::MeasurementTable& t, const Groups& g, const std::st
 // tf; (param, "") for a shared one.
 std::pair<std::string, std::string> param_group(const Groups& g, const std::string& param);
 
+// A joint fit's warnings in its groups' words: each group's copy of a constant (c3__2) named
+// "c3 (group 'pytorch')", then one line per group whose own runs leave constants undetermined
+// (params not identifiable), saying what it got instead: pooled, the other groups' values;
+// per group, a guess.
+std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::string>& warnings,
+                                        const std::vector<io::ResultParam>& params);
+
 // For commands that do not read joint fits yet. Throws: ConfigError naming the result, its
 // groups and what reads it (predict).
 void refuse_joint(const io::ResultFile& r, const std::string& path, const std::string& command);
