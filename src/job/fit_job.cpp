@@ -362,10 +362,12 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   Setup s;
   r.agreed([&] { prepare(job, s, r.rank, r.size); });
   const fit::RunConfig& cfg = s.cfg;
+  const std::size_t searched = r.parallel() ? fit::search_dimension(*s.model, cfg.cost, cfg.separable) : 0;
+  // A joint fit of many searched params polishes from its groups' own fits, with no DE to run
+  // on islands: by default its ranks share the rows instead.
+  const bool polished = !s.joint.empty() && searched > fit::kSearchFromStartDims && cfg.islands.ranks_per_island == 0;
   const island::IslandLayout layout =
-      r.parallel() ? island::make_layout(comm, island::resolve_ranks_per_island(
-                                                   s.cfg.islands, r.size,
-                                                   fit::search_dimension(*s.model, cfg.cost, cfg.separable)))
+      r.parallel() ? island::make_layout(comm, polished ? r.size : island::resolve_ranks_per_island(s.cfg.islands, r.size, searched))
                    : island::serial_layout();
   std::size_t dropped = 0;
   const auto table = load_rows(r, s, layout, dropped);

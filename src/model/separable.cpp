@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "perfit/core/error.hpp"
+#include "perfit/model/grouped_model.hpp"
 
 namespace perfit::model {
 
@@ -235,13 +236,29 @@ Separation separate(const Model& m, const std::vector<bool>& allowed) {
       if (mask == 0) break;
     }
   } else {
-    for (const std::size_t i : candidates) {
+    // Greedy in param order. A joint fit's copies of one constant (c1__1 .. c1__G) come in a run:
+    // the whole run is tried at once first, which adds what adding them one by one would (a
+    // subset of an affine set is affine) at the cost of one split instead of G.
+    for (std::size_t r = 0; r < candidates.size();) {
+      std::size_t end = r + 1;
+      const std::string family = split_group_param(m.param_names()[candidates[r]]).first;
+      while (end < candidates.size() && split_group_param(m.param_names()[candidates[end]]).first == family) ++end;
       std::vector<bool> set = best;
-      set[i] = true;
+      for (std::size_t k = r; k < end; ++k) set[candidates[k]] = true;
       Affine a;
-      if (affine_in(set, a)) {
+      if (end - r > 1 && affine_in(set, a)) {
         best = std::move(set);
         best_split = a;
+        r = end;
+        continue;
+      }
+      for (; r < end; ++r) {
+        std::vector<bool> one = best;
+        one[candidates[r]] = true;
+        if (affine_in(one, a)) {
+          best = std::move(one);
+          best_split = a;
+        }
       }
     }
   }
