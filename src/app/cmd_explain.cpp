@@ -9,6 +9,7 @@
 #include "perfit/job/factor_args.hpp"
 #include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
+#include "perfit/job/prediction.hpp"
 #include "perfit/job/result_names.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -30,20 +31,22 @@ struct ExplainArgs {
 // The sweep's rows: the swept factor, and every other factor fixed by --at, in the model's
 // column names (a factor may be named as bound by the fit: p for gpus).
 data::MeasurementTable sweep_rows(const job::FactorRange& sweep, const std::vector<double>& x, const std::string& at,
-                                  const job::ResultNames& names, model::ModelSpec& spec) {
+                                  const io::ResultFile& r, const std::string& result, model::ModelSpec& spec) {
+  const job::ResultNames names(r, result);
   data::MeasurementTable t;
   t.add_column(data::Column(sweep.name, x));
   if (!at.empty()) {
-    for (const auto& [name, v] : job::parse_values(at, "--at")) {
-      if (names.column(name) == names.column(sweep.name)) {
-        throw ConfigError("--at sets '" + name + "', which --sweep varies");
+    // One row of --at on every point; a joint fit's group by its column (framework=pytorch).
+    const data::MeasurementTable one = job::at_row(at, r);
+    for (const auto& c : one.columns()) {
+      if (names.column(c.name()) == names.column(sweep.name)) {
+        throw ConfigError("--at sets '" + c.name() + "', which --sweep varies");
       }
-      t.add_column(data::Column(name, std::vector<double>(x.size(), v)));
+      t.add_column(c.is_numeric() ? data::Column(c.name(), std::vector<double>(x.size(), c.to_double()[0]))
+                                  : data::Column(c.name(), std::vector<std::string>(x.size(), c.str()[0])));
     }
   }
-  t = names.bind(t, spec, "--sweep and --at");
-  job::check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--sweep and --at");
-  return t;
+  return job::bind_rows(r, result, t, "--sweep and --at", true, spec, nullptr);
 }
 
 // `flags`: per point, where it lies outside the measured range ("" inside).
@@ -98,12 +101,10 @@ int run_explain(const ExplainArgs& a) {
     throw ConfigError("--efficiency must be in (0, 1], got " + format_g(a.efficiency));
   }
   const io::ResultFile r = io::read_result(a.result, a.set);
-  job::refuse_joint(r, a.result, "explain");
-  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
-  const job::ResultNames names(r, a.result);
-  const std::string factor = names.column(sweep[0].name);
+  const std::string factor = job::ResultNames(r, a.result).column(sweep[0].name);
   const std::vector<double> x = model::doubling_sweep(sweep[0].lo, sweep[0].hi);
-  const data::MeasurementTable t = sweep_rows(sweep[0], x, a.at, names, spec);
+  model::ModelSpec spec;
+  const data::MeasurementTable t = sweep_rows(sweep[0], x, a.at, r, a.result, spec);
   const model::Model m(spec, t.column_names());
   const model::Evaluator ev(m, t);
   Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
@@ -133,7 +134,8 @@ const OptionTable<ExplainArgs>& explain_options() {
       required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
       winner_set_option<A>(&A::set),
       required(text_option<A>("sweep", &A::sweep, "NAME=LO..HI", "factor and range, e.g. p=1..1024")),
-      text_option<A>("at", &A::at, "NAME=VALUE,...", "the model's other factors, e.g. b=256,d=1.28e6,epochs=1"),
+      text_option<A>("at", &A::at, "NAME=VALUE,...",
+                     "the model's other factors, e.g. b=256,d=1.28e6,epochs=1 (a joint fit: and its group, framework=pytorch)"),
       real_option<A>("efficiency", &A::efficiency, 0.0, 1.0, "parallel-efficiency threshold"),
       json_option<A>(&A::json, "JSON"),
   };

@@ -37,26 +37,6 @@ struct PredictArgs {
   bool json = false, force = false;
 };
 
-// "p=64,b=256,d=1.28e6" -> a one-row table; a joint fit's group columns take text
-// (framework=TensorFlow).
-data::MeasurementTable parse_at(const std::string& text, const io::ResultFile& r) {
-  const job::Groups groups = job::groups_of(r);
-  data::MeasurementTable t;
-  std::string numbers = groups.empty() ? text : "";
-  for (const std::string& item : groups.empty() ? std::vector<std::string>{} : split_list(text)) {
-    const auto eq = item.find('=');
-    const std::string name = item.substr(0, eq);
-    if (eq != std::string::npos && std::find(groups.by.begin(), groups.by.end(), name) != groups.by.end()) {
-      t.add_column(data::Column(name, std::vector<std::string>{item.substr(eq + 1)}));
-    } else {
-      numbers += (numbers.empty() ? "" : ",") + item;
-    }
-  }
-  if (numbers.empty() && t.cols() > 0) return t;
-  for (const auto& [name, v] : job::parse_values(numbers, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
-  return t;
-}
-
 // A field quoted when it holds a comma, a quote or a line break (RFC 4180).
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -198,7 +178,7 @@ int run_predict(const PredictArgs& a) {
   }
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
-  const job::Prediction p = job::predict_rows(r, a.result, a.at.empty() ? grid.table : parse_at(a.at, r), where, !a.at.empty(), a.interval);
+  const job::Prediction p = job::predict_rows(r, a.result, a.at.empty() ? grid.table : job::at_row(a.at, r), where, !a.at.empty(), a.interval);
   const auto& [table, pred, terms, names, iv, outside, guard, note] = p;
   guard.warn(outside, "predict");
   if (!note.empty()) std::fprintf(stderr, "perfit predict: note: %s\n", note.c_str());

@@ -93,11 +93,28 @@ std::string borrowed_words(const Groups& g, const model::ModelSpec& spec, const 
 
 }  // namespace
 
-Prediction predict_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
-                        const std::string& where, bool only_factors, double interval) {
-  model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, result + " model_yaml");
-  std::string note;
-  data::MeasurementTable table = ResultNames(r, result).bind(rows, spec, where, &note);
+data::MeasurementTable at_row(const std::string& text, const io::ResultFile& r) {
+  const Groups groups = groups_of(r);
+  data::MeasurementTable t;
+  std::string numbers = groups.empty() ? text : "";
+  for (const std::string& item : groups.empty() ? std::vector<std::string>{} : split_list(text)) {
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    if (eq != std::string::npos && std::find(groups.by.begin(), groups.by.end(), name) != groups.by.end()) {
+      t.add_column(data::Column(name, std::vector<std::string>{item.substr(eq + 1)}));
+    } else {
+      numbers += (numbers.empty() ? "" : ",") + item;
+    }
+  }
+  if (numbers.empty() && t.cols() > 0) return t;
+  for (const auto& [name, v] : parse_values(numbers, "--at")) t.add_column(data::Column(name, std::vector<double>{v}));
+  return t;
+}
+
+data::MeasurementTable bind_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
+                                 const std::string& where, bool only_factors, model::ModelSpec& spec, std::string* note) {
+  spec = io::parse_model_yaml(r.model_yaml, result + " model_yaml");
+  data::MeasurementTable table = ResultNames(r, result).bind(rows, spec, where, note);
   const Groups groups = groups_of(r);
   if (!groups.empty()) {
     for (const auto& col : groups.by) {
@@ -119,6 +136,15 @@ Prediction predict_rows(const io::ResultFile& r, const std::string& result, cons
   }
   check_factors(needed, given, spec.name, where);
   table.attributes().clear();  // no target: a prediction-only evaluator
+  return table;
+}
+
+Prediction predict_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
+                        const std::string& where, bool only_factors, double interval) {
+  model::ModelSpec spec;
+  std::string note;
+  data::MeasurementTable table = bind_rows(r, result, rows, where, only_factors, spec, &note);
+  const Groups groups = groups_of(r);
   const model::Model m(spec, table.column_names());
   const model::Evaluator ev(m, table);
   Eigen::VectorXd x(static_cast<Eigen::Index>(r.params.size()));

@@ -69,6 +69,16 @@ def test_cli_joint_fit_shows_groups_and_predicts_each(runs):
            "this joint fit predicts per group: give its column 'framework'", "groups: mxnet, pytorch, tensorflow")
     expect(["predict", "--result", "joint.h5", "--at", "framework=jax,p=16,b=64"], 2,
            "framework 'jax' is no group of this joint fit")
+    # explain sweeps one group's model: its points are that group's predictions, flagged beyond its own range.
+    sweep = as_json(expect(["explain", "--result", "joint.h5", "--sweep", "p=4..64", "--at", "framework=pytorch,b=64",
+                            "--json"], 0), "explain --json")
+    at16 = [pt for pt in sweep.get("points", []) if pt.get("gpus") == 16]
+    pred16 = as_json(expect(["predict", "--result", "joint.h5", "--at", "framework=pytorch,p=16,b=64", "--json"], 0),
+                     "predict --json").get("prediction")
+    if not at16 or at16[0]["time"] != pred16 or not sweep["points"][-1]["extrapolated"]:
+        failures.append(f"explain of pytorch: {sweep.get('points')} vs predict at p=16 {pred16}")
+    expect(["explain", "--result", "joint.h5", "--sweep", "p=4..64", "--at", "b=64"], 2,
+           "this joint fit predicts per group: give its column 'framework'")
     with open(os.path.join(work, "grid.csv"), "w") as f:
         f.write("framework,gpus,batch\npytorch,64,64\nmxnet,2,32\n")
     expect(["predict", "--result", "joint.h5", "--grid", "grid.csv", "--out", "pred.csv", "--force"], 0, "wrote 2 predictions")

@@ -14,6 +14,7 @@
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/fit/predictive.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/model/model.hpp"
 
 namespace perfit::job {
 
@@ -42,6 +43,18 @@ struct Prediction {
 // DataFrame"). With only_factors, `rows` must hold exactly the model's factors; otherwise
 // other columns are kept. interval: 0 or a level in (0, 1).
 // Throws: ConfigError for a missing or doubly named factor; DataError for a damaged model.
+// "p=64,b=256,d=1.28e6" -> a one-row table; a joint fit's group columns take text
+// (framework=TensorFlow). Throws: ConfigError naming a value that is no number.
+data::MeasurementTable at_row(const std::string& text, const io::ResultFile& r);
+
+// `rows` in the model's names, ready for an evaluator of `spec` (the result's model, parsed
+// here): a joint fit's group columns checked and its indicators added (the group columns kept,
+// for the range guard). only_factors: the rows may hold nothing but the model's factors.
+// `note`: what binding renamed, if anything. Throws: ConfigError naming a missing factor or
+// group column (listing the groups).
+data::MeasurementTable bind_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
+                                 const std::string& where, bool only_factors, model::ModelSpec& spec, std::string* note);
+
 Prediction predict_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
                         const std::string& where, bool only_factors, double interval);
 
