@@ -21,7 +21,9 @@ Last line: joint_vs_separate=<median held-out error, joint / separate, full grou
 fewshot_vs_full=<few-shot groups' median error / full groups', joint> shared_rel_err=<median
 |pooled mean / truth - 1| of c0, c3, c4> coverage90=<share of held-out runs inside the 90%
 interval> pooled_vs_best_kind=<variant: the default's median error / the better of shared and
-per group> speed_vs_scipy=<scipy least_squares s / perfit s, same objective; cost_vs_scipy:
+per group> mlperf_joint_vs_separate, mlperf_joint_vs_naive=<MLPerf v0.7 (data/mlperf): median
+error at each benchmark's largest scale, pooled over a system's benchmarks / alone / naive ideal
+scaling> speed_vs_scipy=<scipy least_squares s / perfit s, same objective; cost_vs_scipy:
 perfit's cost / scipy's> ranks_2_vs_1=<wall on 2 ranks / 1> joint_s=<s> separate_s=<s> groups=<G>
 """
 import argparse
@@ -120,6 +122,41 @@ def against_scipy(train, separate, strength, seed):
     return perfit_s, scipy_s, cost(ours) / cost(got.x)
 
 
+MLPERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "mlperf",
+                      "mlperf_training_v0.7_scores.csv")
+
+
+def mlperf(min_scales=3):
+    """Real data we did not make: MLPerf Training v0.7, closed division. Per system (submitter,
+    accelerator), every benchmark measured at >= min_scales accelerator counts, the largest
+    held out; `amdahl` fitted jointly by benchmark (the default, pooled), alone per benchmark,
+    and naive ideal scaling from the largest training scale. Returns median held-out errors."""
+    df = pd.read_csv(MLPERF)
+    df = df[df.division == "closed"].rename(columns={"time_to_train_s_median": "time", "n_accelerators": "gpus"})
+    df = df.dropna(subset=["time"]).groupby(["submitter", "accelerator", "benchmark", "gpus"], as_index=False).time.median()
+    errors = {"joint": [], "separate": [], "naive": []}
+    for _, system in df.groupby(["submitter", "accelerator"]):
+        keep = [b for b, g in system.groupby("benchmark") if g.gpus.nunique() >= min_scales]
+        if len(keep) < 2:
+            continue
+        d = system[system.benchmark.isin(keep)]
+        test = d.loc[d.groupby("benchmark").gpus.idxmax()]
+        train = d.drop(test.index)
+        joint = perfit.fit(train, model="amdahl", target="time", factors={"p": "gpus"}, by="benchmark", seed=1)
+        pred = joint.predict(test[["benchmark", "gpus"]])["predicted_time"].to_numpy()
+        errors["joint"] += list(np.abs(pred / test.time.to_numpy() - 1))
+        for b, row in test.groupby("benchmark", sort=False):
+            mine = train[train.benchmark == b]
+            alone = perfit.fit(mine, model="amdahl", target="time", factors={"p": "gpus"}, seed=1)
+            errors["separate"].append(abs(alone.predict(row[["gpus"]])["predicted_time"].iloc[0] / row.time.iloc[0] - 1))
+            last = mine.loc[mine.gpus.idxmax()]
+            errors["naive"].append(abs(last.time * last.gpus / row.gpus.iloc[0] / row.time.iloc[0] - 1))
+    medians = {k: float(np.median(v)) for k, v in errors.items()}
+    print(f"MLPerf v0.7, {len(errors['joint'])} series of systems with several benchmarks, largest scale held out: "
+          "median error " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in medians.items()))
+    return medians
+
+
 def on_ranks(exe, work, train, groups):
     """Wall seconds of `perfit fit --by group` of the training rows on 1 and 2 ranks."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -191,6 +228,9 @@ def main():
              "fewshot_vs_full": float(np.median(err_joint[~full]) / np.median(err_joint[full])),
              "shared_rel_err": float(np.median(rel)), "coverage90": float(inside.mean()),
              "pooled_vs_best_kind": verr["pooled (default)"] / min(v for k, v in verr.items() if k != "pooled (default)")}
+    real = mlperf()
+    pairs["mlperf_joint_vs_separate"] = real["joint"] / real["separate"]
+    pairs["mlperf_joint_vs_naive"] = real["joint"] / real["naive"]
     if not a.no_scipy:
         perfit_s, scipy_s, cost_ratio = against_scipy(train, separate, 1e-3, 1)
         pairs["speed_vs_scipy"] = scipy_s / perfit_s
