@@ -22,6 +22,7 @@
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/io/selection_store.hpp"
 #include "perfit/model/evaluator.hpp"
+#include "perfit/model/grouped_model.hpp"
 #include "perfit/model/sweep.hpp"
 
 namespace perfit::app {
@@ -77,8 +78,11 @@ std::vector<Constraint> parse_constraints(const std::string& text) {
   return out;
 }
 
-// Every combination of the doubling sweeps of the space, with the --at factors fixed.
-data::MeasurementTable space_rows(const std::vector<job::FactorRange>& space, const std::string& at) {
+// Every combination of the doubling sweeps of the space, with the --at factors fixed; for a
+// joint fit whose group --at does not name, that space once per group ("which framework and
+// configuration is fastest").
+data::MeasurementTable space_rows(const std::vector<job::FactorRange>& space, const std::string& at,
+                                  const io::ResultFile& result) {
   std::vector<std::vector<double>> axes;
   std::size_t n = 1;
   for (const auto& r : space) {
@@ -94,12 +98,35 @@ data::MeasurementTable space_rows(const std::vector<job::FactorRange>& space, co
   data::MeasurementTable t;
   for (std::size_t i = 0; i < space.size(); ++i) t.add_column(data::Column(space[i].name, cols[i]));
   if (!at.empty()) {
-    for (const auto& [name, v] : job::parse_values(at, "--at")) {
-      if (t.find(name)) throw ConfigError("--at sets '" + name + "', which --space varies");
-      t.add_column(data::Column(name, std::vector<double>(n, v)));
+    const data::MeasurementTable one = job::at_row(at, result);
+    for (const auto& c : one.columns()) {
+      if (t.find(c.name())) throw ConfigError("--at sets '" + c.name() + "', which --space varies");
+      t.add_column(c.is_numeric() ? data::Column(c.name(), std::vector<double>(n, c.f64()[0]))
+                                  : data::Column(c.name(), std::vector<std::string>(n, c.str()[0])));
     }
   }
-  return t;
+  const job::Groups g = job::groups_of(result);
+  if (g.empty() || std::any_of(g.by.begin(), g.by.end(), [&](const std::string& c) { return t.find(c) != nullptr; })) {
+    return t;
+  }
+  if (n * g.labels.size() > kMaxPoints) throw ConfigError("--space over every group has more than 1e7 configurations; narrow it");
+  data::MeasurementTable out;
+  for (const auto& c : t.columns()) {
+    std::vector<double> v;
+    for (std::size_t k = 0; k < g.labels.size(); ++k) v.insert(v.end(), c.f64().begin(), c.f64().end());
+    out.add_column(data::Column(c.name(), std::move(v)));
+  }
+  for (std::size_t b = 0; b < g.by.size(); ++b) {
+    std::vector<std::string> v;
+    for (const auto& label : g.labels) v.insert(v.end(), n, job::group_values(g, label)[b]);
+    out.add_column(data::Column(g.by[b], std::move(v)));
+  }
+  return out;
+}
+
+// What a ranking shows of row i's column: a number, or a group's name.
+nlohmann::ordered_json cell_json(const data::Column& c, std::size_t i) {
+  return c.is_numeric() ? nlohmann::ordered_json(c.f64()[i]) : nlohmann::ordered_json(c.str()[i]);
 }
 
 // The space to search: each --space factor within its measured range unless extrapolation is
@@ -149,7 +176,8 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
                    const job::Interval& interval, const job::RangeGuard& guard,
                    const std::vector<std::string>& edge) {
   const bool gpu = a.objective == "gpu-hours";
-  const auto names = t.column_names();
+  auto names = t.column_names();
+  std::erase_if(names, [](const std::string& n) { return model::is_group_indicator(n); });
   const std::optional<fit::PredictionInterval>& iv = interval.bounds;
   const double ci = interval.level;
   if (a.json) {
@@ -158,7 +186,7 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
     j["ranking"] = nlohmann::ordered_json::array();
     for (const std::size_t i : keep) {
       nlohmann::ordered_json row;
-      for (const auto& n : names) row[n] = t.column(n).f64()[i];
+      for (const auto& n : names) row[n] = cell_json(t.column(n), i);
       row["time"] = pred(static_cast<Eigen::Index>(i));
       if (iv) {
         const auto k = static_cast<Eigen::Index>(j["ranking"].size());
@@ -186,7 +214,14 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
   std::printf("%s  extrapolated\n", gpu ? "      gpu-hours" : "");
   for (std::size_t k = 0; k < keep.size(); ++k) {
     std::printf("%4zu", k + 1);
-    for (const auto& n : names) std::printf(" %12.6g", t.column(n).f64()[keep[k]]);
+    for (const auto& n : names) {
+      const data::Column& c = t.column(n);
+      if (c.is_numeric()) {
+        std::printf(" %12.6g", c.f64()[keep[k]]);
+      } else {
+        std::printf(" %12s", c.str()[keep[k]].c_str());
+      }
+    }
     std::printf(" %14.6g", pred(static_cast<Eigen::Index>(keep[k])));
     if (iv) std::printf(" %13.6g..%-12.6g", iv->lo(static_cast<Eigen::Index>(k)), iv->hi(static_cast<Eigen::Index>(k)));
     if (gpu) std::printf(" %14.6g", score[keep[k]]);
@@ -202,14 +237,13 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
 int run_recommend(const RecommendArgs& a) {
   std::vector<Constraint> cons = parse_constraints(a.constraint);
   const io::ResultFile r = io::read_result(a.result, a.set);
-  job::refuse_joint(r, a.result, "recommend");
   model::ModelSpec spec = io::parse_model_yaml(r.model_yaml, a.result + " model_yaml");
   // Factors by the fit's names or the columns they were bound to (p or gpus).
   const job::ResultNames names(r, a.result);
   const job::RangeGuard guard(r, model::Model::factors(spec));
   const std::vector<job::FactorRange> space = searched_space(job::parse_ranges(a.space, "--space"), names, guard, a.allow_extrapolation);
-  const data::MeasurementTable t = names.bind(space_rows(space, a.at), spec, "--space and --at");
-  job::check_factors(model::Model::factors(spec), t.column_names(), spec.name, "--space and --at");
+  const data::MeasurementTable given = space_rows(space, a.at, r);
+  const data::MeasurementTable t = job::bind_rows(r, a.result, given, "--space and --at", true, spec, nullptr);
   const bool gpu = a.objective == "gpu-hours";
   const std::string workers = names.column(a.workers);
   if (gpu && !t.find(workers)) {
@@ -249,11 +283,17 @@ int run_recommend(const RecommendArgs& a) {
   keep.resize(top);
   job::Interval interval;
   if (a.interval > 0.0 || r.has_bootstrap()) {  // only for the listed configurations: refits x rows predictions
-    data::MeasurementTable listed;
-    for (const auto& c : t.columns()) {
-      std::vector<double> v;
-      for (const std::size_t i : keep) v.push_back(c.f64()[i]);
-      listed.add_column(data::Column(c.name(), v));
+    data::MeasurementTable listed;  // in rank order: the interval's k-th entry is the k-th listed
+    for (const auto& c : given.columns()) {
+      if (c.is_numeric()) {
+        std::vector<double> v;
+        for (const std::size_t i : keep) v.push_back(c.f64()[i]);
+        listed.add_column(data::Column(c.name(), std::move(v)));
+      } else {
+        std::vector<std::string> v;
+        for (const std::size_t i : keep) v.push_back(c.str()[i]);
+        listed.add_column(data::Column(c.name(), std::move(v)));
+      }
     }
     interval = job::predict_rows(r, a.result, listed, "--space and --at", false, a.interval).interval;
     if (interval.asked_but_unavailable) std::fprintf(stderr, "perfit recommend: %s\n", interval.contains.c_str());

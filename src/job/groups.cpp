@@ -54,6 +54,22 @@ std::string group_label(const data::MeasurementTable& t, const std::vector<std::
   return s;
 }
 
+std::vector<std::string> group_values(const Groups& g, const std::string& label) {
+  if (g.by.size() == 1) return {label};
+  std::vector<std::string> v;
+  for (std::size_t at = 0;;) {
+    const std::size_t next = label.find(" / ", at);
+    v.push_back(label.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) break;
+    at = next + 3;
+  }
+  if (v.size() != g.by.size()) {
+    throw ConfigError("group '" + label + "' does not split into one value per column of --by " + join(g.by) +
+                      " (a value holds ' / '): name the group's columns in --at");
+  }
+  return v;
+}
+
 Groups find_groups(const data::MeasurementTable& t, const std::vector<std::string>& by, const std::string& where) {
   require_columns(t, by, where, false);
   std::set<std::string> seen;
@@ -130,14 +146,6 @@ std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::
     out.push_back(w);
   }
   return out;
-}
-
-void refuse_joint(const io::ResultFile& r, const std::string& path, const std::string& command) {
-  const Groups g = groups_of(r);
-  if (g.empty()) return;
-  throw ConfigError("'" + path + "' is a joint fit of " + std::to_string(g.labels.size()) + " groups (by " + join(g.by) +
-                    "); " + command + " reads fits of one set for now: predict it per group (perfit predict --at " +
-                    g.by.front() + "=" + g.labels.front() + ",...), or fit one group's rows alone");
 }
 
 Groups groups_of(const io::ResultFile& r) {

@@ -79,6 +79,20 @@ def test_cli_joint_fit_shows_groups_and_predicts_each(runs):
         failures.append(f"explain of pytorch: {sweep.get('points')} vs predict at p=16 {pred16}")
     expect(["explain", "--result", "joint.h5", "--sweep", "p=4..64", "--at", "b=64"], 2,
            "this joint fit predicts per group: give its column 'framework'")
+    # recommend: without a group in --at, every framework's copy of the space is ranked.
+    ranked = as_json(expect(["recommend", "--result", "joint.h5", "--space", "p=1..32,b=32..128", "--top", "100",
+                             "--json"], 0), "recommend --json").get("ranking", [])
+    if {row.get("framework") for row in ranked} != set(TRUTH) or len(ranked) != 3 * 6 * 3:
+        failures.append(f"recommend over the groups: {ranked[:3]}")
+    for row in ranked[:3]:
+        at = f"framework={row['framework']},p={row['gpus']:g},b={row['batch']:g}"
+        want = as_json(expect(["predict", "--result", "joint.h5", "--at", at, "--json"], 0), "predict").get("prediction")
+        if row["time"] != want:
+            failures.append(f"recommend's {at}: {row['time']} vs predict {want}")
+    one = as_json(expect(["recommend", "--result", "joint.h5", "--space", "p=1..32", "--at", "framework=mxnet,b=64",
+                          "--json"], 0), "recommend --json").get("ranking", [])
+    if {row.get("framework") for row in one} != {"mxnet"}:
+        failures.append(f"recommend --at framework=mxnet: {one}")
     with open(os.path.join(work, "grid.csv"), "w") as f:
         f.write("framework,gpus,batch\npytorch,64,64\nmxnet,2,32\n")
     expect(["predict", "--result", "joint.h5", "--grid", "grid.csv", "--out", "pred.csv", "--force"], 0, "wrote 2 predictions")

@@ -28,6 +28,10 @@ struct Groups {
 // Row i's label ("tf" or "tf / resnet50"). Precondition: every by column is in t.
 std::string group_label(const data::MeasurementTable& t, const std::vector<std::string>& by, std::size_t i);
 
+// A label's value per by column (the inverse of group_label). Throws: ConfigError when a value
+// itself holds " / ", so that the split is ambiguous.
+std::vector<std::string> group_values(const Groups& g, const std::string& label);
+
 // The distinct labels of t's rows. `where` names the rows in messages.
 // Throws: DataError naming the missing column (listing the columns), or a --by that gives one
 // group only (a joint fit needs two).
@@ -48,10 +52,6 @@ std::pair<std::string, std::string> param_group(const Groups& g, const std::stri
 // per group, a guess.
 std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::string>& warnings,
                                         const std::vector<io::ResultParam>& params);
-
-// For commands that do not read joint fits yet. Throws: ConfigError naming the result, its
-// groups and what reads it (predict).
-void refuse_joint(const io::ResultFile& r, const std::string& path, const std::string& command);
 
 // The groups a result was fitted over (empty: a fit of one set) and back.
 Groups groups_of(const io::ResultFile& r);
