@@ -84,11 +84,16 @@ std::string borrowed_words(const Groups& g, const model::ModelSpec& spec, const 
   std::string lent;
   if (!shared.empty()) lent += "shared: " + join(shared);
   if (!pooled.empty()) lent += (lent.empty() ? "" : "; ") + std::string("drawn toward the others': ") + join(pooled);
-  const std::string who = first->group + (beyond.size() > 1 ? " (and " + std::to_string(beyond.size() - 1) + " other group(s))" : "");
-  return "; beyond " + who + "'s own measured range (" + first->factor + " " + format_g(first->lo) + ".." +
-         format_g(first->hi) + ") the prediction rests on constants borrowed from the other groups (" +
+  const std::string range = first->factor + " " + format_g(first->lo) + ".." + format_g(first->hi);
+  const bool many = beyond.size() > 1;
+  const std::string where = many ? "beyond their own measured ranges (" + first->group + ": " + range + ", and " +
+                                       std::to_string(beyond.size() - 1) + " other group" + (beyond.size() > 2 ? "s" : "") + ")"
+                                 : "beyond " + first->group + "'s own measured range (" + range + ")";
+  return "; " + where + (many ? " the predictions rest" : " the prediction rests") +
+         " on constants borrowed from the other groups (" +
          (lent.empty() ? std::string("none: every constant is its own, so it extrapolates alone") : lent) +
-         "), and the interval does not hold how far that group departs from them there";
+         "), and the interval does not hold how far " + (many ? "those groups depart" : "that group departs") +
+         " from them there";
 }
 
 }  // namespace

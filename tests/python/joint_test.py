@@ -328,6 +328,12 @@ def test_many_groups_descend_from_their_own_fits_to_scipys_cost():
     joint = fit_joint(df, pool_strength=strength)
     if "started where every group was fitted alone" not in joint.report():
         failures.append(f"ten groups were not searched from their own fits:\n{joint.report()}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # beyond the measured range, by design
+        far = joint.predict(pd.DataFrame({"framework": ["n0", "n1", "n2"], "gpus": 64, "batch": 64}), interval=0.9)
+    if "beyond their own measured ranges (n0: gpus 1..32, and 2 other groups) the predictions rest on constants " \
+            "borrowed" not in far.attrs["interval_contains"]:
+        failures.append(f"three groups beyond their ranges: {far.attrs['interval_contains']}")
     idx = df.framework.map({n: k for k, n in enumerate(names)}).to_numpy()
     p, b, y = df.gpus.to_numpy(float), df.batch.to_numpy(float), df.time.to_numpy()
     w = np.sqrt(strength) / np.abs(np.median(alone, axis=0))
