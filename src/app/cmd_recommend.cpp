@@ -234,6 +234,28 @@ void print_ranking(const RecommendArgs& a, const std::string& model, const std::
   }
 }
 
+// The interval of each listed configuration (in rank order), when asked for or when the result
+// has bootstrap refits; only for those listed: refits x rows predictions.
+job::Interval listed_interval(const RecommendArgs& a, const io::ResultFile& r, const data::MeasurementTable& given,
+                              const std::vector<std::size_t>& keep) {
+  if (!(a.interval > 0.0 || r.has_bootstrap())) return {};
+  data::MeasurementTable listed;
+  for (const auto& c : given.columns()) {
+    if (c.is_numeric()) {
+      std::vector<double> v;
+      for (const std::size_t i : keep) v.push_back(c.f64()[i]);
+      listed.add_column(data::Column(c.name(), std::move(v)));
+    } else {
+      std::vector<std::string> v;
+      for (const std::size_t i : keep) v.push_back(c.str()[i]);
+      listed.add_column(data::Column(c.name(), std::move(v)));
+    }
+  }
+  job::Interval interval = job::predict_rows(r, a.result, listed, "--space and --at", false, a.interval).interval;
+  if (interval.asked_but_unavailable) std::fprintf(stderr, "perfit recommend: %s\n", interval.contains.c_str());
+  return interval;
+}
+
 int run_recommend(const RecommendArgs& a) {
   std::vector<Constraint> cons = parse_constraints(a.constraint);
   const io::ResultFile r = io::read_result(a.result, a.set);
@@ -281,23 +303,7 @@ int run_recommend(const RecommendArgs& a) {
   std::partial_sort(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(top), keep.end(),
                     [&](std::size_t x, std::size_t y) { return score[x] < score[y] || (score[x] == score[y] && x < y); });
   keep.resize(top);
-  job::Interval interval;
-  if (a.interval > 0.0 || r.has_bootstrap()) {  // only for the listed configurations: refits x rows predictions
-    data::MeasurementTable listed;  // in rank order: the interval's k-th entry is the k-th listed
-    for (const auto& c : given.columns()) {
-      if (c.is_numeric()) {
-        std::vector<double> v;
-        for (const std::size_t i : keep) v.push_back(c.f64()[i]);
-        listed.add_column(data::Column(c.name(), std::move(v)));
-      } else {
-        std::vector<std::string> v;
-        for (const std::size_t i : keep) v.push_back(c.str()[i]);
-        listed.add_column(data::Column(c.name(), std::move(v)));
-      }
-    }
-    interval = job::predict_rows(r, a.result, listed, "--space and --at", false, a.interval).interval;
-    if (interval.asked_but_unavailable) std::fprintf(stderr, "perfit recommend: %s\n", interval.contains.c_str());
-  }
+  const job::Interval interval = listed_interval(a, r, given, keep);
   std::vector<std::vector<job::Outside>> outside;
   for (const std::size_t i : keep) outside.push_back(guard.check(t, i));
   guard.warn(outside, "recommend");

@@ -85,6 +85,22 @@ island::IslandSummary solved_without_search(bool no_params) {
   return s;
 }
 
+// The search: none when every param is linear, a joint fit's polish from its start, or the DE
+// on its islands (seeded with the start, if any) over `searched` (the objective or a sample of it).
+island::IslandSummary search(const FitProblem& p, const de::DeOptions& de, const island::IslandOptions& islands,
+                             const island::IslandLayout& L, const island::RunHooks& hooks,
+                             detail::FitObjective& objective, detail::FitObjective& searched) {
+  const model::Model& m = *p.model;
+  if (objective.dim() == 0) return solved_without_search(m.n_params() == 0);
+  Eigen::VectorXd start(p.start.size());
+  for (Eigen::Index k = 0; k < p.start.size(); ++k) start(k) = m.to_unit(static_cast<std::size_t>(k), p.start(k));
+  if (p.start.size() > 0 && objective.dim() > kSearchFromStartDims) return started(objective, start);
+  de::DeOptions seeded = de;
+  if (p.start.size() > 0) seeded.x0.push_back(start);
+  for (auto& x : seeded.x0) x = objective.search_unit(x);
+  return island::run_islands(L, objective.dim(), seeded, islands, std::ref(searched), hooks);
+}
+
 model::Separation separation(const model::Model& m, const model::CostOptions& cost,
                              model::SeparableMode mode) {
   if (mode == model::SeparableMode::off) return {};
@@ -341,18 +357,10 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
                 "search covers {} (separable: off to search all)", sep.linear.size(), m.n_params(),
                 objective.dim() == 0 ? std::string("nothing") : describe(m, sep.nonlinear));
   }
-  de::DeOptions de_options = options.de;
-  const bool from_start = p.start.size() > 0 && objective.dim() > kSearchFromStartDims;
-  Eigen::VectorXd start_unit(p.start.size());
-  for (Eigen::Index k = 0; k < p.start.size(); ++k) start_unit(k) = m.to_unit(static_cast<std::size_t>(k), p.start(k));
-  if (p.start.size() > 0) de_options.x0.push_back(start_unit);
-  for (auto& x : de_options.x0) x = objective.search_unit(x);
   std::optional<detail::SearchSample> sample;
   std::optional<detail::FitObjective> sampled =
       sampled_objective(p, options, objective, packed ? packed->table : *p.rows, offset, weight, sep, sum, sample);
-  const island::IslandSummary s = objective.dim() == 0 ? solved_without_search(m.n_params() == 0)
-      : from_start ? started(objective, start_unit)
-      : island::run_islands(L, objective.dim(), de_options, islands, std::ref(sampled ? *sampled : objective), hooks);
+  const island::IslandSummary s = search(p, options.de, islands, L, hooks, objective, sampled ? *sampled : objective);
   FitReport r = search_report(s, L, objective, sampled.has_value());
   if (options.polish && m.n_params() > 0) polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
