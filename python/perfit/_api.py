@@ -176,9 +176,12 @@ def select(df, models=None, criterion="extrapolation", target=None, factors=None
 
 def validate(df, model="generic", split="kfold:5", target=None, factors=None, unit=None, **options):
     """How well `model` predicts rows it was not fitted on, as `perfit validate` (split kfold:K,
-    group:COLUMN, scale:COLUMN[:K] or forward:COLUMN; a factor name works for its column).
-    Returns a DataFrame, one row per fold (train/test rows, held-out cost, metrics, constants),
-    with the pooled held-out metrics in attrs["summary"]."""
+    group:COLUMN[:K], scale:COLUMN[:K] or forward:COLUMN; a factor name works for its column).
+    With by= (and shared=, per_group=, pooled=, pool_strength= as in perfit.fit) each fold is a
+    joint fit of the groups; split="group:framework:2" predicts each group from its two
+    smallest scales and the other groups. Returns a DataFrame, one row per fold (train/test
+    rows, held-out cost, metrics, constants: param_c1__2 is group 2's c1), with the pooled
+    held-out metrics in attrs["summary"] and a joint fit's groups in attrs["groups"]."""
     target, unit, _ = _from_attrs(df, target, unit, None)
     opts = _run_options(model, factors, options)
     columns = _columns(df)
@@ -193,6 +196,8 @@ def validate(df, model="generic", split="kfold:5", target=None, factors=None, un
     out.attrs["summary"] = got["summary"]
     out.attrs["split"] = got["split"]
     out.attrs["model"] = got["model"]
+    if "groups" in got:
+        out.attrs["groups"] = got["groups"]
     return out
 
 

@@ -134,7 +134,7 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
       "--out writes the winner's fit on every row as a normal result file (docs/selection.md).",
       a, select_options(), run_select,
       mpi::ThreadLevel::multiple);  // over many sets rank 0 hands them out from a second thread
-  a->flags.add(cmd, job::analysis_option_table(true), fit::RunConfig{});
+  a->flags.add(cmd, job::analysis_option_table(true, false), fit::RunConfig{});
 }
 
 }  // namespace perfit::app

@@ -13,7 +13,7 @@ namespace perfit::data {
 
 namespace {
 
-constexpr const char* kExpected = "expected kfold:K, group:COLUMN, scale:COLUMN[:K] or forward:COLUMN";
+constexpr const char* kExpected = "expected kfold:K, group:COLUMN[:K], scale:COLUMN[:K] or forward:COLUMN";
 
 std::vector<std::string> split_colons(const std::string& text) {
   std::vector<std::string> parts;
@@ -85,13 +85,13 @@ std::vector<Fold> kfold(const SplitSpec& spec, const MeasurementTable& t,
   return folds;
 }
 
-std::vector<Fold> group(const SplitSpec& spec, const MeasurementTable& t) {
-  const Column& c = t.column(spec.column);
-  std::vector<std::string> values(t.rows());
+// Row -> its value of `column` as text (a number as written by format_real), and the distinct
+// values in order (numbers ascending).
+std::vector<std::string> group_values(const Column& c, std::vector<std::string>& distinct) {
+  std::vector<std::string> values(c.size());
   std::vector<double> numbers;
   if (c.is_numeric()) numbers = c.to_double();
-  for (std::size_t i = 0; i < t.rows(); ++i) values[i] = c.is_numeric() ? format_real(numbers[i]) : c.str()[i];
-  std::vector<std::string> distinct;
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = c.is_numeric() ? format_real(numbers[i]) : c.str()[i];
   if (c.is_numeric()) {
     for (double v : distinct_values(c)) distinct.push_back(format_real(v));
   } else {
@@ -99,16 +99,41 @@ std::vector<Fold> group(const SplitSpec& spec, const MeasurementTable& t) {
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   }
+  return values;
+}
+
+std::vector<Fold> group(const SplitSpec& spec, const MeasurementTable& t) {
+  std::vector<std::string> distinct;
+  const std::vector<std::string> values = group_values(t.column(spec.column), distinct);
   if (distinct.size() < 2) {
     throw DataError("split '" + spec.text() + "': column '" + spec.column + "' has " +
                     std::to_string(distinct.size()) + " distinct value(s); leaving one group out "
                     "needs at least 2");
   }
+  std::vector<double> scale;
+  if (spec.given > 0) scale = numeric_column(t, spec.scale, spec.text()).to_double();
   std::vector<Fold> folds;
   for (const auto& v : distinct) {
     std::vector<bool> test(t.rows());
     for (std::size_t i = 0; i < t.rows(); ++i) test[i] = values[i] == v;
-    folds.push_back(make_fold(spec.column + "=" + v, std::move(test)));
+    std::string name = spec.column + "=" + v;
+    if (spec.given > 0) {  // its K smallest scales train
+      std::vector<double> own;
+      for (std::size_t i = 0; i < t.rows(); ++i) {
+        if (test[i]) own.push_back(scale[i]);
+      }
+      std::sort(own.begin(), own.end());
+      own.erase(std::unique(own.begin(), own.end()), own.end());
+      if (own.size() <= spec.given) continue;  // nothing left to predict
+      const double cut = own[spec.given - 1];
+      for (std::size_t i = 0; i < t.rows(); ++i) test[i] = test[i] && scale[i] > cut;
+      name += " given " + spec.scale + "<=" + format_real(cut);
+    }
+    folds.push_back(make_fold(std::move(name), std::move(test)));
+  }
+  if (folds.empty()) {
+    throw DataError("split '" + spec.text() + "': no value of '" + spec.column + "' is measured at more than " +
+                    std::to_string(spec.given) + " values of '" + spec.scale + "', so nothing is left to predict");
   }
   return folds;
 }
@@ -161,7 +186,7 @@ std::vector<Fold> forward(const SplitSpec& spec, const MeasurementTable& t) {
 std::string SplitSpec::text() const {
   switch (kind) {
     case SplitKind::kfold: return "kfold:" + std::to_string(k);
-    case SplitKind::group: return "group:" + column;
+    case SplitKind::group: return "group:" + column + (given == 0 ? "" : ":" + std::to_string(given));
     case SplitKind::scale: return "scale:" + column + (k == 1 ? "" : ":" + std::to_string(k));
     case SplitKind::forward: return "forward:" + column;
   }
@@ -182,11 +207,13 @@ SplitSpec parse_split(const std::string& text) {
     s.column = parts[1];
     return s;
   }
-  if ((kind == "group" && parts.size() == 2) || (kind == "scale" && (parts.size() == 2 || parts.size() == 3))) {
+  if ((kind == "group" || kind == "scale") && (parts.size() == 2 || parts.size() == 3)) {
     if (parts[1].empty()) throw ConfigError("split '" + text + "': no column name; " + kExpected);
     s.kind = kind == "group" ? SplitKind::group : SplitKind::scale;
     s.column = parts[1];
-    s.k = parts.size() == 3 ? parse_count(text, parts[2], 1) : 1;
+    const std::size_t n = parts.size() == 3 ? parse_count(text, parts[2], 1) : 0;
+    if (s.kind == SplitKind::group) s.given = n;
+    else s.k = n > 0 ? n : 1;
     return s;
   }
   throw ConfigError("split '" + text + "': " + kExpected);

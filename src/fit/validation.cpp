@@ -46,6 +46,7 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
   const std::size_t n = p.model->n_params();
   const std::string where = "model " + p.model->spec().name + " " + (job.fold ? job.fold->name : "all rows");
   try {
+    if (job.prepare) job.prepare(p);
     r = fit(p, options, {}, island::serial_layout());
     if (!std::isfinite(r.cost)) {
       throw DataError("no finite cost: every candidate predicted NaN, inf or a negative time on some row");

@@ -15,20 +15,23 @@
 
 namespace perfit::job {
 
-const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out) {
-  static const auto make = [](bool out) {
+bool is_joint_option(const std::string& key) {
+  return key == "by" || key == "shared" || key == "per_group" || key == "pooled" || key == "pool_strength";
+}
+
+const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out, bool joint) {
+  static const auto make = [](bool out, bool groups) {
     OptionTable<fit::RunConfig> t;
     for (const auto& o : fit::run_config_option_table()) {
       const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" || o.key == "progress_every" ||
-                          o.key.rfind("islands.", 0) == 0 ||
-                          o.key == "by" || o.key == "shared" || o.key == "per_group" ||
-                          o.key == "pooled" || o.key == "pool_strength";  // joint fits: fit only, for now
+                          o.key.rfind("islands.", 0) == 0 || (!groups && is_joint_option(o.key));
       if (!single && (out || o.key != "out")) t.push_back(o);
     }
     return t;
   };
-  static const OptionTable<fit::RunConfig> with = make(true), without = make(false);
-  return with_out ? with : without;
+  static const OptionTable<fit::RunConfig> tables[2][2] = {{make(false, false), make(false, true)},
+                                                           {make(true, false), make(true, true)}};
+  return tables[with_out][joint];
 }
 
 void Ranks::agreed(const std::function<void()>& fn) const {

@@ -4,6 +4,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
+#include "perfit/job/analysis_set.hpp"
 
 namespace perfit::python {
 
@@ -36,10 +37,9 @@ void parse(const Option<S>& o, S& s, const std::string& name, const std::string&
 
 void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value, const std::string& who) {
   const auto& table = fit::run_config_option_table();
-  if (who != "perfit.fit" && (name == "by" || name == "shared" || name == "per_group" || name == "pooled" ||
-                              name == "pool_strength")) {
-    throw ConfigError(who + ": option '" + name + "' is perfit.fit's (a joint fit of groups: docs/joint.md); " + who +
-                      " takes the rows of one set");
+  if (who != "perfit.fit" && who != "perfit.validate" && job::is_joint_option(name)) {
+    throw ConfigError(who + ": option '" + name + "' is perfit.fit's and perfit.validate's (a joint fit of groups: "
+                      "docs/joint.md); " + who + " takes the rows of one set");
   }
   if (const auto* o = find(table, name)) return parse(*o, cfg, name, value, who);
   std::vector<std::string> names;

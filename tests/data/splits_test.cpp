@@ -37,12 +37,12 @@ MeasurementTable repeated_grid() {
 }  // namespace
 
 TEST(Splits, ParseAndTextRoundTrip) {
-  for (const std::string text : {"kfold:5", "kfold:2", "group:framework", "scale:p", "scale:p:3", "forward:p"}) {
+  for (const std::string text : {"kfold:5", "kfold:2", "group:framework", "group:framework:2", "scale:p", "scale:p:3", "forward:p"}) {
     EXPECT_EQ(parse_split(text).text(), text);
   }
   EXPECT_EQ(parse_split("kfold").k, 5u);
   EXPECT_EQ(parse_split("scale:n_accelerators").k, 1u);
-  for (const std::string bad : {"", "kfold:1", "kfold:x", "scale:", "group:", "group:a:2", "loo", "scale:p:0", "forward:", "forward:p:2"}) {
+  for (const std::string bad : {"", "kfold:1", "kfold:x", "scale:", "group:", "group:a:0", "group:a:b", "group:a:2:1", "loo", "scale:p:0", "forward:", "forward:p:2"}) {
     EXPECT_THROW(parse_split(bad), ConfigError) << bad;
   }
 }
@@ -88,6 +88,28 @@ TEST(Splits, GroupHoldsOutOneValueAtATime) {
   EXPECT_EQ(by_p[3].name, "p=8");
   EXPECT_EQ(by_p[3].test_rows, 9u);
   EXPECT_THROW(make_folds(parse_split("group:missing"), t, {"p"}, 1), DataError);
+}
+
+TEST(Splits, GroupGivenKTrainsOnTheHeldOutGroupsKSmallestScales) {
+  const MeasurementTable t = repeated_grid();
+  SplitSpec spec = parse_split("group:framework:2");
+  EXPECT_EQ(spec.given, 2u);
+  spec.scale = "p";
+  const auto folds = make_folds(spec, t, {"p", "b"}, 1);
+  ASSERT_EQ(folds.size(), 3u);
+  EXPECT_EQ(folds[1].name, "framework=pytorch given p<=2");
+  const auto& fw = t.column("framework").str();
+  const auto& p = t.column("p").f64();
+  for (std::size_t i = 0; i < t.rows(); ++i) {
+    EXPECT_EQ(folds[1].test[i], fw[i] == "pytorch" && p[i] > 2) << i;
+    EXPECT_EQ(folds[1].train[i], !folds[1].test[i]) << i;
+  }
+  // Measured at 4 values of p: given 4 of them, no group has anything left to predict.
+  spec.given = 4;
+  EXPECT_THROW(make_folds(spec, t, {"p", "b"}, 1), DataError);
+  spec.given = 1;
+  spec.scale = "framework";  // text: no scale
+  EXPECT_THROW(make_folds(spec, t, {"p", "b"}, 1), DataError);
 }
 
 TEST(Splits, ScaleTrainsBelowTheLargestValuesAndPredictsThem) {

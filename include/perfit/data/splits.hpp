@@ -14,7 +14,9 @@ namespace perfit::data {
 
 enum class SplitKind {
   kfold,  // kfold:K      configurations shuffled (seeded) and dealt to K folds
-  group,  // group:COL    one fold per distinct value of COL (string or numeric)
+  group,  // group:COL[:K] one fold per distinct value of COL (string or numeric); with K, that
+          //              value's rows at its K smallest values of the scale column train too
+          //              (a group predicted from a few small runs of its own)
   scale,  // scale:COL[:K] one fold: test = rows with the K largest values of COL (default 1)
   forward // forward:COL  rolling origin: each value from the third up, trained on the smaller ones
 };
@@ -23,10 +25,13 @@ struct SplitSpec {
   SplitKind kind = SplitKind::kfold;
   std::string column;  // group, scale
   std::size_t k = 5;   // kfold: folds; scale: largest values held out
+  std::size_t given = 0;  // group: the held-out group's smallest scales that train
+  std::string scale;      // group with given: the column of scale (set by the caller)
   std::string text() const;  // parses back to the same spec
 };
 
-// Throws: ConfigError "split 'X': ..., expected kfold:K, group:COLUMN or scale:COLUMN[:K]".
+// Throws: ConfigError "split 'X': ..., expected kfold:K, group:COLUMN[:K], scale:COLUMN[:K] or
+// forward:COLUMN".
 SplitSpec parse_split(const std::string& text);
 
 struct Fold {
@@ -38,7 +43,8 @@ struct Fold {
 
 // config_columns: the columns that identify a configuration (the model's factors).
 // Throws: DataError naming the column (missing, or string where a number is needed) and what
-// the split needs (e.g. "kfold:5 needs at least 5 configurations, the set has 3").
+// the split needs (e.g. "kfold:5 needs at least 5 configurations, the set has 3"). A group
+// measured at no more than K scales holds nothing out under group:COL:K and has no fold.
 std::vector<Fold> make_folds(const SplitSpec& spec, const MeasurementTable& table,
                              const std::vector<std::string>& config_columns, std::uint64_t seed);
 

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ namespace perfit::fit {
 struct FoldJob {
   FitProblem problem;
   const data::Fold* fold = nullptr;
+  // Run on the fold's training rows before its fit, on the rank that fits it: a joint fit
+  // chooses its pooled strengths and its start there, as `fit --by` does on every row. It may
+  // replace the model by one with the same params. Empty: none.
+  std::function<void(FitProblem&)> prepare{};
 };
 
 struct FoldFit {

@@ -18,8 +18,12 @@
 namespace perfit::job {
 
 // The run-config options that make sense for fits that are not written one by one: no
-// checkpoints, progress lines or islands (each fold is a serial fit on one rank).
-const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out);
+// checkpoints, progress lines or islands (each fold is a serial fit on one rank); with `joint`
+// the options of a joint fit of groups too (--by, --shared, ...: validate).
+const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out, bool joint);
+
+// by, shared, per_group, pooled, pool_strength: a joint fit's options (docs/joint.md).
+bool is_joint_option(const std::string& key);
 
 // Where an analysis runs: every rank of the MPI environment, or this process alone.
 struct Ranks {
