@@ -163,6 +163,8 @@ def select(df, models=None, criterion="extrapolation", target=None, factors=None
     """Ranks candidate models as `perfit select` does (criterion extrapolation, kfold, aic or
     bic; models: names or YAML files, default every built-in whose factors df has; folds=,
     holdout=, negative_exponents= and every fit option) and fits the winner on every row.
+    With by= each model competes as a joint fit of the groups, every constant pooled, shared and
+    per group (or the kinds shared=, per_group=, pooled= give): the ranking's `kinds` column.
     Returns a Selection: .ranking (DataFrame, best first), .fit (the winner's Fit), .how."""
     target, unit, _ = _from_attrs(df, target, unit, None)
     opts = _run_options(None, factors, options)
@@ -248,6 +250,8 @@ class Selection:
             row = {"model": r["model"], "source": r["source"], "score": r["score"], "params": r["params"],
                    "failed": r["failed"], "determined": r["determined"],
                    "hypothesis": (r.get("hypothesis") or {}).get("expression", ""), "why": r.get("why", "")}
+            if "kinds" in r:  # a joint selection (by=): which kinds of constant
+                row["kinds"] = r["kinds"]
             row.update(r.get("metrics", {}))
             rows.append(row)
         self.ranking = pd.DataFrame(rows)

@@ -50,11 +50,11 @@ void print_table(const std::vector<select::Candidate>& ranked, const std::string
     const auto& m = ranked[i];
     const auto& x = m.pooled.metrics;
     if (m.pooled.failed) {
-      std::printf("  %-4zu %-20s %6zu %14s  (a fit failed; see the warnings)\n", i + 1, m.model->spec().name.c_str(),
+      std::printf("  %-4zu %-20s %6zu %14s  (a fit failed; see the warnings)\n", i + 1, m.label().c_str(),
                   m.model->n_params(), "-");
       continue;
     }
-    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s%s\n", i + 1, m.model->spec().name.c_str(),
+    std::printf("  %-4zu %-20s %6zu %14.6g %8.3g%% %8.3g%% %9.4f %8.3g%%%s%s\n", i + 1, m.label().c_str(),
                 m.model->n_params(), m.score, x.mape, x.gmae, x.r2, x.max_rel_err,
                 !m.why.empty() ? ("  (first: " + m.why + ")").c_str()
                 : m.determined ? "" : "  (more constants than training configurations: ranked last)",
@@ -68,7 +68,7 @@ int write_winner(const select::SelectArgs& a, const fit::RunConfig& cfg, const s
   // Rank 0 writes the result: there the other candidates too are fitted on every row.
   if (!a.parallel() || a.env->rank() == 0) job.candidates = select::candidate_fits(a, cfg, s);
   const job::FitJobOutcome out = job::run_fit_job(std::move(job), a.comm());
-  if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", s.ranked.front().model->spec().name, out.out);
+  if (out.result) spdlog::info("wrote the fit of the winner '{}' to {}", s.ranked.front().label(), out.out);
   return out.code;
 }
 
@@ -94,12 +94,13 @@ int run_select(const SelectCommand& a) {
   if (a.json) {
     nlohmann::ordered_json j = {{"best", ranked.front().model->spec().name}, {"criterion", select::to_string(a.criterion)}, {"how", s.how},
                                 {"data", c.data}, {"set", c.set}, {"rows", s.set.rows->rows()}};
+    if (ranked.front().joint) j["best_kinds"] = ranked.front().kinds;
     j["ranking"] = select::ranking_json(ranked, a.criterion);
     if (!c.out.empty()) j["result"] = c.out;
     std::cout << j.dump(2) << "\n";
   } else {
     print_table(ranked, select::to_string(a.criterion), s.how);
-    if (!c.out.empty()) std::printf("wrote %s (the winner, '%s', fitted on every row)\n", c.out.c_str(), ranked.front().model->spec().name.c_str());
+    if (!c.out.empty()) std::printf("wrote %s (the winner, '%s', fitted on every row)\n", c.out.c_str(), ranked.front().label().c_str());
   }
   return code;
 }
@@ -131,10 +132,12 @@ void add_select_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env)
       "unless the data say otherwise), kfold (MAPE over K folds of\n"
       "configurations), aic, bic (in-sample, n ln(mean residual) + penalty per constant).\n"
       "Without --models every built-in whose factors the set has (after --factors) competes.\n"
+      "--by COLUMN: each model as a joint fit of the groups, every constant pooled, shared and\n"
+      "per group (or the kinds --shared/--per-group/--pooled give) competing (docs/joint.md).\n"
       "--out writes the winner's fit on every row as a normal result file (docs/selection.md).",
       a, select_options(), run_select,
       mpi::ThreadLevel::multiple);  // over many sets rank 0 hands them out from a second thread
-  a->flags.add(cmd, job::analysis_option_table(true, false), fit::RunConfig{});
+  a->flags.add(cmd, job::analysis_option_table(true, true), fit::RunConfig{});
 }
 
 }  // namespace perfit::app

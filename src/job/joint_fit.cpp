@@ -43,4 +43,12 @@ model::ModelSpec choose_pools(JointFit& j, const fit::RunConfig& cfg, const fit:
   return model::expand_for_groups(j.base, j.groups.labels.size(), j.kinds.per_group, choice.pooled);
 }
 
+std::function<void(fit::FitProblem&)> fold_recipe(const JointFit& joint, const fit::RunConfig& cfg) {
+  return [joint, cfg](fit::FitProblem& p) {
+    JointFit j = joint;
+    p.model = std::make_shared<const model::Model>(choose_pools(j, cfg, p, island::serial_layout()), p.rows->column_names());
+    p.start = joint_start(*p.model, j.alone);
+  };
+}
+
 }  // namespace perfit::job

@@ -4,7 +4,6 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
-#include "perfit/job/analysis_set.hpp"
 
 namespace perfit::python {
 
@@ -37,10 +36,6 @@ void parse(const Option<S>& o, S& s, const std::string& name, const std::string&
 
 void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value, const std::string& who) {
   const auto& table = fit::run_config_option_table();
-  if (who != "perfit.fit" && who != "perfit.validate" && job::is_joint_option(name)) {
-    throw ConfigError(who + ": option '" + name + "' is perfit.fit's and perfit.validate's (a joint fit of groups: "
-                      "docs/joint.md); " + who + " takes the rows of one set");
-  }
   if (const auto* o = find(table, name)) return parse(*o, cfg, name, value, who);
   std::vector<std::string> names;
   for (const auto& o : table) names.push_back(o.flag.empty() ? o.key : o.flag);

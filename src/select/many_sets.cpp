@@ -242,6 +242,12 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   for (const auto& u : run.units) {
     if (!keep_open.count(u.cfg->data)) keep_open.emplace(u.cfg->data, io::StoreReader(u.cfg->data));
   }
+  for (const auto& u : run.units) {
+    if (!u.cfg->by.empty()) {
+      throw ConfigError("by: '" + u.cfg->by + "' (a joint fit of groups) is for the selection of one set (perfit select "
+                        "--set S --by COLUMN); over many sets each set is selected alone");
+    }
+  }
   std::optional<SelectionLedger> ledger;
   std::vector<std::size_t> todo;
   if (rank == 0) todo = start_ledger(run, ledger);

@@ -7,6 +7,8 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/options_yaml.hpp"
+#include "perfit/model/grouped_model.hpp"
+#include "perfit/select/joint.hpp"
 #include "perfit/select/ladder.hpp"
 #include "perfit/select/naive.hpp"
 #include "perfit/select/search.hpp"
@@ -152,8 +154,9 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
   for (const auto& m : cands) {
     if (m.procedure()) continue;  // computed below, on every rank (cheap)
     const fit::FitProblem p{m.model, set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale};
-    if (folds.empty()) jobs.push_back({p, nullptr});
-    for (const auto& f : folds) jobs.push_back({p, &f});
+    const auto prepare = m.joint ? job::fold_recipe(*m.joint, c) : std::function<void(fit::FitProblem&)>();
+    if (folds.empty()) jobs.push_back({p, nullptr, prepare});
+    for (const auto& f : folds) jobs.push_back({p, &f, prepare});
   }
   // A line per fold only where folds take long enough to wait for (the ranking says the rest).
   constexpr std::size_t kFoldLinesFromRows = 100'000;
@@ -182,19 +185,20 @@ void score_candidates(std::vector<Candidate>& cands, const std::vector<data::Fol
 // then with two scales the prior first, with held-out folds the simplest adequate model
 // (ladder.hpp).
 std::vector<Candidate> rank(std::vector<Candidate> ranked, bool few_scales, bool held_out,
-                            const data::MeasurementTable& rows, const std::string& scale) {
+                            const data::MeasurementTable& rows, const std::string& scale, bool joint) {
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& x, const Candidate& y) {
     const bool fx = !std::isfinite(x.score), fy = !std::isfinite(y.score);
     if (fx != fy) return fy;
     return x.determined != y.determined ? x.determined : x.score < y.score;
   });
-  if (few_scales) prefer_prior(ranked, rows, scale);
-  if (!few_scales && held_out) prefer_simplest_adequate(ranked, rows, scale);
+  // The prior and the ladder read one series' scaling; a joint selection's rows are many.
+  if (few_scales && !joint) prefer_prior(ranked, rows, scale);
+  if (!few_scales && held_out && !joint) prefer_simplest_adequate(ranked, rows, scale);
   Candidate* first = ranked.empty() ? nullptr : &ranked.front();
   if (first && first->why.empty() && std::isfinite(first->score)) {  // the score decided: say against what
     first->why = "the lowest score, " + format_g(first->score, 4);
     if (ranked.size() > 1 && std::isfinite(ranked[1].score)) {
-      first->why += " against " + ranked[1].model->spec().name + "'s " + format_g(ranked[1].score, 4);
+      first->why += " against " + ranked[1].label() + "'s " + format_g(ranked[1].score, 4);
     }
   }
   return ranked;
@@ -217,6 +221,7 @@ nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criter
                                 {"score", std::isfinite(m.score) ? nlohmann::ordered_json(m.score) : nullptr},
                                 {"params", m.model->n_params()}, {"failed", m.pooled.failed},
                                 {"determined", m.determined}};
+    if (m.joint) e["kinds"] = m.kinds;
     if (!m.why.empty()) e["why"] = m.why;
     if (m.searched()) e["hypothesis"] = hypothesis_json(m);
     if (!m.pooled.failed) {
@@ -240,19 +245,31 @@ Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& 
     if (crit == Criterion::extrapolation) s.split = extrapolation_split(a, c, columns);
     if (crit == Criterion::kfold) s.split = data::parse_split("kfold:" + std::to_string(a.folds));
     if (!s.split.column.empty()) needed.push_back(s.split.column);
-    s.set = job::load_analysis_set(c, needed, a.source);
+    std::vector<std::string> load = needed;
+    for (const auto& col : split_list(c.by)) {  // a missing one is named by joint_candidates
+      if (std::find(columns.begin(), columns.end(), col) != columns.end()) load.push_back(col);
+    }
+    s.set = job::load_analysis_set(c, load, a.source);
+    if (!c.by.empty()) {  // configurations of different groups differ
+      cands = joint_candidates(std::move(cands), !a.models.empty(), c, s.set);
+      for (std::size_t g = 1; g <= cands.front().joint->groups.labels.size(); ++g) needed.push_back(model::group_indicator(g));
+    }
     // One split for every candidate: k-fold over the configurations of every factor any reads.
     std::sort(needed.begin(), needed.end());
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
     if (crit == Criterion::extrapolation && data::distinct_values(s.set.rows->column(s.split.column)).size() < std::max<std::size_t>(a.holdout, 1) + 2) {
+      if (!c.by.empty()) {
+        throw DataError("select --by: '" + c.data + "' set '" + c.set + "' has too few values of " + s.split.column +
+                        " to validate an extrapolation on; use --criterion kfold, aic or bic");
+      }
       s.few_scales = true;  // nothing to validate an extrapolation on: chosen by the prior
     } else if (crit == Criterion::extrapolation || crit == Criterion::kfold) {
       s.folds = data::make_folds(s.split, *s.set.rows, needed, c.de.seed);
     }
   });
   score_candidates(cands, s.folds, s.set, c, crit, a.search, s.split.kind == data::SplitKind::forward ? s.split.column : "", comm);
-  if (a.models.empty()) drop_undeterminable(cands, *s.set.rows);
-  s.ranked = rank(cands, s.few_scales, !s.folds.empty(), *s.set.rows, s.split.column);
+  if (a.models.empty() && c.by.empty()) drop_undeterminable(cands, *s.set.rows);
+  s.ranked = rank(cands, s.few_scales, !s.folds.empty(), *s.set.rows, s.split.column, !c.by.empty());
   if (!std::isfinite(s.ranked.front().score)) {
     throw DataError("select: every candidate's fit failed on '" + c.data + "' set '" + c.set + "' (the warnings say why)");
   }

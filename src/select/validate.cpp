@@ -8,6 +8,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/model/factor_binding.hpp"
+#include "perfit/select/joint.hpp"
 
 namespace perfit::select {
 
@@ -17,38 +18,18 @@ nlohmann::ordered_json metrics_json(const model::FitMetrics& m) {
   return {{"mape", m.mape}, {"gmae", m.gmae}, {"rmse", m.rmse}, {"r2", m.r2}, {"max_rel_err", m.max_rel_err}};
 }
 
-// The groups over the whole set (so that every fold names them alike), the rows marked with
-// them, and the model over the groups, its pooled strengths 0 until a fold's rows choose them.
+// The groups over the whole set, the rows marked with them, the model over them.
 void plan_groups(Validation& v, const fit::RunConfig& c) {
-  const std::string where = "'" + c.data + "' set '" + c.set + "'";
-  model::ModelSpec spec = v.model->spec();
-  std::vector<std::string> names = v.set.set_columns;
-  v.joint = job::plan_joint_fit(c, spec, names, [&](const std::vector<std::string>& by) {
-    data::MeasurementTable keys;
-    for (const auto& col : by) keys.add_column(v.set.rows->column(col));
-    return keys;
-  }, where);
+  JointModel jm = plan_joint(c, *v.model, v.set);
+  v.joint = std::move(jm.joint);
+  v.model = std::move(jm.model);
   const auto& by = v.joint.groups.by;
   if (v.split.kind == data::SplitKind::group && v.split.given == 0 &&
       std::find(by.begin(), by.end(), v.split.column) != by.end()) {
     throw ConfigError("split '" + v.split.text() + "': a joint fit predicts a group from runs of its own; say how "
                       "many of its smallest scales (" + v.split.scale + ") train, e.g. group:" + v.split.column + ":2");
   }
-  auto rows = std::make_shared<data::MeasurementTable>(*v.set.rows);
-  job::add_group_columns(*rows, v.joint.groups, where);
-  v.set.rows = rows;
-  v.model = std::make_shared<const model::Model>(spec, names);
-}
-
-// A fold of a joint fit, as `fit --by` on every row: the groups fitted alone on the fold's
-// training rows choose the pooled strengths and start the search.
-std::function<void(fit::FitProblem&)> joint_recipe(const job::JointFit& joint, const fit::RunConfig& c) {
-  return [joint, c](fit::FitProblem& p) {
-    job::JointFit j = joint;
-    p.model = std::make_shared<const model::Model>(job::choose_pools(j, c, p, island::serial_layout()),
-                                                   p.rows->column_names());
-    p.start = job::joint_start(*p.model, j.alone);
-  };
+  mark_groups(v.set, v.joint.groups, c);
 }
 
 // group:COL:K leaves a value measured at no more than K scales without a fold: say which.
@@ -96,7 +77,7 @@ Validation run_validation(const fit::RunConfig& c, const std::string& split_text
   std::vector<fit::FoldJob> jobs;
   for (const auto& f : folds) {
     jobs.push_back({{v.model, v.set.rows, c.cost, {}, c.threads, c.compress, true, c.separable, c.scale}, &f});
-    if (!v.joint.empty()) jobs.back().prepare = joint_recipe(v.joint, c);
+    if (!v.joint.empty()) jobs.back().prepare = job::fold_recipe(v.joint, c);
   }
   v.fits = fit::fit_folds(jobs, c.search(), comm);
   v.pooled = fit::pool(v.fits, c.cost.residual);

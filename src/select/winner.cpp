@@ -76,8 +76,10 @@ std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::Run
   std::vector<io::CandidateFit> out;
   for (std::size_t k = 0; k < s.ranked.size(); ++k) {
     const Candidate& c = s.ranked[k];
-    io::CandidateFit f{k + 1, c.model->spec().name, c.word, c.score, c.pooled.failed ? NAN : c.pooled.metrics.mape, "", {}};
-    if (k > 0 && std::isfinite(c.score)) {  // the winner's constants are the result's own
+    io::CandidateFit f{k + 1, c.label(), c.word, c.score, c.pooled.failed ? NAN : c.pooled.metrics.mape, "", {}};
+    // The winner's constants are the result's own; a joint candidate's curves would be one per
+    // group (the report draws the winner's per group): listed without.
+    if (k > 0 && std::isfinite(c.score) && !c.joint) {
       job::FitJob job = candidate_job(a, cfg, s, k);
       job.write = false;
       job.keep_rows = false;
@@ -109,6 +111,11 @@ job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const 
     job.cfg.factors.clear();
   } else if (!best.searched()) {
     job.cfg.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.factors)));
+    if (best.joint) {  // the kinds it won with
+      job.cfg.shared = join(best.joint->kinds.shared, "");
+      job.cfg.per_group = join(best.joint->kinds.per_group, "");
+      job.cfg.pooled = join(best.joint->kinds.pooled, "");
+    }
   } else {  // the hypothesis found on every row, its coefficients fitted as the search fits them
     model::PmnfHypothesis found;
     job.model = best.found_spec ? *best.found_spec : searched_spec(best.search_columns, *set.rows, a.search, found);

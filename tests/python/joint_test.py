@@ -112,9 +112,10 @@ def test_bad_groups_are_refused_in_one_line(runs):
     one = runs[runs.framework == "mxnet"]
     with pytest.raises(perfit.DataError, match="gives 1 group \\('mxnet'\\); a joint fit needs rows of two or more"):
         fit_joint(one, shared="c3")
-    with pytest.raises(perfit.ConfigError, match="option 'by' is perfit.fit's"):
-        perfit.select(runs, target="time", factors=FACTORS, by="framework", shared="c3")
-    expect(["select", *S, "--factors", CLI_FACTORS, "--by", "framework"], 2, "--by")
+    with pytest.raises(perfit.ConfigError, match="'naive-ideal' is computed per series, not fitted as one model"):
+        perfit.select(runs, target="time", factors={"p": "gpus"}, by="framework", models="naive-ideal")
+    expect(["select", *S, "--factors", CLI_FACTORS, "--by", "framework", "--models", "generic,pmnf-search"], 2,
+           "select --by: 'pmnf-search' is computed per series")
     if os.path.exists(os.path.join(work, "bad.h5")):
         failures.append("a refused joint fit wrote bad.h5")
 
@@ -308,15 +309,22 @@ def test_a_group_whose_runs_determine_nothing_is_named_with_what_it_got():
             failures.append(f"{kinds or 'pooled'}: the warnings do not name group b and what it got:\n{text}")
 
 
-def test_validate_predicts_each_group_from_its_smallest_scales_jointly():
+@pytest.fixture(scope="module")
+def four():
+    """four_frameworks() as four.csv and the set /s/four of four.h5."""
+    df = four_frameworks()
+    df.to_csv(os.path.join(work, "four.csv"), index=False)
+    expect(["import", "four.csv", "--out", "four.h5", "--set", "/s/four", "--target", "time", "--force"], 0)
+    return df
+
+
+def test_validate_predicts_each_group_from_its_smallest_scales_jointly(four):
     """`validate --by framework --split group:framework:2`: each framework's runs above its two
     smallest scales predicted from those and every other framework's runs, each fold a joint fit
     whose strengths its own training rows choose. Jointly the held-out error is well below one
     model's for all frameworks on the same split (2.7% against 15% on seed 1); 1 and 2 ranks and
     perfit.validate give the same folds."""
-    df = four_frameworks()
-    df.to_csv(os.path.join(work, "four.csv"), index=False)
-    expect(["import", "four.csv", "--out", "four.h5", "--set", "/s/four", "--target", "time", "--force"], 0)
+    df = four
     args = ["validate", "--data", "four.h5", "--set", "/s/four", "--model", "generic", "--factors", CLI_FACTORS,
             "--split", "group:framework:2", "--seed", "1", "--json"]
     joint = as_json(expect([*args, "--by", "framework"], 0), "validate --by --json")
@@ -344,6 +352,37 @@ def test_validate_predicts_each_group_from_its_smallest_scales_jointly():
     r = expect([*args[:-4], "group:framework", "--by", "framework"], 2, "say how many of its smallest scales")
     if len(r.stderr.strip().splitlines()) != 1:
         failures.append(f"validate --split group:framework --by: not one line: {r.stderr}")
+
+
+def test_select_by_ranks_models_and_kinds_of_constant(four):
+    """`select --by framework`: every model a joint fit with every constant pooled, shared and
+    per group, ranked by extrapolation (each fold's strengths chosen on its training rows). Four
+    frameworks that differ in compute: one model for all (shared) predicts them worst (18.9%
+    against 2.8% for generic pooled on seed 1); the winner written is a joint result; 1 and 2
+    ranks and perfit.select rank alike."""
+    args = ["select", "--data", "four.h5", "--set", "/s/four", "--models", "generic,amdahl", "--factors", CLI_FACTORS,
+            "--by", "framework", "--seed", "1", "--json"]
+    doc = as_json(expect([*args, "--out", "four_sel.h5", "--force"], 0), "select --by --json")
+    if not doc:
+        return
+    ranked = [(r["model"], r.get("kinds")) for r in doc["ranking"]]
+    if sorted(ranked) != sorted((m, k) for m in ("generic", "amdahl") for k in ("pooled", "shared", "per group")):
+        failures.append(f"select --by candidates: {ranked}")
+    score = {(r["model"], r.get("kinds")): r["score"] for r in doc["ranking"]}
+    if doc.get("best") != "generic" or doc.get("best_kinds") == "shared" or \
+            not score[("generic", "shared")] > 2 * score[("generic", doc.get("best_kinds"))]:
+        failures.append(f"select --by: best {doc.get('best')} {doc.get('best_kinds')}; scores {score}")
+    shown = as_json(expect(["show", "four_sel.h5", "--json"], 0), "show --json of the joint winner")
+    if shown.get("groups", {}).get("labels") != ["a", "b", "c", "d"]:
+        failures.append(f"select --by --out: the winner is no joint result: {shown.get('groups')}")
+    two = as_json(expect(args, 0, n=2), "select --by on 2 ranks")
+    if two.get("ranking") != doc["ranking"]:
+        failures.append(f"select --by on 2 ranks ranks otherwise:\n{two.get('ranking')}\n{doc['ranking']}")
+    sel = perfit.select(four, models=["generic", "amdahl"], target="time", factors=FACTORS, by="framework", seed=1)
+    got = {(m, k): v for m, k, v in zip(sel.ranking.model, sel.ranking.kinds, sel.ranking.score)}
+    if set(got) != set(score) or not all(np.isclose(got[k], score[k], rtol=1e-9) for k in got) or \
+            "group" not in sel.fit.params.columns:
+        failures.append(f"perfit.select(by=) differs from the CLI: {got} vs {score}")
 
 
 def test_many_groups_descend_from_their_own_fits_to_scipys_cost():

@@ -40,4 +40,9 @@ JointFit plan_joint_fit(const fit::RunConfig& cfg, model::ModelSpec& spec, std::
 model::ModelSpec choose_pools(JointFit& j, const fit::RunConfig& cfg, const fit::FitProblem& problem,
                               const island::IslandLayout& layout);
 
+// A cross-validation fold's recipe (fit::FoldJob::prepare) for a joint fit: on the fold's
+// training rows, serially, every group fitted alone chooses the pooled strengths and starts the
+// search, as choose_pools does on every row, so that held-out rows choose nothing.
+std::function<void(fit::FitProblem&)> fold_recipe(const JointFit& joint, const fit::RunConfig& cfg);
+
 }  // namespace perfit::job

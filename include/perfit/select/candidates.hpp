@@ -13,6 +13,7 @@
 #include "perfit/fit/run_config.hpp"
 #include "perfit/fit/validation.hpp"
 #include "perfit/job/analysis_set.hpp"
+#include "perfit/job/joint_fit.hpp"
 #include "perfit/model/hypothesis_search.hpp"
 #include "perfit/model/model.hpp"
 #include "perfit/model/naive_scaling.hpp"
@@ -39,6 +40,12 @@ struct Candidate {
   // ln(the model it was chosen over / it) one step beyond the largest scale: a part of the
   // choice's uncertainty its held-out errors cannot show (ladder.hpp); NaN: none
   double choice_gap = std::numeric_limits<double>::quiet_NaN();
+  // select --by: the model over the groups (`model`), fitted per fold as a joint fit with these
+  // kinds of constant, and which they are in words ("pooled", "shared", "per group").
+  std::optional<job::JointFit> joint{};
+  std::string kinds{};
+  // The model's name, and a joint candidate's kinds: "generic, pooled".
+  std::string label() const { return model->spec().name + (kinds.empty() ? "" : ", " + kinds); }
 };
 
 // --scale COLUMN, or the column bound to p, or a column named p ("" when none).
