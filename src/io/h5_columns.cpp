@@ -1,10 +1,14 @@
 #include "h5_columns.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "h5_attributes.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
 #include "perfit/io/store_format.hpp"
 
 namespace perfit::io::detail {
@@ -193,9 +197,43 @@ Column read_strings(hid_t dset, const std::string& name, hid_t mspace, hid_t fsp
   return Column(name, std::move(out));
 }
 
+// "8 TB": bytes in the largest unit that keeps a number >= 1.
+std::string bytes_text(double b) {
+  const char* units[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+  std::size_t u = 0;
+  while (b >= 1024.0 && u + 1 < std::size(units)) {
+    b /= 1024.0;
+    ++u;
+  }
+  return format_g(b, 3) + " " + units[u];
+}
+
+// A file another program wrote can declare more rows than it holds (a dataset of 10^12 rows
+// never written takes no space): refused in one line before the buffer is allocated, where it
+// ended in std::bad_alloc.
+void check_readable(hid_t dset, const ColumnInfo& ci, std::size_t n, const std::string& w) {
+  if (n == 0) return;
+  if (H5Dget_storage_size(dset) == 0) {
+    throw DataError(w + " declares " + std::to_string(n) + " rows but holds none: nothing of it was ever written "
+                    "(0 bytes stored); write its values, or re-import the set");
+  }
+  H5Datatype ftype(h5_check(H5Dget_type(dset), "type of " + w));
+  const double width = ci.type == ColumnType::string && H5Tis_variable_str(ftype.get()) <= 0
+                           ? static_cast<double>(H5Tget_size(ftype.get())) + sizeof(std::string)
+                           : 8.0 + (ci.type == ColumnType::string ? sizeof(std::string) : 0.0);
+  const double need = width * static_cast<double>(n);
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory > 0 && need > memory) {
+    throw DataError(w + ": reading its " + std::to_string(n) + " rows needs " + bytes_text(need) + ", more than the " +
+                    bytes_text(memory) + " of memory of this machine; split the set, or fit it on ranks that share its "
+                    "rows (--ranks-per-island), each reading a slice");
+  }
+}
+
 }  // namespace
 
 Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::size_t n, const std::string& w) {
+  check_readable(dset, ci, n, w);
   H5Dataspace fspace(h5_check(H5Dget_space(dset), "space of " + w));
   const hsize_t begin = first, count = n;
   h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &begin, nullptr, &count, nullptr),

@@ -267,6 +267,27 @@ def test_damaged_files_are_detected():
         failures.append(f"grid values not kept as given: {rows[1]}")
 
 
+def test_a_set_declaring_rows_it_does_not_hold_is_refused():
+    """Stores written by another program (h5py): a set whose columns declare 10^12 rows never
+    written, and one with ten of them written, ended in "internal error: std::bad_alloc" from
+    inspect and fit. Now one line naming the file, set and dataset, exit 3, files untouched."""
+    for name, written in (("never.h5", 0), ("ten.h5", 10)):
+        with h5py.File(os.path.join(work, name), "w") as h:
+            g = h.create_group("/s/x")
+            for col in ("p", "time"):
+                d = g.create_dataset(col, shape=(10 ** 12,), dtype="f8", chunks=(1 << 16,), compression="gzip")
+                if written:
+                    d[:written] = 1.0
+            g.attrs["target"] = "time"
+            g.attrs["perfit_format"] = "perfit-store-1"
+        said = ("declares 1000000000000 rows but holds none" if not written else
+                "reading its 1000000000000 rows needs 7.28 TB, more than the")
+        where = f"'{name}' set '/s/x' dataset 'p'"
+        expect(["inspect", name], 3, where, said, untouched=True)
+        expect(["fit", "--data", name, "--set", "/s/x", "--model", "amdahl", "--factors", "p=p", "--out", "z.h5"], 3,
+               where, said, untouched=True)
+
+
 # ---- output a person can trust: show, polish wording, the config as run ----
 def test_output_a_person_can_trust():
     r1 = expect([*fit, "--out", "j.h5", "--json"], 0)
