@@ -124,7 +124,13 @@ void print_summary(const io::StoreReader& store, const std::vector<std::string>&
   }
   std::printf("%s: %zu set(s)%s, %zu rows; sets per last path segment:", a.store.c_str(), sets.size(),
               listed ? " matched" : "", rows);
-  for (const auto& [leaf, n] : by_leaf) std::printf(" %s %zu", leaf.c_str(), n);
+  // The segments with the most sets (an Extra-P import has a few metrics; --set-by over 10^5
+  // call paths as many segments as sets: one line, not a megabyte).
+  std::vector<std::pair<std::string, std::size_t>> leaves(by_leaf.begin(), by_leaf.end());
+  std::stable_sort(leaves.begin(), leaves.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  constexpr std::size_t kShown = 8;
+  for (std::size_t i = 0; i < std::min(kShown, leaves.size()); ++i) std::printf(" %s %zu", leaves[i].first.c_str(), leaves[i].second);
+  if (leaves.size() > kShown) std::printf(" and %zu more segments (--json lists every one)", leaves.size() - kShown);
   std::printf("\n");
   if (listed) return;
   std::printf("first sets:");

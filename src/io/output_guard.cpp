@@ -49,6 +49,8 @@ herr_t scan_sets(hid_t root, const char* name, const H5L_info_t* info, void* dat
   if (H5Iget_type(obj) == H5I_GROUP && H5Aexists(obj, kFormatAttribute) > 0) {
     ++s->sets;
     if (H5Aexists(obj, "truth_model") > 0) ++s->synthetic;
+  } else if (H5Iget_type(obj) == H5I_GROUP && H5Aexists(obj, kPackAttribute) > 0) {
+    ++s->sets;  // many small sets packed together (import --set-by): a store too
   }
   H5Oclose(obj);
   return 0;

@@ -147,10 +147,12 @@ model::ModelSpec searched_spec(const std::vector<std::string>& columns, const da
   const std::vector<double> y = rows.column(rows.target()).to_double();
   found = model::search_hypothesis(xs, y, opt);
   double ymax = 0.0;
+  double lowest = std::numeric_limits<double>::infinity();  // the hypothesis' least prediction at a measured point
   std::vector<double> tmin(found.terms.size(), std::numeric_limits<double>::infinity());
   for (std::size_t i = 0; i < y.size(); ++i) {
     ymax = std::max(ymax, std::fabs(y[i]));
     const std::vector<double> p = point(xs, i);
+    lowest = std::min(lowest, found.eval(p));
     for (std::size_t t = 0; t < found.terms.size(); ++t) {
       const double b = std::fabs(found.terms[t].basis(p));
       if (b > 0.0) tmin[t] = std::min(tmin[t], b);
@@ -167,7 +169,13 @@ model::ModelSpec searched_spec(const std::vector<std::string>& columns, const da
     s.params = {{"c0", 0.0, c, false}};
     return s;
   }
-  s.params = {{"c0", -c, c, false}};
+  // Least squares on the raw times can take c0 below zero far enough that the smallest
+  // measured point is predicted a negative time (a steep c1*p^3*log2(p) whose largest times
+  // decide c0 within +-30 s, the smallest time 0.27 s): no time, and a fit refuses it. Then the
+  // constant is kept at or above zero, where the data ask for a negative one only within their
+  // noise; otherwise the coefficients stay Extra-P's.
+  s.params = {{"c0", lowest < 0.0 ? 0.0 : -c, c, false}};
+  if (lowest < 0.0) s.description += " (c0 >= 0: least squares predicted a negative time at a measured point)";
   for (std::size_t t = 0; t < found.terms.size(); ++t) {
     const double ct = c / (std::isfinite(tmin[t]) ? tmin[t] : 1.0);  // the term alone can reach 10x the data
     s.params.push_back({"c" + std::to_string(t + 1), -ct, ct, false});

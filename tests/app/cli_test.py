@@ -228,6 +228,24 @@ def test_subcommand_options_are_checked_by_their_table():
 
 
 # ---- a command that prints a result has --json; import's --force is every command's ----
+def test_a_store_of_many_small_sets_is_a_store_to_import_into_again():
+    """import --set-by of 100 call paths packs the small sets (@packs): importing into that store
+    again (--force, --append) was refused as "an HDF5 file that is not a perfit result or store",
+    and import and inspect printed every one of the 100 set names in one line."""
+    with open(os.path.join(work, "paths.csv"), "w") as f:
+        f.write("path,p,t\n" + "".join(f"k{k:03d},{p},{k + 100 / p}\n" for k in range(100) for p in (1, 2, 4, 8)))
+    base = ["import", "paths.csv", "--out", "paths.h5", "--set", "/cp", "--set-by", "path", "--target", "t"]
+    r = expect(base, 0, "as 100 sets by path", "/cp/k004 (4 rows) and 95 more (--json lists every one)")
+    if "/cp/k005" in r.stdout:
+        failures.append(f"import --set-by names every set: {r.stdout[:300]}")
+    expect([*base, "--force"], 0, "as 100 sets by path")
+    expect(["import", "paths.csv", "--out", "paths.h5", "--set", "/one/set", "--target", "t", "--append"], 0,
+           "into 'paths.h5' set '/one/set'")
+    r = expect(["inspect", "paths.h5"], 0, "101 set(s)", "and 93 more segments (--json lists every one)")
+    if len(r.stdout.splitlines()[0]) > 400:
+        failures.append(f"inspect of 101 sets: a first line of {len(r.stdout.splitlines()[0])} characters")
+
+
 def test_json_of_synth_and_import_and_import_force():
     r = expect(["synth", "--out", "js.h5", "--rows", "100", "--set", "/pytorch/resnet50", "--json"], 0)
     j = cli.as_json(r, "synth --json")

@@ -226,6 +226,33 @@ def test_pmnf_search_against_extra_p():
         failures.append(f"select with pmnf-search under mpiexec -n 2 differs from serial (exit {par.returncode})\n{par.stderr[-2000:]}")
 
 
+# ---- a steep hypothesis whose least squares predict a negative time at the smallest point ----
+STEEP = [(4, 0.26725), (4, 0.27458), (4, 0.27000), (4, 0.26818), (4, 0.27641), (8, 3.20393), (8, 3.21467),
+         (8, 3.12218), (8, 3.34158), (8, 3.30239), (16, 38.81072), (16, 38.62172), (16, 38.19582), (16, 38.27611),
+         (16, 37.91977), (32, 398.42103), (32, 400.48452), (32, 412.14619), (32, 404.49610), (32, 399.58230),
+         (64, 3829.93069), (64, 3825.62138), (64, 3999.03586), (64, 3914.09818), (64, 3880.06656)]
+
+
+def test_a_steep_winner_is_written_where_its_least_squares_go_negative():
+    """c1*p^3*log2(p) with 2% noise, 0.27 s at p=4 and 3,900 s at p=64 (one of 136 in 3,000
+    call paths, generated like issue 43's): the search finds it, but its least-squares c0 (about
+    -5 s, within the noise of the largest times) predicts a negative time at p=4, and writing the
+    winner failed with "found no finite cost", in `select --out` and for every such set of a
+    glob. Now c0 is kept >= 0 there and the winner is written."""
+    with open(os.path.join(work, "steep.csv"), "w") as f:
+        f.write("p,time\n" + "".join(f"{p},{t}\n" for p, t in STEEP))
+    expect(["import", "steep.csv", "--out", "steep.h5", "--set", "/cp/steep", "--target", "time", "--force"], 0)
+    expect(["import", "steep.csv", "--out", "steep.h5", "--set", "/cp/again", "--target", "time", "--append"], 0)
+    expect(["select", "--data", "steep.h5", "--set", "/cp/steep", "--models", "pmnf-search", "--out", "steep_best.h5"],
+           0, "on every row: c0 + c1*p^(3/1)*log2(p)", "wrote steep_best.h5")
+    r = expect(["predict", "--result", "steep_best.h5", "--at", "p=4", "--json"], 0)
+    predicted = as_json(r, "predict p=4 from the steep winner").get("prediction")
+    if not (predicted and 0 < predicted < 1):
+        failures.append(f"steep winner at p=4 (measured 0.27 s): {predicted}")
+    expect(["select", "--data", "steep.h5", "--set", "/cp/*", "--models", "pmnf-search", "--out", "steep_sel"], 0,
+           "2 set(s), 2 ok, 0 error")
+
+
 # ---- a constant hypothesis wins: select --out writes it, at 1, 2 and 4 ranks ----
 def test_a_constant_hypothesis_is_written_and_predicts():
     with open(os.path.join(work, "flat.txt"), "w") as f:
