@@ -12,23 +12,26 @@ side by side in this one run.
   speedup_vs_separate    wall(32 separate fits) / wall(batch on 2 ranks, mpiexec included): the
                          job a user gets for the same two cores; the 1-rank ratio is printed too.
 
-usage: batch_bench.py [PERFIT=build/perfit] [ROWS=1e4] [REPEATS=3]
+usage: batch_bench.py --perfit PERFIT [--rows 1e4] [--repeats 3]
 Last line: batch_efficiency_2_ranks=<x> speedup_vs_separate=<y>
 """
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-perfit = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perfit")
-rows = sys.argv[2] if len(sys.argv) > 2 else "1e4"
-repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-mpiexec = shutil.which("mpiexec")
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+import claims  # beside this file
+import harness
+
+ap = harness.parser(__doc__)
+ap.add_argument("--rows", default="1e4", help="rows per synthetic set")
+ap.add_argument("--repeats", type=int, default=3, help="runs per case; each time is their median")
+args = ap.parse_args()
+perfit, rows, repeats = os.path.abspath(args.perfit), args.rows, args.repeats
+env = harness.ENV
 SETS = ["/mxnet/resnet50", "/mxnet/bert", "/mxnet/vgg16", "/pytorch/resnet50", "/pytorch/bert",
         "/pytorch/vgg16", "/tensorflow/resnet50", "/tensorflow/bert"]
 MODELS = ["generic", "amdahl", "usl", "gustafson"]
@@ -57,7 +60,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for rep in range(repeats):
         walls["batch1"].append(timed([perfit, "batch", "--manifest", "m.yaml", "--out", f"b1_{rep}"], tmp))
         inside["batch1"].append(elapsed(f"b1_{rep}"))
-        walls["batch2"].append(timed([mpiexec, "-n", "2", perfit, "batch", "--manifest", "m.yaml",
+        walls["batch2"].append(timed([*harness.mpiexec(2), perfit, "batch", "--manifest", "m.yaml",
                                       "--out", f"b2_{rep}"], tmp))
         inside["batch2"].append(elapsed(f"b2_{rep}"))
         t0 = time.perf_counter()
@@ -76,4 +79,4 @@ with tempfile.TemporaryDirectory() as tmp:
           f"(runs: {', '.join(f'{x:.2f}' for x in walls['separate'])})")
     eff = (n / b["batch2"]) / (2 * n / b["batch1"])
     print(f"fits={n} rows={rows} repeats={repeats} speedup_vs_separate_1_rank={w['separate'] / w['batch1']:.3f}")
-    print(f"batch_efficiency_2_ranks={eff:.3f} speedup_vs_separate={w['separate'] / w['batch2']:.3f}")
+    claims.last_line({"batch_efficiency_2_ranks": eff, "speedup_vs_separate": w["separate"] / w["batch2"]}, args.expect)

@@ -4,27 +4,29 @@ checkpoints at the default interval (checkpoint_every 100 generations), side by 
 same run without checkpoints. Prints the time to write one checkpoint (perfit's own debug
 line), its share of the wall time at the default interval, and the wall-time ratio.
 
-usage: checkpoint_bench.py [PERFIT=build/perfit] [ROWS=1e6] [GENERATIONS=200]
+usage: checkpoint_bench.py --perfit PERFIT [--rows 1e6] [--generations 200]
 Last line: checkpoint_seconds=<s> checkpoint_share=<fraction> wall_ratio=<with/without>
 """
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
-perfit = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perfit")
-rows = sys.argv[2] if len(sys.argv) > 2 else "1e6"
-gens = sys.argv[3] if len(sys.argv) > 3 else "200"
-mpiexec = shutil.which("mpiexec")
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+import harness  # beside this file
+
+ap = harness.parser(__doc__, expect=False)
+ap.add_argument("--rows", default="1e6", help="rows of the synthetic set")
+ap.add_argument("--generations", default="200", help="DE generations of each fit")
+args = ap.parse_args()
+perfit, rows, gens = os.path.abspath(args.perfit), args.rows, args.generations
+env = harness.ENV
 
 with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([perfit, "synth", "--out", "b.h5", "--rows", rows, "--set", "/pytorch/resnet50"],
                    check=True, cwd=tmp, stdout=subprocess.DEVNULL)
-    common = [mpiexec, "-n", "4", "--oversubscribe", perfit, "--log-level", "debug", "fit",
+    common = [*harness.mpiexec(4), perfit, "--log-level", "debug", "fit",
               "--data", "b.h5", "--set", "/pytorch/resnet50", "--max-generations", gens, "--tol", "0",
               "--no-polish", "--progress-every", "0", "--json"]
     walls = {}

@@ -5,27 +5,29 @@ perfit's adaptive strategies, serial and on 2 MPI islands, all on the same set a
 The target is (1 + MARGIN) x the optimum, found first by a long polished fit. Every run uses
 --no-polish (DE alone must reach it) and the same seeds; the median over seeds is printed.
 
-usage: convergence_bench.py [PERFIT=build/perfit] [ROWS=1e5] [MARGIN=0.01] [SEEDS=3]
+usage: convergence_bench.py --perfit PERFIT [--rows 1e5] [--margin 0.01] [--seeds 3]
 Last line: generations_to_target <case>=<median generations, or never(k/n) if not all seeds got there> ...
 """
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
-perfit = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perfit")
-rows = sys.argv[2] if len(sys.argv) > 2 else "1e5"
-margin = float(sys.argv[3]) if len(sys.argv) > 3 else 0.01
-seeds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
-mpiexec = shutil.which("mpiexec")
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+import harness  # beside this file
+
+ap = harness.parser(__doc__, expect=False)
+ap.add_argument("--rows", default="1e5", help="rows of the synthetic set")
+ap.add_argument("--margin", type=float, default=0.01, help="the target: (1 + MARGIN) x the optimum")
+ap.add_argument("--seeds", type=int, default=3, help="seeds per case (the median is printed)")
+args = ap.parse_args()
+perfit, rows, margin, seeds = os.path.abspath(args.perfit), args.rows, args.margin, args.seeds
+env = harness.ENV
 
 
 def fit(tmp, *args, ranks=1):
-    cmd = ([mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []) + [
+    cmd = harness.launch(ranks) + [
         perfit, "fit", "--data", "c.h5", "--set", "/tensorflow/vgg16", "--out", "r.h5", "--force",
         "--json", "--progress-every", "0", *args]
     r = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)

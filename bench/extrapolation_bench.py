@@ -32,7 +32,6 @@ Last line:
 
 usage: extrapolation_bench.py --perfit PATH [--series N] [--seed S] [--work DIR] [--jobs J] [--expect NAME<=X ...]
 """
-import argparse
 import collections
 import concurrent.futures
 import csv
@@ -46,6 +45,7 @@ import tempfile
 import numpy as np
 
 import claims  # beside this file: the last line and its --expect checks
+import harness
 import selection_bench  # beside this file: the MLPerf series it reads
 
 MLPERF_TARGET = selection_bench.TARGET
@@ -205,14 +205,12 @@ def one_series(perfit, work, i, s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__.split("\n")[0])
     ap.add_argument("--series", type=int, default=500,
                     help="synthetic series per family (500: ~6 min; medians of 100 scatter by +-0.1 between seeds)")
     ap.add_argument("--seed", type=int, default=24)
     ap.add_argument("--work", default=None)
     ap.add_argument("--jobs", type=int, default=2)
-    claims.add_expect(ap)
     a = ap.parse_args()
     perfit = os.path.abspath(a.perfit)
     work = a.work or tempfile.mkdtemp(prefix="perfit_extrapolation_")

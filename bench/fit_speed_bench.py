@@ -14,10 +14,8 @@ Last line: default_fit_s=<median wall, 1 rank> all_rows_search_fit_s=<median wal
 speedup=<ratio> cost_rel_diff=<largest |cost / all-rows cost - 1|>
 bootstrap_ranks2_s=<wall of mpiexec -n 2 perfit fit --bootstrap B>
 """
-import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -26,17 +24,16 @@ import time
 
 import numpy as np
 
+import harness  # beside this file  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
 from compare import MODEL_YAML, make_rows  # noqa: E402  (the same data and model as compare.py)
 
 
 def fit(args, work, seed, extra, ranks=1, out="r.h5"):
-    launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
-    cmd = [*launch, args.perfit, "fit", "--data", "s.h5", "--set", "/peers/six", "--model", "peers6.yaml",
+    cmd = [*harness.launch(ranks), args.perfit, "fit", "--data", "s.h5", "--set", "/peers/six", "--model", "peers6.yaml",
            "--seed", str(seed), "--progress-every", "0", "--out", out, "--force", "--json", *extra]
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
+    r = subprocess.run(cmd, cwd=work, env=harness.ENV, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if r.returncode != 0:
         sys.exit(f"perfit fit {' '.join(extra)} failed:\n{r.stderr[-2000:]}")
@@ -44,8 +41,7 @@ def fit(args, work, seed, extra, ranks=1, out="r.h5"):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__, expect=False)
     ap.add_argument("--rows", default="1e6")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--bootstrap", type=int, default=100)

@@ -7,22 +7,25 @@ rounds to 0 s, so the bench would measure nothing; it measures what the DE does 
 Prints evals/s at each rank count, the strong-scaling efficiency of the throughput
 (evals/s at 2 ranks / (2 x evals/s at 1 rank)) and the fraction of wall time in migration.
 
-usage: island_bench.py [PERFIT=build/perfit] [ROWS=1e6] [GENERATIONS=60]
+usage: island_bench.py --perfit PERFIT [--rows 1e6] [--generations 60]
 Last line: efficiency_2_ranks=<x> migration_fraction=<y>
 """
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
-perfit = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/perfit")
-rows = sys.argv[2] if len(sys.argv) > 2 else "1e6"
-gens = sys.argv[3] if len(sys.argv) > 3 else "60"
-mpiexec = shutil.which("mpiexec")
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+import claims  # beside this file
+import harness
+
+ap = harness.parser(__doc__)
+ap.add_argument("--rows", default="1e6", help="rows of the synthetic set")
+ap.add_argument("--generations", default="60", help="DE generations of each fit")
+args = ap.parse_args()
+perfit, rows, gens = os.path.abspath(args.perfit), args.rows, args.generations
+env = harness.ENV
 
 with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([perfit, "synth", "--out", "b.h5", "--rows", rows, "--set", "/pytorch/resnet50"],
@@ -32,7 +35,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 f"de: {{max_generations: {gens}, tol: 0}}\nislands: {{interval: 10}}\n")
     result = {}
     for n in (1, 2):
-        r = subprocess.run([mpiexec, "-n", str(n), "--oversubscribe", perfit, "fit", "--config", "c.yaml",
+        r = subprocess.run([*harness.mpiexec(n), perfit, "fit", "--config", "c.yaml",
                             "--no-compress", "--separable", "off", "--ranks-per-island", "1",
                             "--out", f"r{n}.h5", "--json"], cwd=tmp, env=env, capture_output=True, text=True)
         if r.returncode != 0:
@@ -45,4 +48,4 @@ with tempfile.TemporaryDirectory() as tmp:
               f"= {result[n][0]:.4g} evals/s ({result[n][0] * j['rows']:.3g} row-evals/s), "
               f"best cost {j['cost']:.6g}")
     eff = result[2][0] / (2 * result[1][0])
-    print(f"efficiency_2_ranks={eff:.3f} migration_fraction={result[2][1]:.4f}")
+    claims.last_line({"efficiency_2_ranks": eff, "migration_fraction": result[2][1]}, args.expect)

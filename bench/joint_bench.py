@@ -26,7 +26,6 @@ error at each benchmark's largest scale, pooled over a system's benchmarks / alo
 scaling> speed_vs_scipy=<scipy least_squares s / perfit s, same objective; cost_vs_scipy:
 perfit's cost / scipy's> ranks_2_vs_1=<wall on 2 ranks / 1> joint_s=<s> separate_s=<s> groups=<G>
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -38,6 +37,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import claims  # noqa: E402
+import harness  # noqa: E402
 import perfit  # noqa: E402
 
 FACTORS = {"p": "gpus", "b": "batch", "d": 1.28e5, "epochs": 1}
@@ -159,7 +159,7 @@ def mlperf(min_scales=3):
 
 def on_ranks(exe, work, train, groups):
     """Wall seconds of `perfit fit --by group` of the training rows on 1 and 2 ranks."""
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = harness.ENV
     os.makedirs(work, exist_ok=True)
     csv, store = os.path.join(work, "joint.csv"), os.path.join(work, "joint.h5")
     train[["group", "gpus", "batch", "time"]].to_csv(csv, index=False)
@@ -167,7 +167,7 @@ def on_ranks(exe, work, train, groups):
                    check=True, capture_output=True, env=env)
     walls = {}
     for n in (1, 2):
-        cmd = ["mpiexec", "-n", str(n), "--oversubscribe", exe, "fit", "--data", store, "--set", f"/bench/g{groups}",
+        cmd = [*harness.mpiexec(n), exe, "fit", "--data", store, "--set", f"/bench/g{groups}",
                "--model", "generic", "--factors", "p=gpus,b=batch,d=1.28e5,epochs=1", "--by", "group",
                "--out", os.path.join(work, f"joint{n}.h5"), "--force"]
         t = time.perf_counter()
@@ -178,13 +178,11 @@ def on_ranks(exe, work, train, groups):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = harness.parser(__doc__.split("\n\n")[0], perfit_required=False)
     ap.add_argument("--groups", type=int, default=12)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--perfit", help="the perfit binary, to time `perfit fit --by group` on 1 and 2 ranks")
     ap.add_argument("--work", default="joint_bench_work")
     ap.add_argument("--no-scipy", action="store_true", help="skip the comparison with scipy's least_squares")
-    ap.add_argument("--expect", action="append", default=[])
     a = ap.parse_args()
     warnings.simplefilter("ignore")  # predictions at p = 64 extrapolate, by design
     df, few = study(a.groups, a.seed)

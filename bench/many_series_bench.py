@@ -13,7 +13,6 @@ usage: many_series_bench.py --perfit PATH [--paths 100000] [--seed 1] [--work DI
 Last line: import_s= store_vs_raw= inspect_s= open_one_s= select_1rank_s= select_2ranks_s=
            ranks_2_vs_1= peak_rank_mb=<the largest peak of any rank, either run>
 """
-import argparse
 import csv
 import os
 import shutil
@@ -24,6 +23,7 @@ import time
 
 import numpy as np
 
+import harness  # beside this file  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
 import extrap_compare  # noqa: E402  (its call paths)
 
@@ -98,8 +98,7 @@ def select(perfit, work, ranks):
     shutil.rmtree(out, ignore_errors=True)
     with open(os.path.join(work, "select.yaml"), "w") as f:
         f.write("data: paths.h5\nfits:\n  - sets: ['/x/*/*']\n    select: {models: [pmnf-search]}\n")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    env, launch = harness.ENV, harness.launch(ranks)
     wall, _, peaks = timed([*launch, perfit, "batch", "--manifest", "select.yaml", "--out", out], work, env, True)
     with open(os.path.join(out, "selection.csv")) as f:
         chosen = {r["set"]: r["hypothesis"] for r in csv.DictReader(f) if r["status"] == "ok"}
@@ -107,8 +106,7 @@ def select(perfit, work, ranks):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__, expect=False)
     ap.add_argument("--paths", type=int, default=100000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--work")

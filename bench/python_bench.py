@@ -14,7 +14,6 @@ usage: python_bench.py --perfit build/perfit [--rows 1e6] [--sets 1000] [--work 
 Last line: fit_wall_ratio=<perfit.fit / perfit fit> import_extra_s=<s> report_mb=<MB>
 report_s=<s> first_paint_s=<s>
 """
-import argparse
 import os
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+import harness  # beside this file  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "peers"))
 
 
@@ -38,8 +38,7 @@ def best(n, fn):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__.splitlines()[0], expect=False)
     ap.add_argument("--rows", type=float, default=1e6)
     ap.add_argument("--sets", type=int, default=1000)
     ap.add_argument("--work")

@@ -17,7 +17,6 @@ the fixed models is "not worse than the best", the fair comparison of issue 24).
 
 usage: selection_bench.py --perfit PATH [--work DIR] [--expect NAME=VALUE ...]
 """
-import argparse
 import collections
 import csv
 import json
@@ -27,6 +26,7 @@ import subprocess
 import tempfile
 
 import claims  # beside this file: the last line and its --expect checks
+import harness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE = os.path.join(HERE, "..", "data", "mlperf", "mlperf_training_v0.7_scores.csv")
@@ -67,10 +67,8 @@ def predict_ape(perfit, work, result, test_csv, measured):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__.split("\n")[0])
     ap.add_argument("--work", default=None)
-    claims.add_expect(ap)
     a = ap.parse_args()
     perfit = os.path.abspath(a.perfit)
     work = a.work or tempfile.mkdtemp(prefix="perfit_selection_")

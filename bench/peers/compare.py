@@ -17,10 +17,8 @@ Last line: speedup_vs_scipy=<x> speedup_vs_pagmo=<y> compressed_speedup_vs_pagmo
 ranks_2_vs_1=<time at 2 ranks / time at 1 rank> (goal <= 0.6)
 ranks_2_vs_1_after_launch=<the same, each minus its measured process launch without work>
 """
-import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +27,9 @@ import time
 
 import numpy as np
 from scipy.optimize import differential_evolution
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import harness  # bench/harness.py  # noqa: E402
 
 TRUTH = np.array([30.0, 2e-3, 0.85, 0.05, 0.004, 0.02])
 BOUNDS = [(0, 1000), (1e-6, 0.1), (0.5, 1.5), (0, 1), (0, 0.1), (0, 0.1)]
@@ -92,9 +93,7 @@ def pagmo_time(exe, rows_bin, target, seed):
 
 
 def perfit_time(exe, tmp, target, seed, env, ranks=2):
-    mpiexec = shutil.which("mpiexec")
-    launch = [mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
-    cmd = [*launch, exe, "fit", "--data", "s.h5", "--set", "/peers/six",
+    cmd = [*harness.launch(ranks), exe, "fit", "--data", "s.h5", "--set", "/peers/six",
            "--model", "peers6.yaml", "--target-cost", repr(target), "--seed", str(seed), "--no-polish",
            "--progress-every", "0", "--out", "r.h5", "--force", "--json"]
     t0 = time.perf_counter()
@@ -109,10 +108,8 @@ def perfit_time(exe, tmp, target, seed, env, ranks=2):
 def launch_time(exe, env, ranks):
     """Wall time of starting and ending the same processes without work (`perfit --version`):
     what mpiexec adds before the first line of perfit runs (~0.5 s here for 2 ranks)."""
-    mpiexec = shutil.which("mpiexec")
-    launch = [mpiexec, "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
     t0 = time.perf_counter()
-    subprocess.run([*launch, exe, "--version"], env=env, capture_output=True, check=True)
+    subprocess.run([*harness.launch(ranks), exe, "--version"], env=env, capture_output=True, check=True)
     return time.perf_counter() - t0
 
 
@@ -166,15 +163,14 @@ def run_set(args, grid, env):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__.splitlines()[0], expect=False)
     ap.add_argument("--pagmo", default="")
     ap.add_argument("--rows", default="1e6")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--skip-scipy", action="store_true", help="leave scipy out (it takes ~95 s per seed at 1e6 rows)")
     args = ap.parse_args()
     args.perfit = os.path.abspath(args.perfit)
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = harness.ENV
     distinct = run_set(args, False, env)
     grid = run_set(args, True, env)
 

@@ -26,7 +26,6 @@ Last line: speedup_vs_extrap=<Extra-P wall / perfit wall, 1 rank> ranks_2_vs_1=<
 1 rank> agree=<same hypothesis share> true_rate_perfit=<share> true_rate_extrap=<share>
 coef_agree=<of the paths with the same hypothesis, the share whose c0 and c1 agree to 1e-6>
 """
-import argparse
 import csv
 import math
 import os
@@ -39,6 +38,9 @@ import time
 from fractions import Fraction
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import harness  # bench/harness.py  # noqa: E402
 
 POINTS = [2, 4, 8, 16, 32]
 EXPONENTS = [Fraction(x) for x in ["1/2", "2/3", "3/4", "1", "4/3", "3/2", "5/3", "2", "5/2", "3"]]
@@ -122,8 +124,7 @@ def extrap_coefficients(s):
 
 
 def run_perfit(args, work, ranks):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    launch = [shutil.which("mpiexec"), "-n", str(ranks), "--oversubscribe"] if ranks > 1 else []
+    env, launch = harness.ENV, harness.launch(ranks)
     store, out = os.path.join(work, f"x{ranks}.h5"), os.path.join(work, f"sel{ranks}")
     if os.path.exists(store):
         os.remove(store)
@@ -170,8 +171,7 @@ def run_extrap(peer, work, params=1):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--perfit", required=True)
+    ap = harness.parser(__doc__, expect=False)
     ap.add_argument("--paths", type=int, default=10000)
     ap.add_argument("--params", type=int, choices=[1, 2], default=1)
     ap.add_argument("--noise", type=float, default=0.02)
