@@ -15,6 +15,8 @@ import resource
 import subprocess
 import time
 
+import pytest
+
 import ranks
 from ranks import Watched, rank_pids, with_progress
 
@@ -53,15 +55,40 @@ def one_error(r, needle, code, what):
                         f"(expected one with {needle!r})\n{r.stderr[-1500:]}")
 
 
-subprocess.run([perfit, "synth", "--out", "d.h5", "--rows", "20000", "--set", "/mxnet/vgg16"],
-               check=True, cwd=work, stdout=subprocess.DEVNULL)
 common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations", "160", "--tol", "0",
           "--migration-interval", "10", "--checkpoint-every", "10", "--slow-ms", "6",
           "--progress-every", "0", "--json"]
+# A fit that runs until stopped, checkpointing into ckf (ckf/checkpoint.h5: the checkpoint fixture).
+CKARGS = [*common, "--max-generations", "100000", "--tol", "0", "--out", "c.h5", "--checkpoint-dir", "ckf"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def store():
+    """d.h5, the set every fit reads."""
+    subprocess.run([perfit, "synth", "--out", "d.h5", "--rows", "20000", "--set", "/mxnet/vgg16"],
+                   check=True, cwd=work, stdout=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def result():
+    """r.h5: a finished fit, the previous file that a failed write must keep."""
+    if run(1, *common, "--out", "r.h5").returncode != 0:
+        failures.append("fit for the disk-full cases failed")
+    return "r.h5"
+
+
+@pytest.fixture(scope="module")
+def checkpoint():
+    """ckf/checkpoint.h5 of CKARGS' fit, stopped by SIGTERM once it has written one; its bytes."""
+    w = Watched(command(1, *CKARGS), work, stdout=subprocess.DEVNULL)
+    w.wait_files(os.path.join(work, "ckf", "checkpoint.h5"), "the first checkpoint")
+    w.signal(15)
+    w.finish()
+    with open(os.path.join(work, "ckf", "checkpoint.h5"), "rb") as f:
+        return f.read()
 
 # ---- kill -9 of one rank mid-fit: the job ends, no result; --resume completes it ----
 def test_kill_9_of_one_rank_mid_fit_the_job_ends_no_result_resume_com():
-    global a, args, b, code, err, full, k, killed_at, out, res, said, took, victims, w
     full = run(2, *common, "--out", "full.h5", "--slow-island", "0")
     if full.returncode != 0:
         failures.append(f"uninterrupted 2-rank fit: exit {full.returncode}\n{full.stderr[-1500:]}")
@@ -105,10 +132,7 @@ def test_kill_9_of_one_rank_mid_fit_the_job_ends_no_result_resume_com():
 
 
 # ---- a file-size limit (ulimit -f) while writing: clear error, previous file kept ----
-def test_a_file_size_limit_ulimit_f_while_writing_clear_error_previou():
-    global before, ck_before, ckargs, r, size, w
-    if run(1, *common, "--out", "r.h5").returncode != 0:
-        failures.append("fit for the disk-full cases failed")
+def test_a_file_size_limit_ulimit_f_while_writing_clear_error_previou(result, checkpoint):
     before = digest("r.h5")
     r = run(1, *common, "--out", "r.h5", "--force", fsize=4096)
     one_error(r, "File too large", 6, "result over ulimit -f")
@@ -116,22 +140,16 @@ def test_a_file_size_limit_ulimit_f_while_writing_clear_error_previou():
         failures.append("result over ulimit -f: the previous result changed or a temporary file was left")
 
     # checkpoint: an interrupted fit leaves one; resuming under the limit cannot rewrite it
-    ckargs = [*common, "--max-generations", "100000", "--tol", "0", "--out", "c.h5", "--checkpoint-dir", "ckf"]
-    w = Watched(command(1, *ckargs), work, stdout=subprocess.DEVNULL)
-    w.wait_files(os.path.join(work, "ckf", "checkpoint.h5"), "the first checkpoint")
-    w.signal(15)
-    w.finish()
     ck_before = digest("ckf/checkpoint.h5")
     size = os.path.getsize(os.path.join(work, "ckf", "checkpoint.h5"))
-    r = run(1, *ckargs, "--resume", fsize=size // 2)
+    r = run(1, *CKARGS, "--resume", fsize=size // 2)
     one_error(r, "File too large", 6, "checkpoint over ulimit -f")
     if digest("ckf/checkpoint.h5") != ck_before or temps("ckf"):
         failures.append("checkpoint over ulimit -f: the previous checkpoint changed or a temp file was left")
 
 
 # ---- a full disk (ENOSPC), on a 1 MiB tmpfs: result, store and checkpoint ----
-def test_a_full_disk_enospc_on_a_small_tmpfs_result_store_and_checkpoint():
-    global before, ck_before, copy_in, fill, mnt, mounted, r
+def test_a_full_disk_enospc_on_a_small_tmpfs_result_store_and_checkpoint(result, checkpoint):
     mnt = os.path.join(work, "full")
     os.makedirs(mnt)
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt],
@@ -174,7 +192,7 @@ def test_a_full_disk_enospc_on_a_small_tmpfs_result_store_and_checkpoint():
             copy_in("ckf/checkpoint.h5", "ck/checkpoint.h5")
             fill(4096)
             ck_before = digest("full/ck/checkpoint.h5")
-            r = run(1, *ckargs[:-1], "full/ck", "--resume")
+            r = run(1, *CKARGS[:-1], "full/ck", "--resume")
             one_error(r, "No space left on device", 6, "checkpoint on a full disk")
             if digest("full/ck/checkpoint.h5") != ck_before or temps("full/ck"):
                 failures.append("checkpoint on a full disk: the previous checkpoint changed or a temp file was left")
@@ -183,10 +201,8 @@ def test_a_full_disk_enospc_on_a_small_tmpfs_result_store_and_checkpoint():
 
 
 # ---- damaged checkpoints are refused by --resume, and left as they are ----
-def test_damaged_checkpoints_are_refused_by_resume_and_left_as_they_a():
-    global damaged, f, good, needle, r, what
-    with open(os.path.join(work, "ckf", "checkpoint.h5"), "rb") as f:
-        good = f.read()
+def test_damaged_checkpoints_are_refused_by_resume_and_left_as_they_a(checkpoint):
+    good = checkpoint
     for what, damaged, needle in [
             ("truncated", good[: len(good) * 2 // 3], "is truncated"),
             ("one flipped byte", good[:700] + bytes([good[700] ^ 0x04]) + good[701:], "is corrupt"),
@@ -194,7 +210,9 @@ def test_damaged_checkpoints_are_refused_by_resume_and_left_as_they_a():
              "is corrupt")]:
         with open(os.path.join(work, "ckf", "checkpoint.h5"), "wb") as f:
             f.write(damaged)
-        r = run(1, *ckargs, "--resume")
+        r = run(1, *CKARGS, "--resume")
         one_error(r, "checkpoint 'ckf/checkpoint.h5' " + needle, 3, f"resume from a {what} checkpoint")
         if digest("ckf/checkpoint.h5") != hashlib.sha256(damaged).hexdigest():
             failures.append(f"resume from a {what} checkpoint: the checkpoint was rewritten")
+    with open(os.path.join(work, "ckf", "checkpoint.h5"), "wb") as f:  # as the other tests found it
+        f.write(good)

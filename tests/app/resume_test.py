@@ -15,6 +15,7 @@ import signal
 import subprocess
 
 import h5py
+import pytest
 
 import ranks
 from ranks import Watched, rank_pids, with_progress
@@ -52,17 +53,21 @@ def history(path):
         return list(h["history/best_cost"][:])
 
 
-subprocess.run([perfit, "synth", "--out", "d.h5", "--rows", "20000", "--set", "/mxnet/vgg16"],
-               check=True, cwd=work, stdout=subprocess.DEVNULL)
-subprocess.run([perfit, "synth", "--out", "other.h5", "--rows", "20000", "--seed", "2", "--set",
-                "/mxnet/vgg16"], check=True, cwd=work, stdout=subprocess.DEVNULL)
+@pytest.fixture(scope="module", autouse=True)
+def stores():
+    """d.h5, the set every fit reads, and other.h5, the same set of other data."""
+    subprocess.run([perfit, "synth", "--out", "d.h5", "--rows", "20000", "--set", "/mxnet/vgg16"],
+                   check=True, cwd=work, stdout=subprocess.DEVNULL)
+    subprocess.run([perfit, "synth", "--out", "other.h5", "--rows", "20000", "--seed", "2", "--set",
+                    "/mxnet/vgg16"], check=True, cwd=work, stdout=subprocess.DEVNULL)
+
+
 common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations", "160", "--tol", "0",
           "--migration-interval", "10", "--checkpoint-every", "10", "--slow-ms", "6",
           "--progress-every", "0", "--json"]
 
 # ---- sync: interrupted at a random generation, resumed == uninterrupted, bit for bit ----
 def test_sync_interrupted_at_a_random_generation_resumed_uninterrupte():
-    global a, args, b, code, err, full, fulls, how, k, layout, n, out, res, slow, tag
     # islands of one rank each, and (layout "sharded") the default for a 1-D search: one island
     # whose ranks split the rows and sum the least-squares statistics
     fulls = {}
@@ -101,7 +106,6 @@ def test_sync_interrupted_at_a_random_generation_resumed_uninterrupte():
 
 # ---- async: resumes and completes, nothing left pending ----
 def test_async_resumes_and_completes_nothing_left_pending():
-    global args, code, err, out, res, resumed
     # (async islands never meet at an epoch, so they checkpoint only when interrupted). The fit is
     # long by construction: no generation limit, a 3 s time limit that the resume finishes (it
     # carries on the checkpointed clock), and the signal goes at generation 20, which it must
@@ -125,7 +129,6 @@ def test_async_resumes_and_completes_nothing_left_pending():
 
 # ---- without a checkpoint dir: the best so far, marked interrupted ----
 def test_without_a_checkpoint_dir_the_best_so_far_marked_interrupted():
-    global code, err, out, w
     # The signal goes once the first progress line shows the fit running (before it, a signal ends
     # the process as signals do: nothing is being fitted yet; a slow build such as ASan's is still
     # loading at a fixed 0.5 s).
@@ -139,7 +142,6 @@ def test_without_a_checkpoint_dir_the_best_so_far_marked_interrupted():
 
 # ---- a kill -9 during a checkpoint write leaves the previous checkpoint readable ----
 def test_a_kill_9_during_a_checkpoint_write_leaves_the_previous_check():
-    global args, ck, code, e, err, h, out, res, slow_write, w
     slow_write = {"PERFIT_TEST_HOOKS": "checkpoint_delay_ms=800"}
     args = [*common, "--slow-island", "0", "--out", "k.h5", "--checkpoint-dir", "ckk"]
     w = Watched([perfit, *args], work, dict(env, **slow_write), stdout=subprocess.DEVNULL)
@@ -171,10 +173,15 @@ def test_a_kill_9_during_a_checkpoint_write_leaves_the_previous_check():
 
 # ---- resumes that must be refused, naming what differs ----
 def test_resumes_that_must_be_refused_naming_what_differs():
-    global args, base, errors, n, needle, r
+    # A checkpoint of its own: a 1-rank fit stopped by SIGTERM once it has written one.
+    w = Watched([perfit, *common, "--slow-island", "0", "--out", "kr.h5", "--checkpoint-dir", "ckr"], work,
+                stdout=subprocess.DEVNULL)
+    w.wait_files(os.path.join(work, "ckr", "checkpoint.h5"), "the first checkpoint")
+    w.signal(signal.SIGTERM)
+    w.finish()
     base = ["fit", "--set", "/mxnet/vgg16", "--max-generations", "160", "--migration-interval", "10",
             "--checkpoint-every", "10", "--slow-ms", "6", "--progress-every", "0", "--json",
-            "--slow-island", "0", "--checkpoint-dir", "ckk", "--resume"]
+            "--slow-island", "0", "--checkpoint-dir", "ckr", "--resume"]
     for args, n, needle in [
         (["--data", "other.h5", "--out", "x1.h5"], 1, "the data differs"),
         (["--data", "d.h5", "--out", "x2.h5", "--strategy", "jso"], 1, "option 'de.strategy' was 'lshade', now 'jso'"),
@@ -195,7 +202,6 @@ def test_resumes_that_must_be_refused_naming_what_differs():
 
 # ---- the two cases that used to hang: a wall-clock limit with ranks sharing an island (each
 def test_the_two_cases_that_used_to_hang_a_wall_clock_limit_with_rank():
-    global r
     # read its own clock), and islands that send different numbers of migrants ----
     r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
             "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--no-compress",
