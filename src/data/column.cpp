@@ -1,6 +1,7 @@
 #include "perfit/data/column.hpp"
 
 #include <cstdio>
+#include <type_traits>
 
 #include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
@@ -95,6 +96,20 @@ void Column::append(const Column& other) {
     merged.insert(merged.end(), more.begin(), more.end());
     data_ = std::move(merged);
   }
+}
+
+Column Column::take(const std::vector<std::size_t>& rows) const {
+  return std::visit(
+      [&](const auto& v) {
+        std::decay_t<decltype(v)> out;
+        out.reserve(rows.size());
+        for (const std::size_t i : rows) {
+          PERFIT_ASSERT(i < v.size(), "row index past the column's end");
+          out.push_back(v[i]);
+        }
+        return Column(name_, Storage(std::move(out)));
+      },
+      data_);
 }
 
 void Column::filter(const std::vector<bool>& keep) {

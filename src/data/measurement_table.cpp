@@ -64,6 +64,13 @@ void MeasurementTable::filter_rows(const std::vector<bool>& keep) {
   for (auto& c : columns_) c.filter(keep);
 }
 
+MeasurementTable MeasurementTable::take_rows(const std::vector<std::size_t>& rows) const {
+  MeasurementTable out;
+  for (const auto& c : columns_) out.add_column(c.take(rows));
+  out.attributes() = attributes_;
+  return out;
+}
+
 std::string MeasurementTable::attribute_string(const std::string& key,
                                                const std::string& fallback) const {
   auto it = attributes_.find(key);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "perfit/core/error.hpp"
@@ -194,16 +195,15 @@ std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(cons
                                                                             const std::vector<std::size_t>& line_of_row) {
   const data::Column* c = t.find(o.set_by);
   if (!c) throw DataError("'" + o.csv + "' has no column '" + o.set_by + "' to split into sets (--set-by); its columns: " + column_list(t));
-  std::vector<std::string> value(t.rows());
+  // Each value's rows in one pass (10^4 values of 5*10^5 rows: a copy of the table per value
+  // was quadratic, 24 GB and the OOM killer).
   const std::vector<double> numbers = c->is_numeric() ? c->to_double() : std::vector<double>{};
-  for (std::size_t i = 0; i < t.rows(); ++i) value[i] = c->is_numeric() ? format_g(numbers[i]) : c->str()[i];
-  std::vector<std::string> names = value;
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::map<std::string, std::vector<std::size_t>> rows_of;  // sorted by value
+  for (std::size_t i = 0; i < t.rows(); ++i) rows_of[c->is_numeric() ? format_g(numbers[i]) : c->str()[i]].push_back(i);
   std::vector<std::pair<std::string, data::MeasurementTable>> out;
-  for (const auto& v : names) {
+  for (const auto& [v, rows] : rows_of) {
     const std::string path = o.set + "/" + v;
-    const auto first = static_cast<std::size_t>(std::find(value.begin(), value.end(), v) - value.begin());
+    const std::size_t first = rows.front();
     try {
       validate_set_path(path);
     } catch (const ConfigError&) {
@@ -211,10 +211,7 @@ std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(cons
                       "' cannot name a set (letters, digits and . _ + - only); rename it in the file, or import "
                       "without --set-by and fit with --by " + o.set_by + ", which keeps any value");
     }
-    std::vector<bool> mine(t.rows());
-    for (std::size_t i = 0; i < t.rows(); ++i) mine[i] = value[i] == v;
-    data::MeasurementTable part = t;
-    part.filter_rows(mine);
+    data::MeasurementTable part = t.take_rows(rows);
     part.attributes() = provenance(o, path);
     out.emplace_back(path, std::move(part));
   }

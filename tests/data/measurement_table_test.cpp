@@ -81,4 +81,21 @@ TEST(ColumnSummary, RangeSkipsNonFiniteAndListsFewDistinctValues) {
   EXPECT_EQ(m.max, 99);
 }
 
+TEST(MeasurementTable, TakeRowsKeepsTheGivenRowsInOrderWithTheAttributes) {
+  MeasurementTable t;
+  t.add_column(Column("p", std::vector<double>{1, 2, 4, 8}));
+  t.add_column(Column("n", std::vector<std::int64_t>{10, 20, 40, 80}));
+  t.add_column(Column("fw", std::vector<std::string>{"a", "b", "a", "c"}));
+  t.attributes()["target"] = std::string("p");
+  const MeasurementTable part = t.take_rows({3, 0, 2});
+  ASSERT_EQ(part.rows(), 3u);
+  EXPECT_EQ(part.column("p").f64(), (std::vector<double>{8, 1, 4}));
+  EXPECT_EQ(part.column("n").i64(), (std::vector<std::int64_t>{80, 10, 40}));
+  EXPECT_EQ(part.column("fw").str(), (std::vector<std::string>{"c", "a", "a"}));
+  EXPECT_EQ(part.target(), "p");
+  // Its own storage, sized to its rows (filter_rows keeps the whole table's capacity).
+  EXPECT_EQ(part.column("fw").str().capacity(), 3u);
+  EXPECT_EQ(t.take_rows({}).rows(), 0u);
+}
+
 }  // namespace perfit::data

@@ -50,6 +50,9 @@ class Column {
   void append(const Column& other);
   // Keeps the rows whose mask entry is true.
   void filter(const std::vector<bool>& keep);
+  // The given rows, in that order, as a new column of their size (filter keeps the capacity).
+  // Precondition: every index < size().
+  Column take(const std::vector<std::size_t>& rows) const;
 
  private:
   std::string name_;

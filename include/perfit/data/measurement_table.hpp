@@ -39,6 +39,8 @@ class MeasurementTable {
   // Throws: DataError naming a column that one side has and the other has not.
   void append(const MeasurementTable& other);
   void filter_rows(const std::vector<bool>& keep);
+  // The given rows, in that order, with the same attributes (Column::take).
+  MeasurementTable take_rows(const std::vector<std::size_t>& rows) const;
 
   Attributes& attributes() { return attributes_; }
   const Attributes& attributes() const { return attributes_; }
