@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "perfit/core/error.hpp"
+#include "process_gone.hpp"
 
 namespace perfit::io {
 
@@ -57,7 +58,7 @@ void remove_stale_temps(const fs::path& dir, const std::string& name, const std:
     if (f.compare(0, prefix.size(), prefix) != 0) continue;
     const long pid = std::strtol(f.c_str() + prefix.size(), nullptr, 10);
     if (pid <= 0 || pid == ::getpid()) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH) {
+    if (detail::process_gone(pid)) {
       std::error_code rm;
       if (fs::remove(e.path(), rm)) {
         std::fprintf(stderr, "perfit: removed '%s', a temporary file left by process %ld\n",

@@ -12,6 +12,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/utc_time.hpp"
+#include "process_gone.hpp"
 
 namespace perfit::io {
 
@@ -40,8 +41,6 @@ Holder read_holder(const std::string& path) {
   return h;
 }
 
-bool process_gone(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH; }
-
 }  // namespace
 
 DirLock::DirLock(const std::string& dir, const std::string& what)
@@ -63,7 +62,7 @@ DirLock::DirLock(const std::string& dir, const std::string& what)
     }
     if (errno != EEXIST) throw IoError("cannot create lock file '" + path_ + "': " + std::strerror(errno));
     const Holder h = read_holder(path_);
-    if (h.host == host && (h.pid == ::getpid() || !process_gone(h.pid))) {
+    if (h.host == host && (h.pid == ::getpid() || !detail::process_gone(h.pid))) {
       throw ConfigError("'" + dir + "' is in use by another " + what + " (host " + h.host + ", pid " +
                         std::to_string(h.pid) + ", since " + h.since + "; lock file '" + path_ +
                         "'); wait for it to end or use another directory");

@@ -198,25 +198,48 @@ void SelectionLedger::write(const std::string& dir) const {
   // The text files beside the store, on a thread of their own: the last write of 10^5 sets is
   // the one part of a run that the other ranks wait for (both only read the ledger). Unbound:
   // left on the core mpiexec bound this rank to, it and the store's writer ran at half speed
-  // each while the waiting ranks' cores idled.
+  // each while the waiting ranks' cores idled. They replace the old ones only once the store
+  // has: killed in between, the text never names a winner the store lacks.
+  std::promise<void> stored;
+  std::shared_future<void> store_done = stored.get_future().share();
   std::future<void> text = std::async(std::launch::async, [&] {
     unbind_this_thread();
-    // One pass: each row parsed once for both files.
-    io::write_text_file((fs::path(dir) / "selection.csv").string(), [&](std::ostream& csv_file) {
-      io::write_text_file((fs::path(dir) / "selection.json").string(), [&](std::ostream& json_file) {
-        CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
-        JsonRows json(json_file, about_);
-        for (const auto& cbor : rows_) {
-          const Row r = parsed(cbor);
-          csv.add(r);
-          json.add(r);
+    io::AtomicOutput csv_out((fs::path(dir) / "selection.csv").string());
+    io::AtomicOutput json_out((fs::path(dir) / "selection.json").string());
+    csv_out.write([&](const std::string& csv_path) {
+      json_out.write([&](const std::string& json_path) {
+        std::ofstream csv_file(csv_path), json_file(json_path);
+        {  // one pass: each row parsed once for both files
+          CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
+          JsonRows json(json_file, about_);
+          for (const auto& cbor : rows_) {
+            const Row r = parsed(cbor);
+            csv.add(r);
+            json.add(r);
+          }
+          json.end();
         }
-        json.end();
+        csv_file.close();
+        json_file.close();
+        if (!csv_file || !json_file) throw IoError("cannot write '" + csv_path + "' or '" + json_path + "' (disk full?)");
       });
     });
+    store_done.get();  // rethrows the store's error: the old text files stay
+    csv_out.commit();
+    json_out.commit();
   });
-  io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
-                            [&](std::size_t i) { return spill_.read(records[i]); }, about, widths_);
+  try {
+    io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
+                              [&](std::size_t i) { return spill_.read(records[i]); }, about, widths_);
+  } catch (...) {
+    stored.set_exception(std::current_exception());
+    try {
+      text.get();
+    } catch (...) {  // the store's error is the one to report
+    }
+    throw;
+  }
+  stored.set_value();
   text.get();
 }
 

@@ -12,9 +12,11 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include "perfit/batch/plan.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/test_hooks.hpp"
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/fit/engine.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -95,6 +97,9 @@ void add_extrap_origin(Row& row, const data::Attributes& a) {
 // One chunk's rows (as JSON text), each set selected on its own; sets not started before an
 // interrupt are left out (they stay pending).
 std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t>& chunk) {
+  if (const double ms = test_hook(kSelectChunkDelayMs); ms > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+  }
   Row rows = Row::array();
   for (const std::size_t i : chunk) {
     if (interrupted()) break;
@@ -267,7 +272,10 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   if (rank == 0) progress.emplace(todo.size());
   std::mutex mutex;  // finished() and flush() may run on different threads of rank 0
   using Clock = std::chrono::steady_clock;
-  auto next_write = Clock::now() + std::chrono::seconds(30);
+  const double flush_ms = test_hook(kSelectionFlushMs);
+  const auto every = flush_ms > 0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(flush_ms))
+                                  : Clock::duration(std::chrono::seconds(30));
+  auto next_write = Clock::now() + every;
   batch::ScheduleHooks hooks;
   hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, chunks[c]); };
   hooks.finished = [&](std::size_t, const std::string& record) {
@@ -289,7 +297,7 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     if (run.out.empty() || Clock::now() < next_write) return;
     const auto t0 = Clock::now();
     ledger->write(run.out);
-    next_write = Clock::now() + std::max<Clock::duration>(std::chrono::seconds(30), 20 * (Clock::now() - t0));
+    next_write = Clock::now() + std::max<Clock::duration>(every, 20 * (Clock::now() - t0));
   };
   hooks.stop_requested = [] { return interrupted(); };
   batch::run_schedule(world, 1, order, hooks);

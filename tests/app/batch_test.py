@@ -266,3 +266,77 @@ def test_one_batch_per_results_directory_a_stale_lock_is_taken_over():
     r = run(1, "batch", "--manifest", "ms.yaml", "--out", "bl", "--resume")
     if r.returncode != 0:
         failures.append(f"stale lock not taken over: exit {r.returncode}\n{r.stderr[-800:]}")
+
+
+# ---- kill -9 of a rank, and of the whole job, mid-selection: --resume equals uninterrupted ----
+PATHS = 600
+
+
+@pytest.fixture(scope="module")
+def call_paths():
+    """PATHS call paths as Extra-P's users measure them (p = 4..64, 5 repetitions, a PMNF truth
+    c0 + c1 * p^i * log2(p)^j, 2% noise) as /cp/<path> of cp.h5, and sel.yaml selecting each."""
+    import random
+    rng = random.Random(5)
+    exponents = [0, 0.5, 2 / 3, 1, 1.5, 2, 2.5, 3]
+    with open(os.path.join(work, "cp.csv"), "w") as f:
+        f.write("path,p,rep,time\n")
+        for k in range(PATHS):
+            i, j = rng.choice(exponents), rng.choice([0, 1, 2])
+            c0, c1 = 10 ** rng.uniform(-2, 2), 10 ** rng.uniform(-4, 0)
+            for p in (4, 8, 16, 32, 64):
+                for rep in range(5):
+                    t = (c0 + c1 * p ** i * (p.bit_length() - 1) ** j) * (1 + rng.gauss(0, 0.02))
+                    f.write(f"k{k:04d},{p},{rep},{t!r}\n")
+    r = run(1, "import", "cp.csv", "--out", "cp.h5", "--set", "/cp", "--set-by", "path", "--target", "time")
+    assert r.returncode == 0, r.stderr
+    manifest("sel.yaml", 'data: cp.h5\nfits:\n  - sets: ["/cp/*"]\n    select: {models: [pmnf-search, amdahl]}\n')
+    full = run(2, "batch", "--manifest", "sel.yaml", "--out", "sel_full")
+    assert full.returncode == 0, full.stderr[-2000:]
+    return selection_rows("sel_full")
+
+
+def selection_rows(out):
+    """selection.csv's rows (every column: winner, score, constants, message) by set."""
+    try:
+        with open(os.path.join(work, out, "selection.csv")) as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+@pytest.mark.parametrize("victim", ["one rank", "the whole job"])
+def test_kill_9_mid_selection_then_resume_selects_every_set_once(call_paths, victim):
+    out = "sel_" + victim.replace(" ", "_")
+    # Slowed and written often enough that the kill comes with some sets on disk, not all.
+    hooks = dict(env, PERFIT_TEST_HOOKS="select_chunk_delay_ms=150,selection_flush_ms=300")
+    w = Watched(command(2, "batch", "--manifest", "sel.yaml", "--out", out), work, hooks)
+    w.wait_until(lambda: 0 < sum(r["status"] == "ok" for r in selection_rows(out)) < PATHS,
+                 "a selection store holding some of the sets")
+    pids = rank_pids(out)
+    w.signal(signal.SIGKILL, pids[-1:] if victim == "one rank" else [*pids, w.p.pid])
+    code, _, err = w.finish(60)
+    if code == 0:
+        failures.append(f"kill -9 of {victim}: the batch exited 0\n{err[-1500:]}")
+    # The store on disk is the last one written whole (a write cut short stays a temporary file).
+    ok = [r["set"] for r in selection_rows(out) if r["status"] == "ok"]
+    kept = len(ok)
+    shown = run(1, "show", os.path.join(out, "selection.h5"), "--set", ok[-1] if ok else "/cp/k0000", "--json")
+    if kept == 0 or shown.returncode != 0:
+        failures.append(f"kill -9 of {victim}: {kept} sets on disk, show of the store: exit {shown.returncode}\n"
+                        f"{shown.stderr[-800:]}")
+    # Resumed at once: the killed processes' lock and temporary files are taken over and removed.
+    r = run(2, "batch", "--manifest", "sel.yaml", "--out", out, "--resume")
+    if r.returncode != 0 or "set(s) selected before" not in r.stderr:
+        failures.append(f"resume after kill -9 of {victim}: exit {r.returncode}\n{r.stderr[-1500:]}")
+    left = glob.glob(os.path.join(work, out, ".*.tmp-*"))
+    if left:
+        failures.append(f"resume after kill -9 of {victim}: temporary files left: {left}")
+    rows = selection_rows(out)
+    if len({row["set"] for row in rows}) != PATHS or len(rows) != PATHS:
+        failures.append(f"resume after kill -9 of {victim}: {len(rows)} rows for {PATHS} sets")
+    if sorted(map(str, rows)) != sorted(map(str, call_paths)):
+        wrong = [a["set"] for a, b in zip(sorted(rows, key=lambda x: x["set"]), sorted(call_paths, key=lambda x: x["set"]))
+                 if a != b]
+        failures.append(f"resume after kill -9 of {victim} differs from an uninterrupted batch on {len(wrong)} sets: "
+                        f"{wrong[:5]}")

@@ -12,6 +12,10 @@ namespace perfit {
 
 // The names PERFIT_TEST_HOOKS accepts.
 inline constexpr std::string_view kCheckpointDelayMs = "checkpoint_delay_ms";  // each checkpoint write sleeps
+// Selection over many sets: each chunk of sets sleeps first, and the selection files are
+// rewritten this often (instead of at most every 30 s), so that a test kills a job between writes.
+inline constexpr std::string_view kSelectChunkDelayMs = "select_chunk_delay_ms";
+inline constexpr std::string_view kSelectionFlushMs = "selection_flush_ms";
 
 // The value of hook `name` in PERFIT_TEST_HOOKS, 0 when not given.
 // Throws: ConfigError naming the variable, the entry found and what is expected.

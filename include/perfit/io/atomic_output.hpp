@@ -7,6 +7,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "perfit/core/error.hpp"
 
@@ -23,15 +24,20 @@ class AtomicOutput {
   const std::string& target() const { return target_; }
   // Renames the temporary file onto the target. Throws: IoError naming the target.
   void commit();
-  // Runs write(the temporary path), then commit(). A perfit::Error from write is rethrown with the
-  // same exit code and the target's name in place of the temporary one.
+  // Runs write(the temporary path). A perfit::Error from write is rethrown with the same exit
+  // code and the target's name in place of the temporary one. commit() makes it the target.
   template <class Write>
-  void write_and_commit(Write&& write) {
+  void write(Write&& write) {
     try {
       write(temp_);
     } catch (const Error& e) {
       rethrow_naming_target(e);
     }
+  }
+  // write(), then commit().
+  template <class Write>
+  void write_and_commit(Write&& w) {
+    write(std::forward<Write>(w));
     commit();
   }
 
