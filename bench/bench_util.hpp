@@ -9,8 +9,7 @@
 namespace perfit::bench {
 
 inline double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // A field of /proc/self/status in bytes (VmRSS, VmHWM), 0 if unavailable.

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   }
   std::vector<double> params(6 * pop);  // candidate-major for the hand-written loop
   for (std::size_t j = 0; j < pop; ++j) {
-    for (std::size_t i = 0; i < 6; ++i) params[6 * j + i] = x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    for (std::size_t i = 0; i < 6; ++i)
+      params[6 * j + i] = x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
   }
   const std::vector<double> p = t.column("p").to_double(), b = t.column("b").to_double(),
                             d = t.column("d").to_double(), e = t.column("epochs").to_double(),

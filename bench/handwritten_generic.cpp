@@ -23,8 +23,8 @@ void handwritten_generic(const double* p, const double* b, const double* d, cons
       double s = 0.0;
 #pragma omp simd reduction(+ : s)
       for (std::size_t i = 0; i < n; ++i) {
-        const double t = c[0] + iter[i] * (c[1] * std::exp(c[2] * logb[i]) + c[3] +
-                                            c[4] * l2p[i] + c[5] * pm1p[i]);
+        const double t = c[0] + iter[i] * (c[1] * std::exp(c[2] * logb[i]) + c[3] + c[4] * l2p[i] +
+                                           c[5] * pm1p[i]);
         const double e = t * inv_y[i] - 1.0;
         s += e * e;
       }

@@ -6,12 +6,6 @@
 // usage: perfit_bench_pagmo ROWS.bin TARGET SEED [variant=2 (best/1/bin)|sade]
 // ROWS.bin: n, then n rows of (p, b, d, y) as little-endian doubles (written by compare.py).
 // Prints: seconds generations evaluations best_cost
-#include <pagmo/algorithm.hpp>
-#include <pagmo/algorithms/de.hpp>
-#include <pagmo/algorithms/sade.hpp>
-#include <pagmo/archipelago.hpp>
-#include <pagmo/problem.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +13,11 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <pagmo/algorithm.hpp>
+#include <pagmo/algorithms/de.hpp>
+#include <pagmo/algorithms/sade.hpp>
+#include <pagmo/archipelago.hpp>
+#include <pagmo/problem.hpp>
 #include <string>
 #include <vector>
 
@@ -35,7 +34,8 @@ std::shared_ptr<const Rows> load(const char* path) {
   auto r = std::make_shared<Rows>();
   const auto rows = static_cast<std::size_t>(n);
   std::vector<double> raw(4 * rows);
-  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size() * sizeof(double)));
+  in.read(reinterpret_cast<char*>(raw.data()),
+          static_cast<std::streamsize>(raw.size() * sizeof(double)));
   for (std::size_t i = 0; i < rows; ++i) {
     const double p = raw[4 * i], b = raw[4 * i + 1], d = raw[4 * i + 2], y = raw[4 * i + 3];
     r->inv_y.push_back(1.0 / y);

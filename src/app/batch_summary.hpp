@@ -4,9 +4,8 @@
 // reader always sees a complete file.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

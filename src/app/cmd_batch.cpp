@@ -12,28 +12,28 @@
 #include <mutex>
 #include <optional>
 
-#include "perfit/select/batch_entries.hpp"
 #include "batch_summary.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
-#include "perfit/job/fit_checkpoint.hpp"
-#include "perfit/job/fit_job.hpp"
 #include "perfit/batch/plan.hpp"
 #include "perfit/batch/scheduler.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/text.hpp"
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/batch_manifest.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/io/dir_lock.hpp"
 #include "perfit/io/file_seal.hpp"
-#include "perfit/io/store_reader.hpp"
-#include "perfit/fit/run_config.hpp"
 #include "perfit/io/output_guard.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/job/fit_checkpoint.hpp"
+#include "perfit/job/fit_job.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
 #include "perfit/mpi/idle_wait.hpp"
+#include "perfit/select/batch_entries.hpp"
 
 namespace perfit::app {
 
@@ -57,12 +57,14 @@ struct BatchState {
   std::vector<batch::FitTask> tasks;
   std::optional<io::DirLock> lock;
   std::optional<BatchSummary> summary;
-  std::vector<std::size_t> order;  // the tasks to run, longest first
+  std::vector<std::size_t> order;                     // the tasks to run, longest first
   std::optional<select::BatchSelections> selections;  // the manifest's select: entries (every rank)
   bool reuse_selections = false;  // --resume of the same selections: keep the sets selected before
 };
 
-std::string plan_path(const std::string& dir) { return (fs::path(dir) / ".batch-plan.json").string(); }
+std::string plan_path(const std::string& dir) {
+  return (fs::path(dir) / ".batch-plan.json").string();
+}
 
 // What identifies each fit of the batch: changed since the first run means another batch.
 nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
@@ -70,21 +72,25 @@ nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
   for (const auto& t : s.tasks) {
     fits[t.name] = {{"config", fit::run_config_to_yaml(t.cfg)}, {"model", t.model_yaml}};
   }
-  return {{"manifest", s.manifest.path}, {"fits", fits}, {"selections", s.selections->fingerprint()}};
+  return {
+      {"manifest", s.manifest.path}, {"fits", fits}, {"selections", s.selections->fingerprint()}};
 }
 
 // Whether the recorded plan's select: entries are this one's (a plan written before batches
 // had them had none).
 bool same_selections(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
-  return then.contains("selections") ? then["selections"] == now["selections"] : now["selections"]["sets"].empty();
+  return then.contains("selections") ? then["selections"] == now["selections"]
+                                     : now["selections"]["sets"].empty();
 }
 
 // The first difference between the recorded plan and this one, or "".
 std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
   for (const auto& [name, fit] : now["fits"].items()) {
     if (!then["fits"].contains(name)) return "fit '" + name + "' is new";
-    if (then["fits"][name]["model"] != fit["model"]) return "the model of fit '" + name + "' changed";
-    if (then["fits"][name]["config"] != fit["config"]) return "the options of fit '" + name + "' changed";
+    if (then["fits"][name]["model"] != fit["model"])
+      return "the model of fit '" + name + "' changed";
+    if (then["fits"][name]["config"] != fit["config"])
+      return "the options of fit '" + name + "' changed";
   }
   for (const auto& [name, fit] : then["fits"].items()) {
     if (!now["fits"].contains(name)) return "fit '" + name + "' is gone";
@@ -112,7 +118,8 @@ void check_earlier_run(const BatchArgs& a, BatchState& s) {
   const auto now = plan_fingerprint(s);
   if (fs::exists(path, ec)) {
     if (!a.resume && !a.force) {
-      throw ConfigError("'" + a.out + "' holds a batch already (" + path + "); continue it with --resume, "
+      throw ConfigError("'" + a.out + "' holds a batch already (" + path +
+                        "); continue it with --resume, "
                         "or start it over with --force");
     }
     std::ifstream in(path);
@@ -120,12 +127,15 @@ void check_earlier_run(const BatchArgs& a, BatchState& s) {
     try {
       then = nlohmann::ordered_json::parse(in);
     } catch (const nlohmann::json::exception&) {
-      throw DataError("'" + path + "' is not the JSON plan perfit batch writes; remove it, or use another --out");
+      throw DataError(
+          "'" + path +
+          "' is not the JSON plan perfit batch writes; remove it, or use another --out");
     }
     const std::string diff = plan_difference(then, now);
     s.reuse_selections = a.resume && same_selections(then, now);
     if (!diff.empty() && !a.force) {
-      throw ConfigError("the manifest '" + a.manifest + "' differs from the batch in '" + a.out + "' (" + diff +
+      throw ConfigError("the manifest '" + a.manifest + "' differs from the batch in '" + a.out +
+                        "' (" + diff +
                         "); pass --force to continue with the new manifest, or use another --out");
     }
   }
@@ -136,7 +146,8 @@ void check_earlier_run(const BatchArgs& a, BatchState& s) {
 // A result an earlier run wrote for exactly this fit (options, model, data).
 bool finished_before(const batch::FitTask& t, std::optional<io::ResultFile>& r) {
   std::error_code ec;
-  if (!fs::exists(t.cfg.out, ec) || io::detect_file_kind(t.cfg.out) != io::FileKind::result) return false;
+  if (!fs::exists(t.cfg.out, ec) || io::detect_file_kind(t.cfg.out) != io::FileKind::result)
+    return false;
   try {
     r = io::read_result_file(t.cfg.out);
   } catch (const Error&) {
@@ -145,14 +156,16 @@ bool finished_before(const batch::FitTask& t, std::optional<io::ResultFile>& r) 
   fit::RunConfig cfg = t.cfg;
   cfg.resolve();
   return r->config_yaml == fit::run_config_to_yaml(cfg) && r->model_yaml == t.model_yaml &&
-         (t.data_checksum.empty() || r->data_checksum == t.data_checksum) && r->stop_reason != "interrupted";
+         (t.data_checksum.empty() || r->data_checksum == t.data_checksum) &&
+         r->stop_reason != "interrupted";
 }
 
 // World rank 0: results directory, lock, earlier run, which fits are left.
 void prepare_rank0(const BatchArgs& a, BatchState& s) {
   std::error_code ec;
   fs::create_directories(a.out, ec);
-  if (!fs::is_directory(a.out, ec)) throw IoError("cannot create results directory '" + a.out + "'");
+  if (!fs::is_directory(a.out, ec))
+    throw IoError("cannot create results directory '" + a.out + "'");
   s.lock.emplace(a.out, "perfit batch");
   for (const auto& t : s.tasks) {
     io::check_output({t.cfg.out, "--out", io::FileKind::result, {t.cfg.data, a.manifest}, true});
@@ -171,8 +184,8 @@ void prepare_rank0(const BatchArgs& a, BatchState& s) {
     }
   }
   s.summary->write();
-  spdlog::info("batch: {} fits ({} finished before, {} to run) from '{}' into '{}'", s.tasks.size(), skipped,
-               s.order.size(), a.manifest, a.out);
+  spdlog::info("batch: {} fits ({} finished before, {} to run) from '{}' into '{}'", s.tasks.size(),
+               skipped, s.order.size(), a.manifest, a.out);
 }
 
 // One fit on its group; the group's rank 0 returns the summary row as JSON text.
@@ -183,7 +196,8 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
   // reach some of its ranks only).
   int stop = interrupted() ? 1 : 0;
   if (group != MPI_COMM_NULL) {
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, group), "MPI_Allreduce (batch stop)");
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, group),
+               "MPI_Allreduce (batch stop)");
   }
   if (stop) return grank == 0 ? pending_row(t).dump() : std::string();
   const auto t0 = Clock::now();
@@ -199,8 +213,10 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
   try {
     const job::FitJobOutcome out = job::run_fit_job(std::move(job), group);
     if (out.checkpointed) {
-      row = failed_row(t, "interrupted", "checkpointed at generation " + std::to_string(out.generations) +
-                       "; rerun the batch with --resume to continue", seconds());
+      row = failed_row(t, "interrupted",
+                       "checkpointed at generation " + std::to_string(out.generations) +
+                           "; rerun the batch with --resume to continue",
+                       seconds());
     } else if (out.result) {
       row = ok_row(t, *out.result);
       fs::remove_all(t.cfg.checkpoint_dir, ec);
@@ -224,9 +240,10 @@ class Progress {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const double eta = done_work_ > 0 ? elapsed * (left_ - done_work_) / done_work_ : 0.0;
     const std::size_t done = total_ - summary.count("pending");
-    spdlog::info("batch: {}/{} done, {} failed, elapsed {:.1f} s, ETA {:.1f} s | {} {} {}{}", done, total_,
-                 summary.count("error"), elapsed, std::max(eta, 0.0), row["set"].get<std::string>(),
-                 row["model"].get<std::string>(), row["status"].get<std::string>(),
+    spdlog::info("batch: {}/{} done, {} failed, elapsed {:.1f} s, ETA {:.1f} s | {} {} {}{}", done,
+                 total_, summary.count("error"), elapsed, std::max(eta, 0.0),
+                 row["set"].get<std::string>(), row["model"].get<std::string>(),
+                 row["status"].get<std::string>(),
                  row["status"] == "ok" ? " cost " + format_g(row["cost"].get<double>()) : "");
   }
 
@@ -237,9 +254,12 @@ class Progress {
   double left_ = 0.0, done_work_ = 0.0;
 };
 
-int report(const BatchArgs& a, const BatchSummary& summary, const select::SelectionLedger* chosen, bool stopped) {
-  const std::size_t failed = summary.count("error") + (chosen ? chosen->count("error") : 0), ok = summary.count("ok");
-  const std::size_t unfinished = summary.count("interrupted") + summary.count("pending") + (chosen ? chosen->count("pending") : 0);
+int report(const BatchArgs& a, const BatchSummary& summary, const select::SelectionLedger* chosen,
+           bool stopped) {
+  const std::size_t failed = summary.count("error") + (chosen ? chosen->count("error") : 0),
+                    ok = summary.count("ok");
+  const std::size_t unfinished = summary.count("interrupted") + summary.count("pending") +
+                                 (chosen ? chosen->count("pending") : 0);
   if (a.json) {
     std::ifstream in(fs::path(a.out) / "summary.json");
     Row j = Row::parse(in);
@@ -261,25 +281,30 @@ int report(const BatchArgs& a, const BatchSummary& summary, const select::Select
     }
     if (summary.size() > 0 || !chosen) {
       std::printf("%zu ok, %zu failed, %zu unfinished; summary in %s\n", ok, summary.count("error"),
-                  summary.count("interrupted") + summary.count("pending"), (fs::path(a.out) / "summary.csv").c_str());
+                  summary.count("interrupted") + summary.count("pending"),
+                  (fs::path(a.out) / "summary.csv").c_str());
     }
     if (chosen) {
-      std::printf("selection: %zu set(s), %zu ok, %zu error, %zu not selected; winners in %s "
-                  "(show/predict/explain/recommend --set NAME), one row per set in %s\n",
-                  chosen->size(), chosen->count("ok"), chosen->count("error"), chosen->count("pending"),
-                  (fs::path(a.out) / "selection.h5").c_str(), (fs::path(a.out) / "selection.csv").c_str());
+      std::printf(
+          "selection: %zu set(s), %zu ok, %zu error, %zu not selected; winners in %s "
+          "(show/predict/explain/recommend --set NAME), one row per set in %s\n",
+          chosen->size(), chosen->count("ok"), chosen->count("error"), chosen->count("pending"),
+          (fs::path(a.out) / "selection.h5").c_str(), (fs::path(a.out) / "selection.csv").c_str());
     }
   }
   if (stopped && unfinished > 0) {
-    std::fprintf(stderr, "perfit: batch interrupted (signal %d): %zu fits or selections unfinished, checkpoints in '%s'; "
-                 "resume with: %s\n", interrupt_signal(), unfinished,
-                 (fs::path(a.out) / ".checkpoints").c_str(), job::resume_command().c_str());
+    std::fprintf(stderr,
+                 "perfit: batch interrupted (signal %d): %zu fits or selections unfinished, "
+                 "checkpoints in '%s'; "
+                 "resume with: %s\n",
+                 interrupt_signal(), unfinished, (fs::path(a.out) / ".checkpoints").c_str(),
+                 job::resume_command().c_str());
     return kInterruptedExit;
   }
   if (failed > 0) {
-    std::fprintf(stderr, "perfit: %zu of %zu fits and selections failed (status=error in %s%s)\n", failed,
-                 summary.size() + (chosen ? chosen->size() : 0), (fs::path(a.out) / "summary.csv").c_str(),
-                 chosen ? " and selection.csv" : "");
+    std::fprintf(stderr, "perfit: %zu of %zu fits and selections failed (status=error in %s%s)\n",
+                 failed, summary.size() + (chosen ? chosen->size() : 0),
+                 (fs::path(a.out) / "summary.csv").c_str(), chosen ? " and selection.csv" : "");
     return kBatchFailedBase + static_cast<int>(std::min<std::size_t>(failed, 99));
   }
   return 0;
@@ -297,9 +322,10 @@ int run_batch(BatchArgs& a) {
   const auto setup = [&] {
     s.manifest = io::load_manifest(a.manifest);
     if (size % s.manifest.ranks_per_fit != 0) {
-      throw ConfigError("manifest '" + a.manifest + "' asks ranks_per_fit: " +
-                        std::to_string(s.manifest.ranks_per_fit) + ", which does not divide the job's " +
-                        std::to_string(size) + " ranks; start a multiple of it");
+      throw ConfigError("manifest '" + a.manifest +
+                        "' asks ranks_per_fit: " + std::to_string(s.manifest.ranks_per_fit) +
+                        ", which does not divide the job's " + std::to_string(size) +
+                        " ranks; start a multiple of it");
     }
     s.tasks = batch::plan_batch(s.manifest, a.out);
     s.selections.emplace(s.manifest, a.out);
@@ -318,7 +344,9 @@ int run_batch(BatchArgs& a) {
   // Periodic checkpoints when asked for (--resume, the manifest's checkpoint_every); a signal
   // always checkpoints the fits in progress.
   const bool periodic = a.resume || s.manifest.checkpoint_every > 0;
-  hooks.run = [&](std::size_t task, MPI_Comm group) { return run_task(s.tasks[task], group, periodic); };
+  hooks.run = [&](std::size_t task, MPI_Comm group) {
+    return run_task(s.tasks[task], group, periodic);
+  };
   std::mutex summary_mutex;  // finished() and flush() may run on different threads of rank 0
   hooks.finished = [&](std::size_t task, const std::string& record) {
     Row row = Row::parse(record);
@@ -340,7 +368,9 @@ int run_batch(BatchArgs& a) {
   // Then the select: entries (after a signal none starts: they are written as pending).
   std::optional<select::SelectionLedger> chosen;
   if (!s.selections->empty()) chosen = s.selections->run(a.out, s.reuse_selections, world);
-  int code = rank == 0 ? report(a, *s.summary, chosen ? &*chosen : nullptr, stop.load() || interrupted()) : 0;
+  int code = rank == 0
+                 ? report(a, *s.summary, chosen ? &*chosen : nullptr, stop.load() || interrupted())
+                 : 0;
   // The other ranks wait here while rank 0 writes the summaries and the selection store.
   if (parallel) mpi::bcast_idle(&code, 1, MPI_INT, 0, world, "MPI_Ibcast (batch exit code)");
   return code;
@@ -352,8 +382,11 @@ const OptionTable<BatchArgs>& batch_options() {
       required(text_option<A>("manifest", &A::manifest, "a YAML file",
                               "YAML manifest (configs/batch.yaml shows the format)")),
       required(out_option<A>(&A::out, "results directory (created if missing)")),
-      bool_option<A>("resume", &A::resume, "continue the batch in --out: skip finished fits, resume checkpointed ones"),
-      force_option<A>(&A::force, "start over in a directory that holds a batch, or continue one whose manifest changed"),
+      bool_option<A>("resume", &A::resume,
+                     "continue the batch in --out: skip finished fits, resume checkpointed ones"),
+      force_option<A>(
+          &A::force,
+          "start over in a directory that holds a batch, or continue one whose manifest changed"),
       json_option<A>(&A::json, "summary.json on stdout instead of the table"),
   };
   return t;
@@ -364,13 +397,14 @@ const OptionTable<BatchArgs>& batch_options() {
 void add_batch_command(CLI::App& app, Action& action, mpi::MpiEnvironment& env) {
   auto a = std::make_shared<BatchArgs>();
   a->env = &env;
-  add_command(app, action,
-      "batch",
+  add_command(
+      app, action, "batch",
       "Fit every model of a manifest to every set it names, in one MPI job (docs/batch.md).\n"
       "mpiexec -n R perfit batch --manifest M.yaml --out DIR: groups of ranks_per_fit ranks take\n"
       "fits longest first; DIR gets one result file per fit and summary.csv/summary.json after\n"
       "every fit. Exit: 0 all ok, 75 interrupted (rerun with --resume), 100+N when N fits failed\n"
-      "(199: 99 or more), 2-6 a batch-level error as for every command.", a, batch_options(), run_batch,
+      "(199: 99 or more), 2-6 a batch-level error as for every command.",
+      a, batch_options(), run_batch,
       mpi::ThreadLevel::multiple);  // rank 0 hands out fits from a second thread
 }
 

@@ -1,20 +1,19 @@
 // perfit explain: what a fitted model says along one factor (model/sweep.hpp).
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/job/factor_args.hpp"
 #include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/prediction.hpp"
 #include "perfit/job/result_names.hpp"
-#include "perfit/core/error.hpp"
-#include "perfit/core/text.hpp"
-#include "perfit/io/model_config.hpp"
-#include "perfit/io/selection_store.hpp"
 #include "perfit/model/sweep.hpp"
 
 namespace perfit::app {
@@ -30,8 +29,9 @@ struct ExplainArgs {
 
 // The sweep's rows: the swept factor, and every other factor fixed by --at, in the model's
 // column names (a factor may be named as bound by the fit: p for gpus).
-data::MeasurementTable sweep_rows(const job::FactorRange& sweep, const std::vector<double>& x, const std::string& at,
-                                  const io::ResultFile& r, const std::string& result, model::ModelSpec& spec) {
+data::MeasurementTable sweep_rows(const job::FactorRange& sweep, const std::vector<double>& x,
+                                  const std::string& at, const io::ResultFile& r,
+                                  const std::string& result, model::ModelSpec& spec) {
   const job::ResultNames names(r, result);
   data::MeasurementTable t;
   t.add_column(data::Column(sweep.name, x));
@@ -42,15 +42,17 @@ data::MeasurementTable sweep_rows(const job::FactorRange& sweep, const std::vect
       if (names.column(c.name()) == names.column(sweep.name)) {
         throw ConfigError("--at sets '" + c.name() + "', which --sweep varies");
       }
-      t.add_column(c.is_numeric() ? data::Column(c.name(), std::vector<double>(x.size(), c.to_double()[0]))
-                                  : data::Column(c.name(), std::vector<std::string>(x.size(), c.str()[0])));
+      t.add_column(c.is_numeric()
+                       ? data::Column(c.name(), std::vector<double>(x.size(), c.to_double()[0]))
+                       : data::Column(c.name(), std::vector<std::string>(x.size(), c.str()[0])));
     }
   }
   return job::bind_rows(r, result, t, "--sweep and --at", true, spec, nullptr);
 }
 
 // `flags`: per point, where it lies outside the measured range ("" inside).
-void print_report(const model::SweepReport& r, const std::string& unit, const std::vector<std::string>& flags) {
+void print_report(const model::SweepReport& r, const std::string& unit,
+                  const std::vector<std::string>& flags) {
   std::printf("%10s %14s %8s", r.factor.c_str(), ("time " + unit).c_str(), "effic.");
   for (const auto& t : r.terms) std::printf(" %12s", t.substr(0, 12).c_str());
   std::printf("  extrapolated\n");
@@ -62,23 +64,29 @@ void print_report(const model::SweepReport& r, const std::string& unit, const st
     std::printf("  %s\n", flags[i].c_str());
   }
   for (const auto& c : r.crossovers) {
-    std::printf("crossover: %s overtakes %s at %s ~ %.4g\n", c.to.c_str(), c.from.c_str(), r.factor.c_str(), c.at);
+    std::printf("crossover: %s overtakes %s at %s ~ %.4g\n", c.to.c_str(), c.from.c_str(),
+                r.factor.c_str(), c.at);
   }
   if (r.crossovers.empty()) {
     std::printf("crossover: none (%s dominates the whole sweep)\n",
                 r.terms.empty() ? "the expression" : r.terms[0].c_str());
   }
-  std::printf("minimum time: %.6g %s at %s=%.6g\n", r.best_time, unit.c_str(), r.factor.c_str(), r.best_x);
-  std::printf("parallel efficiency >= %.0f%% up to %s=%.6g\n", 100.0 * r.threshold, r.factor.c_str(),
-              r.last_efficient_x);
+  std::printf("minimum time: %.6g %s at %s=%.6g\n", r.best_time, unit.c_str(), r.factor.c_str(),
+              r.best_x);
+  std::printf("parallel efficiency >= %.0f%% up to %s=%.6g\n", 100.0 * r.threshold,
+              r.factor.c_str(), r.last_efficient_x);
 }
 
-nlohmann::ordered_json report_json(const model::SweepReport& r, const std::string& result, const std::string& unit,
-                                   const std::vector<std::vector<job::Outside>>& outside, bool range_known) {
-  nlohmann::ordered_json j = {{"result", result}, {"factor", r.factor}, {"unit", unit}, {"range_known", range_known}};
+nlohmann::ordered_json report_json(const model::SweepReport& r, const std::string& result,
+                                   const std::string& unit,
+                                   const std::vector<std::vector<job::Outside>>& outside,
+                                   bool range_known) {
+  nlohmann::ordered_json j = {
+      {"result", result}, {"factor", r.factor}, {"unit", unit}, {"range_known", range_known}};
   j["points"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < r.x.size(); ++i) {
-    nlohmann::ordered_json p = {{r.factor, r.x[i]}, {"time", r.time[i]}, {"efficiency", r.efficiency[i]}};
+    nlohmann::ordered_json p = {
+        {r.factor, r.x[i]}, {"time", r.time[i]}, {"efficiency", r.efficiency[i]}};
     p["share"] = nlohmann::ordered_json::object();
     for (std::size_t k = 0; k < r.terms.size(); ++k) {
       p["share"][r.terms[k]] = r.share(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
@@ -87,7 +95,8 @@ nlohmann::ordered_json report_json(const model::SweepReport& r, const std::strin
     j["points"].push_back(p);
   }
   j["crossovers"] = nlohmann::ordered_json::array();
-  for (const auto& c : r.crossovers) j["crossovers"].push_back({{"from", c.from}, {"to", c.to}, {"at", c.at}});
+  for (const auto& c : r.crossovers)
+    j["crossovers"].push_back({{"from", c.from}, {"to", c.to}, {"at", c.at}});
   j["minimum"] = {{r.factor, r.best_x}, {"time", r.best_time}};
   j["efficiency_threshold"] = r.threshold;
   j["efficient_up_to"] = r.last_efficient_x;
@@ -108,7 +117,8 @@ int run_explain(const ExplainArgs& a) {
   const model::Model m(spec, t.column_names());
   const model::Evaluator ev(m, t);
   Eigen::VectorXd params(static_cast<Eigen::Index>(r.params.size()));
-  for (std::size_t k = 0; k < r.params.size(); ++k) params(static_cast<Eigen::Index>(k)) = r.params[k].value;
+  for (std::size_t k = 0; k < r.params.size(); ++k)
+    params(static_cast<Eigen::Index>(k)) = r.params[k].value;
   const model::SweepReport rep = model::analyse_sweep(ev, params, factor, x, a.efficiency);
   const job::RangeGuard guard(r, model::Model::factors(spec));
   std::vector<std::vector<job::Outside>> outside(t.rows());
@@ -121,8 +131,9 @@ int run_explain(const ExplainArgs& a) {
   if (a.json) {
     std::cout << report_json(rep, a.result, r.unit, outside, guard.known()).dump(2) << "\n";
   } else {
-    std::printf("model '%s' (%s) along %s = %s, %s\n", spec.name.c_str(), a.result.c_str(), factor.c_str(),
-                a.sweep.substr(a.sweep.find('=') + 1).c_str(), a.at.empty() ? "no other factor" : a.at.c_str());
+    std::printf("model '%s' (%s) along %s = %s, %s\n", spec.name.c_str(), a.result.c_str(),
+                factor.c_str(), a.sweep.substr(a.sweep.find('=') + 1).c_str(),
+                a.at.empty() ? "no other factor" : a.at.c_str());
     print_report(rep, r.unit, flags);
   }
   return 0;
@@ -131,11 +142,14 @@ int run_explain(const ExplainArgs& a) {
 const OptionTable<ExplainArgs>& explain_options() {
   using A = ExplainArgs;
   static const OptionTable<A> t = {
-      required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      required(text_option<A>("result", &A::result, "a result file",
+                              "result file written by perfit fit")),
       winner_set_option<A>(&A::set),
-      required(text_option<A>("sweep", &A::sweep, "NAME=LO..HI", "factor and range, e.g. p=1..1024")),
+      required(
+          text_option<A>("sweep", &A::sweep, "NAME=LO..HI", "factor and range, e.g. p=1..1024")),
       text_option<A>("at", &A::at, "NAME=VALUE,...",
-                     "the model's other factors, e.g. b=256,d=1.28e6,epochs=1 (a joint fit: and its group, framework=pytorch)"),
+                     "the model's other factors, e.g. b=256,d=1.28e6,epochs=1 (a joint fit: and "
+                     "its group, framework=pytorch)"),
       real_option<A>("efficiency", &A::efficiency, 0.0, 1.0, "parallel-efficiency threshold"),
       json_option<A>(&A::json, "JSON"),
   };
@@ -145,11 +159,11 @@ const OptionTable<ExplainArgs>& explain_options() {
 }  // namespace
 
 void add_explain_command(CLI::App& app, Action& action) {
-  add_command(app, action,
-      "explain", "What a fitted model says along one factor: each term's share of the time, where\n"
-                 "the dominant term changes, the point of minimum time and how far parallel\n"
-                 "efficiency stays above a threshold. The sweep doubles from LO to HI.",
-      std::make_shared<ExplainArgs>(), explain_options(), run_explain);
+  add_command(app, action, "explain",
+              "What a fitted model says along one factor: each term's share of the time, where\n"
+              "the dominant term changes, the point of minimum time and how far parallel\n"
+              "efficiency stays above a threshold. The sweep doubles from LO to HI.",
+              std::make_shared<ExplainArgs>(), explain_options(), run_explain);
 }
 
 }  // namespace perfit::app

@@ -1,9 +1,8 @@
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
@@ -78,7 +77,8 @@ void print_text(const io::SetInfo& info, const std::vector<data::ColumnSummary>&
 
 // Every set in full: rows, each column's summary (one column read at a time: inspecting a
 // 1e7-row set needs memory for one column only), attributes.
-void print_details(const io::StoreReader& store, const std::vector<std::string>& sets, const InspectArgs& a) {
+void print_details(const io::StoreReader& store, const std::vector<std::string>& sets,
+                   const InspectArgs& a) {
   nlohmann::ordered_json out = {{"file", a.store}, {"sets", nlohmann::ordered_json::array()}};
   if (!a.json) std::printf("%s: %zu set(s)\n", a.store.c_str(), sets.size());
   for (const auto& set : sets) {
@@ -105,7 +105,8 @@ void print_details(const io::StoreReader& store, const std::vector<std::string>&
 // Many sets (an Extra-P experiment: one per call path x metric): how many, their rows, the
 // sets per last path segment (the metric of an Extra-P import), and a few names; or with a
 // glob, each matching set's path and rows.
-void print_summary(const io::StoreReader& store, const std::vector<std::string>& sets, bool listed, const InspectArgs& a) {
+void print_summary(const io::StoreReader& store, const std::vector<std::string>& sets, bool listed,
+                   const InspectArgs& a) {
   std::size_t rows = 0;
   std::map<std::string, std::size_t> by_leaf;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -117,25 +118,34 @@ void print_summary(const io::StoreReader& store, const std::vector<std::string>&
     if (listed && !a.json) std::printf("%s  rows=%zu\n", set.c_str(), n);
   }
   if (a.json) {
-    nlohmann::ordered_json out = {{"file", a.store}, {"set_count", sets.size()}, {"rows", rows}, {"by_last_segment", by_leaf}};
+    nlohmann::ordered_json out = {{"file", a.store},
+                                  {"set_count", sets.size()},
+                                  {"rows", rows},
+                                  {"by_last_segment", by_leaf}};
     if (listed) out["sets"] = list;
     std::cout << out.dump(2) << "\n";
     return;
   }
-  std::printf("%s: %zu set(s)%s, %zu rows; sets per last path segment:", a.store.c_str(), sets.size(),
-              listed ? " matched" : "", rows);
+  std::printf("%s: %zu set(s)%s, %zu rows; sets per last path segment:", a.store.c_str(),
+              sets.size(), listed ? " matched" : "", rows);
   // The segments with the most sets (an Extra-P import has a few metrics; --set-by over 10^5
   // call paths as many segments as sets: one line, not a megabyte).
   std::vector<std::pair<std::string, std::size_t>> leaves(by_leaf.begin(), by_leaf.end());
-  std::stable_sort(leaves.begin(), leaves.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::stable_sort(leaves.begin(), leaves.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
   constexpr std::size_t kShown = 8;
-  for (std::size_t i = 0; i < std::min(kShown, leaves.size()); ++i) std::printf(" %s %zu", leaves[i].first.c_str(), leaves[i].second);
-  if (leaves.size() > kShown) std::printf(" and %zu more segments (--json lists every one)", leaves.size() - kShown);
+  for (std::size_t i = 0; i < std::min(kShown, leaves.size()); ++i)
+    std::printf(" %s %zu", leaves[i].first.c_str(), leaves[i].second);
+  if (leaves.size() > kShown)
+    std::printf(" and %zu more segments (--json lists every one)", leaves.size() - kShown);
   std::printf("\n");
   if (listed) return;
   std::printf("first sets:");
-  for (std::size_t i = 0; i < std::min<std::size_t>(5, sets.size()); ++i) std::printf(" %s", sets[i].c_str());
-  std::printf(" ...\n--set GLOB lists the matching sets, --set PATH shows one in full, --details shows every set in full\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, sets.size()); ++i)
+    std::printf(" %s", sets[i].c_str());
+  std::printf(
+      " ...\n--set GLOB lists the matching sets, --set PATH shows one in full, --details shows "
+      "every set in full\n");
 }
 
 // --set: paths as given; a glob (* ? [): the matching sets in store order, or an error.
@@ -155,8 +165,9 @@ std::vector<std::string> chosen(const io::StoreReader& store, const InspectArgs&
       if (io::set_matches(want, set)) out.push_back(set);
     }
     if (out.size() == before) {
-      throw DataError("--set '" + want + "': matches none of the " + std::to_string(all.size()) + " set(s) of '" +
-                      a.store + "' (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
+      throw DataError("--set '" + want + "': matches none of the " + std::to_string(all.size()) +
+                      " set(s) of '" + a.store + "' (e.g. " +
+                      (all.empty() ? std::string("none") : all.front()) + ")");
     }
   }
   return out;
@@ -179,7 +190,8 @@ const OptionTable<InspectArgs>& inspect_options() {
   static const OptionTable<A> t = {
       required(positional(text_option<A>("store", &A::store, "an HDF5 store", "HDF5 store"))),
       list_option<A>("set", &A::sets, "set paths or globs",
-                     "only this set (repeatable); a glob (* ? [...], within one path level) lists the matching sets"),
+                     "only this set (repeatable); a glob (* ? [...], within one path level) lists "
+                     "the matching sets"),
       bool_option<A>("details", &A::details, "every chosen set in full, however many"),
       json_option<A>(&A::json, "one JSON object instead of text"),
   };
@@ -189,10 +201,12 @@ const OptionTable<InspectArgs>& inspect_options() {
 }  // namespace
 
 void add_inspect_command(CLI::App& app, Action& action) {
-  add_command(app, action,
-      "inspect", "List the sets of an HDF5 store: rows, columns (type, range or distinct "
-                 "values) and attributes. A store of more than 20 sets is summarised (counts, rows, "
-                 "sets per last path segment); --set GLOB lists the matching sets, --details shows all.", std::make_shared<InspectArgs>(), inspect_options(), run_inspect);
+  add_command(
+      app, action, "inspect",
+      "List the sets of an HDF5 store: rows, columns (type, range or distinct "
+      "values) and attributes. A store of more than 20 sets is summarised (counts, rows, "
+      "sets per last path segment); --set GLOB lists the matching sets, --details shows all.",
+      std::make_shared<InspectArgs>(), inspect_options(), run_inspect);
 }
 
 }  // namespace perfit::app

@@ -1,4 +1,3 @@
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -6,24 +5,25 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/fit/bootstrap.hpp"
+#include "perfit/fit/predictive.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/csv_reader.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/job/factor_args.hpp"
 #include "perfit/job/groups.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/prediction.hpp"
 #include "perfit/job/result_names.hpp"
-#include "perfit/core/error.hpp"
-#include "perfit/core/text.hpp"
-#include "perfit/io/atomic_output.hpp"
-#include "perfit/io/output_guard.hpp"
-#include "perfit/io/csv_reader.hpp"
-#include "perfit/io/model_config.hpp"
-#include "perfit/io/selection_store.hpp"
-#include "perfit/fit/bootstrap.hpp"
-#include "perfit/fit/predictive.hpp"
 #include "perfit/model/evaluator.hpp"
 
 namespace perfit::app {
@@ -46,9 +46,10 @@ std::string csv_field(const std::string& s) {
 }
 
 // The grid's own fields are written back as given (260.1 stays 260.1), then the predictions.
-void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::VectorXd& pred, const Eigen::MatrixXd& terms,
-                const std::vector<std::string>& term_names, const std::string& target,
-                const std::optional<fit::PredictionInterval>& iv, const std::vector<std::string>& extrapolated) {
+void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::VectorXd& pred,
+                const Eigen::MatrixXd& terms, const std::vector<std::string>& term_names,
+                const std::string& target, const std::optional<fit::PredictionInterval>& iv,
+                const std::vector<std::string>& extrapolated) {
   io::AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
     std::ofstream f(temp);
@@ -78,7 +79,8 @@ void write_grid(const std::string& path, const io::CsvTable& grid, const Eigen::
       }
       f << "\n";
     }
-    if (!f.flush()) throw IoError("writing '" + path + "' failed (disk full?); the old file is unchanged");
+    if (!f.flush())
+      throw IoError("writing '" + path + "' failed (disk full?); the old file is unchanged");
   });
 }
 
@@ -102,20 +104,26 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
     j["result"] = a.result;
     j["at"] = nlohmann::ordered_json::object();
     for (const auto& c : table.columns()) {  // a joint fit's group column holds text
-      j["at"][c.name()] = c.is_numeric() ? nlohmann::ordered_json(c.to_double()[0]) : nlohmann::ordered_json(c.str()[0]);
+      j["at"][c.name()] = c.is_numeric() ? nlohmann::ordered_json(c.to_double()[0])
+                                         : nlohmann::ordered_json(c.str()[0]);
     }
     j["prediction"] = pred(0);
     if (iv.bounds) {
-      j["interval"] = {{"lo", iv.bounds->lo(0)}, {"hi", iv.bounds->hi(0)}, {"level", iv.level}, {"contains", iv.contains}};
+      j["interval"] = {{"lo", iv.bounds->lo(0)},
+                       {"hi", iv.bounds->hi(0)},
+                       {"level", iv.level},
+                       {"contains", iv.contains}};
       if (r.has_bootstrap()) j["interval"]["refits"] = r.bootstrap.front().size();
     } else if (iv.asked_but_unavailable) {
-      j["interval"] = {{"lo", nullptr}, {"hi", nullptr}, {"level", iv.level}, {"contains", iv.contains}};
+      j["interval"] = {
+          {"lo", nullptr}, {"hi", nullptr}, {"level", iv.level}, {"contains", iv.contains}};
     }
     j["unit"] = r.unit;
     j["range_known"] = range_known;
     j["extrapolated"] = job::outside_json(outside);
     j["terms"] = nlohmann::ordered_json::object();
-    for (std::size_t k = 0; k < names.size(); ++k) j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
+    for (std::size_t k = 0; k < names.size(); ++k)
+      j["terms"][names[k]] = terms(0, static_cast<Eigen::Index>(k));
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -123,8 +131,8 @@ void report_one(const PredictArgs& a, const io::ResultFile& r, const std::string
   std::printf("model '%s' (%s, fitted to %s): predicted time at %s = %.6g %s\n", model.c_str(),
               a.result.c_str(), r.target.c_str(), a.at.c_str(), pred(0), r.unit.c_str());
   if (iv.bounds) {
-    std::printf("  %.3g%% interval %.6g .. %.6g %s\n    contains: %s\n", 100.0 * iv.level, iv.bounds->lo(0),
-                iv.bounds->hi(0), r.unit.c_str(), iv.contains.c_str());
+    std::printf("  %.3g%% interval %.6g .. %.6g %s\n    contains: %s\n", 100.0 * iv.level,
+                iv.bounds->lo(0), iv.bounds->hi(0), r.unit.c_str(), iv.contains.c_str());
   } else if (iv.asked_but_unavailable) {
     std::printf("  %s\n", iv.contains.c_str());
   }
@@ -146,14 +154,17 @@ void check_grid_factors(const io::CsvTable& grid, const std::string& path, const
   const auto& columns = grid.table.columns();
   for (std::size_t k = 0; k < columns.size(); ++k) {
     const std::string as_read = names.column(columns[k].name());
-    if (columns[k].is_numeric() || std::find(factors.begin(), factors.end(), as_read) == factors.end()) continue;
+    if (columns[k].is_numeric() ||
+        std::find(factors.begin(), factors.end(), as_read) == factors.end())
+      continue;
     for (std::size_t i = 0; i < grid.text.size(); ++i) {
       const std::string& cell = grid.text[i][k];
       double v = 0;
       const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
       if (ec == std::errc() && end == cell.data() + cell.size()) continue;
-      throw DataError("'" + path + "' line " + std::to_string(grid.line_of_row[i]) + ", column '" + columns[k].name() +
-                      "': found '" + cell + "', expected a number (the model reads it as factor " + as_read + ")");
+      throw DataError("'" + path + "' line " + std::to_string(grid.line_of_row[i]) + ", column '" +
+                      columns[k].name() + "': found '" + cell +
+                      "', expected a number (the model reads it as factor " + as_read + ")");
     }
   }
 }
@@ -178,18 +189,22 @@ int run_predict(const PredictArgs& a) {
   }
   const std::string where = a.at.empty() ? "'" + a.grid + "'" : "--at";
   // A grid may carry other columns (kept in the output); --at must name exactly the factors.
-  const job::Prediction p = job::predict_rows(r, a.result, a.at.empty() ? grid.table : job::at_row(a.at, r), where, !a.at.empty(), a.interval);
+  const job::Prediction p =
+      job::predict_rows(r, a.result, a.at.empty() ? grid.table : job::at_row(a.at, r), where,
+                        !a.at.empty(), a.interval);
   const auto& [table, pred, terms, names, iv, outside, guard, note] = p;
   guard.warn(outside, "predict");
   if (!note.empty()) std::fprintf(stderr, "perfit predict: note: %s\n", note.c_str());
   if (!a.grid.empty()) {
     std::vector<std::string> cells;
-    for (const auto& o : outside) cells.push_back(guard.known() ? job::RangeGuard::cell(o) : "range unknown");
+    for (const auto& o : outside)
+      cells.push_back(guard.known() ? job::RangeGuard::cell(o) : "range unknown");
     if (iv.asked_but_unavailable) spdlog::warn("predict: {}", iv.contains);
     write_grid(a.out, grid, pred, terms, names, r.target, iv.bounds, cells);
     const std::string bounds = iv.bounds ? ", lo_" + r.target + ", hi_" + r.target : "";
-    std::printf("wrote %zu predictions of %s to '%s' (columns predicted_%s%s, extrapolated and term_*)\n",
-                table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str(), bounds.c_str());
+    std::printf(
+        "wrote %zu predictions of %s to '%s' (columns predicted_%s%s, extrapolated and term_*)\n",
+        table.rows(), r.target.c_str(), a.out.c_str(), r.target.c_str(), bounds.c_str());
     return 0;
   }
   report_one(a, r, r.model_name, table, {pred, terms, names, iv, outside[0], guard.known()});
@@ -199,10 +214,13 @@ int run_predict(const PredictArgs& a) {
 const OptionTable<PredictArgs>& predict_options() {
   using A = PredictArgs;
   static const OptionTable<A> t = {
-      required(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit")),
+      required(text_option<A>("result", &A::result, "a result file",
+                              "result file written by perfit fit")),
       winner_set_option<A>(&A::set),
-      text_option<A>("at", &A::at, "NAME=VALUE,...", "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1"),
-      text_option<A>("grid", &A::grid, "a CSV file", "CSV of configurations (header = factor names)"),
+      text_option<A>("at", &A::at, "NAME=VALUE,...",
+                     "one configuration, e.g. p=64,b=256,d=1.28e6,epochs=1"),
+      text_option<A>("grid", &A::grid, "a CSV file",
+                     "CSV of configurations (header = factor names)"),
       out_option<A>(&A::out, "CSV to write for --grid"),
       json_option<A>(&A::json, "JSON (with --at)"),
       force_option<A>(&A::force, "replace an existing predictions CSV at --out"),
@@ -214,10 +232,10 @@ const OptionTable<PredictArgs>& predict_options() {
 }  // namespace
 
 void add_predict_command(CLI::App& app, Action& action) {
-  add_command(app, action,
-      "predict", "Predict the time at new configurations from a fit's result file, with the\n"
-                 "contribution of each named term of the model.", std::make_shared<PredictArgs>(), predict_options(),
-      run_predict);
+  add_command(app, action, "predict",
+              "Predict the time at new configurations from a fit's result file, with the\n"
+              "contribution of each named term of the model.",
+              std::make_shared<PredictArgs>(), predict_options(), run_predict);
 }
 
 }  // namespace perfit::app

@@ -60,8 +60,10 @@ int run_report(const ReportArgs& a) {
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
     if (kv.rfind("PYTHONPATH=", 0) == 0) {
-      if (path.empty()) env.push_back(kv);
-      else path += ":" + kv.substr(11);
+      if (path.empty())
+        env.push_back(kv);
+      else
+        path += ":" + kv.substr(11);
     } else {
       env.push_back(kv);
     }
@@ -77,18 +79,25 @@ int run_report(const ReportArgs& a) {
   for (auto& s : env) envp.push_back(s.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  if (const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), envp.data()); err != 0) {
-    throw IoError("perfit report needs Python 3 with the perfit package (docs/python.md): cannot run '" + python +
-                  "': " + std::strerror(err));
+  if (const int err =
+          posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), envp.data());
+      err != 0) {
+    throw IoError(
+        "perfit report needs Python 3 with the perfit package (docs/python.md): cannot run '" +
+        python + "': " + std::strerror(err));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw IoError(std::string("perfit report: waiting for Python failed: ") + std::strerror(errno));
+    if (errno != EINTR)
+      throw IoError(std::string("perfit report: waiting for Python failed: ") +
+                    std::strerror(errno));
   }
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   const int code = WEXITSTATUS(status);
   if (code == 1 && path.empty()) {
-    std::fprintf(stderr, "perfit report: is the Python package installed? Build perfit with -DPERFIT_PYTHON_PACKAGE=ON "
+    std::fprintf(stderr,
+                 "perfit report: is the Python package installed? Build perfit with "
+                 "-DPERFIT_PYTHON_PACKAGE=ON "
                  "(docs/python.md)\n");
   }
   return code;
@@ -97,11 +106,13 @@ int run_report(const ReportArgs& a) {
 const OptionTable<ReportArgs>& report_options() {
   using A = ReportArgs;
   static const OptionTable<A> t = {
-      required(positional(text_option<A>("input", &A::input, "a file or directory",
-                                          "a result file, a selection store (DIR/selection.h5) or a batch directory"))),
+      required(positional(text_option<A>(
+          "input", &A::input, "a file or directory",
+          "a result file, a selection store (DIR/selection.h5) or a batch directory"))),
       required(out_option<A>(&A::out, "the HTML report to write")),
       force_option<A>(&A::force, "replace an existing report at --out"),
-      json_option<A>(&A::json, "{input, out, bytes, seconds} as one JSON object instead of the line"),
+      json_option<A>(&A::json,
+                     "{input, out, bytes, seconds} as one JSON object instead of the line"),
   };
   return t;
 }
@@ -109,10 +120,11 @@ const OptionTable<ReportArgs>& report_options() {
 }  // namespace
 
 void add_report_command(CLI::App& app, Action& action) {
-  add_command(app, action, "report",
-              "One self-contained HTML report (figures inline as SVG, no network, no JavaScript) of a\n"
-              "fit, a selection or a batch, made by the Python package: python3 -m perfit.report.",
-              std::make_shared<ReportArgs>(), report_options(), run_report);
+  add_command(
+      app, action, "report",
+      "One self-contained HTML report (figures inline as SVG, no network, no JavaScript) of a\n"
+      "fit, a selection or a batch, made by the Python package: python3 -m perfit.report.",
+      std::make_shared<ReportArgs>(), report_options(), run_report);
 }
 
 }  // namespace perfit::app

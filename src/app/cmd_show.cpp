@@ -30,10 +30,12 @@ int run_show(ShowArgs& a) {
 const OptionTable<ShowArgs>& show_options() {
   using A = ShowArgs;
   static const OptionTable<A> t = {
-      required(positional(text_option<A>("result", &A::result, "a result file", "result file written by perfit fit"))),
+      required(positional(text_option<A>("result", &A::result, "a result file",
+                                         "result file written by perfit fit"))),
       winner_set_option<A>(&A::set),
       json_option<A>(&A::json),
-      bool_option<A>("full", &A::full, "after the table, every field of the result with what it means"),
+      bool_option<A>("full", &A::full,
+                     "after the table, every field of the result with what it means"),
   };
   return t;
 }

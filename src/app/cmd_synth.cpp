@@ -1,9 +1,8 @@
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "common_flags.hpp"
@@ -29,12 +28,15 @@ constexpr std::uint64_t kMaxRows = 1000000000;  // per set: ~50 GB of columns at
 const OptionTable<data::SynthOptions>& synth_option_table() {
   using S = data::SynthOptions;
   static const OptionTable<S> t = {
-      whole_option<S>("rows", [](S& o) -> auto& { return o.rows; }, 1, kMaxRows,
-                      "rows per set (written in chunks: memory stays small)"),
-      whole_option<S>("seed", [](S& o) -> auto& { return o.seed; }, 0,
-                      std::numeric_limits<std::uint64_t>::max(), "random seed; same seed, same data"),
-      real_option<S>("noise", [](S& o) -> auto& { return o.noise; }, 0.0, 1.0,
-                     "sigma of the multiplicative log-normal noise"),
+      whole_option<S>(
+          "rows", [](S & o) -> auto& { return o.rows; }, 1, kMaxRows,
+          "rows per set (written in chunks: memory stays small)"),
+      whole_option<S>(
+          "seed", [](S & o) -> auto& { return o.seed; }, 0,
+          std::numeric_limits<std::uint64_t>::max(), "random seed; same seed, same data"),
+      real_option<S>(
+          "noise", [](S & o) -> auto& { return o.noise; }, 0.0, 1.0,
+          "sigma of the multiplicative log-normal noise"),
   };
   return t;
 }
@@ -44,10 +46,14 @@ const OptionTable<SynthArgs>& synth_args_options() {
   using A = SynthArgs;
   static const OptionTable<A> t = {
       required(out_option<A>(&A::out, "HDF5 store to write")),
-      list_option<A>("set", &A::sets, "set paths", "write only these sets (repeatable), e.g. /pytorch/resnet50"),
+      list_option<A>("set", &A::sets, "set paths",
+                     "write only these sets (repeatable), e.g. /pytorch/resnet50"),
       force_option<A>(&A::force,
-                      "replace an existing store of synthetic sets (a store with imported sets is never replaced)"),
-      json_option<A>(&A::json, "{out, sets, rows, seconds, seed, noise} as one JSON object instead of the line"),
+                      "replace an existing store of synthetic sets (a store with imported sets is "
+                      "never replaced)"),
+      json_option<A>(
+          &A::json,
+          "{out, sets, rows, seconds, seed, noise} as one JSON object instead of the line"),
   };
   return t;
 }
@@ -60,14 +66,15 @@ int run_synth(SynthArgs& a) {
   const io::SynthStoreSummary s = io::write_synthetic_store(a.out, o, a.sets);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (a.json) {
-    std::cout << nlohmann::ordered_json{{"out", a.out}, {"sets", s.sets}, {"rows", s.rows}, {"seconds", secs},
-                                        {"seed", o.seed}, {"noise", o.noise}}
+    std::cout << nlohmann::ordered_json{{"out", a.out},    {"sets", s.sets}, {"rows", s.rows},
+                                        {"seconds", secs}, {"seed", o.seed}, {"noise", o.noise}}
                      .dump()
               << "\n";
     return 0;
   }
-  std::printf("wrote %zu sets, %zu rows to '%s' in %.2f s (%.3g rows/s; seed %llu, noise %g)\n", s.sets.size(), s.rows,
-              a.out.c_str(), secs, s.rows / std::max(secs, 1e-9), static_cast<unsigned long long>(o.seed), o.noise);
+  std::printf("wrote %zu sets, %zu rows to '%s' in %.2f s (%.3g rows/s; seed %llu, noise %g)\n",
+              s.sets.size(), s.rows, a.out.c_str(), secs, s.rows / std::max(secs, 1e-9),
+              static_cast<unsigned long long>(o.seed), o.noise);
   return 0;
 }
 

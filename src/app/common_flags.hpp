@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <concepts>
 #include <memory>
 #include <string>
@@ -17,7 +16,8 @@ namespace perfit::app {
 
 // --json: `what` is printed on stdout instead of the human-readable table.
 template <class S, class Get>
-Option<S> json_option(Get get, const std::string& what = "one JSON object on stdout instead of the table") {
+Option<S> json_option(Get get,
+                      const std::string& what = "one JSON object on stdout instead of the table") {
   return bool_option<S>("json", get, "print " + what);
 }
 
@@ -42,13 +42,15 @@ Option<S> winner_set_option(Get get) {
                         "with a selection store (DIR/selection.h5): the set whose winner to read");
 }
 
-// --interval LEVEL of the commands that predict (fit/predictive.hpp: what it holds is said with it).
+// --interval LEVEL of the commands that predict (fit/predictive.hpp: what it holds is said with
+// it).
 template <class S, class Get>
 Option<S> interval_option(Get get) {
-  return real_option<S>("interval", get, 0.0, 0.999,
-                        "a prediction interval at this level (e.g. 0.9) for what a run will measure: noise, the "
-                        "constants and, for select's choice beyond the measured range, the choice (0: the bootstrap "
-                        "refits' percentile interval when the fit has them; docs/analysis.md)");
+  return real_option<S>(
+      "interval", get, 0.0, 0.999,
+      "a prediction interval at this level (e.g. 0.9) for what a run will measure: noise, the "
+      "constants and, for select's choice beyond the measured range, the choice (0: the bootstrap "
+      "refits' percentile interval when the fit has them; docs/analysis.md)");
 }
 
 // A subcommand whose options are `table` (set on *args, whose initial values are the defaults
@@ -57,10 +59,10 @@ Option<S> interval_option(Get get) {
 // like every other error. Cmd is Args or a command's arguments built on a lower layer's Args;
 // `threads`: the MPI thread level the work needs.
 template <class Args, class Cmd, class Run>
-  requires std::derived_from<Cmd, Args>
-CLI::App* add_command(CLI::App& app, Action& action, const std::string& name, const std::string& help,
-                      std::shared_ptr<Cmd> args, const OptionTable<Args>& table, Run run,
-                      mpi::ThreadLevel threads = mpi::ThreadLevel::funneled) {
+requires std::derived_from<Cmd, Args> CLI::App* add_command(
+    CLI::App& app, Action& action, const std::string& name, const std::string& help,
+    std::shared_ptr<Cmd> args, const OptionTable<Args>& table, Run run,
+    mpi::ThreadLevel threads = mpi::ThreadLevel::funneled) {
   CLI::App* cmd = app.add_subcommand(name, help);
   auto flags = std::make_shared<OptionFlags<Args>>();
   flags->add(cmd, table, *args);

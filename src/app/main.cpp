@@ -1,22 +1,21 @@
 // perfit's entry point: parse the command line, run one subcommand, turn typed errors into a
 // one-line message and the exit code of their class (README "Exit codes and errors").
-#include <spdlog/spdlog.h>
-
 #include <malloc.h>
+#include <spdlog/spdlog.h>
 
 #include <csignal>
 #include <cstdio>
-#include <string>
 #include <exception>
+#include <string>
 
 #include "commands.hpp"
-#include "perfit/job/fit_checkpoint.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/h5_id.hpp"
+#include "perfit/job/fit_checkpoint.hpp"
 #include "perfit/mpi/environment.hpp"
 
 namespace {
@@ -52,8 +51,8 @@ int main(int argc, char** argv) {
       "2 bad option/config, 3 bad data, 4 HDF5 failure, 5 MPI failure, 6 file I/O."};
   app.require_subcommand(1);
   app.fallthrough();  // --log-level also after the subcommand
-  app.set_version_flag("--version", std::string(perfit::version()) + " (git " +
-                                        perfit::git_revision() + ")");
+  app.set_version_flag("--version",
+                       std::string(perfit::version()) + " (git " + perfit::git_revision() + ")");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")
       ->capture_default_str();

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <deque>
 #include <string>
 #include <vector>
@@ -26,31 +25,44 @@ class OptionFlags {
       // A switch says only when it is on by default; other options what they accept.
       const std::string def = o.required ? std::string() : o.format(defaults);
       const bool on_off = o.kind == OptionKind::boolean;
-      const std::string help = o.doc + (on_off ? std::string() : " (" + o.expected + ")") +
-                               (on_off ? (def == "true" ? " [on; --no-" + o.flag + " turns it off]" : std::string())
-                                       : (def.empty() ? std::string() : " [" + def + "]"));
+      const std::string help =
+          o.doc + (on_off ? std::string() : " (" + o.expected + ")") +
+          (on_off ? (def == "true" ? " [on; --no-" + o.flag + " turns it off]" : std::string())
+                  : (def.empty() ? std::string() : " [" + def + "]"));
       CLI::Option* flag = nullptr;
       if (o.kind == OptionKind::boolean) {
         // Two flags, not CLI11's "--x,!--no-x", whose help reads "--x,--no-x{false}".
         // trigger_on_parse: the later of the two on the command line wins.
-        flag = cmd->add_flag_callback("--" + o.flag, [&g] { g.texts = {"true"}; }, help)->trigger_on_parse();
-        CLI::Option* off = cmd->add_flag_callback("--no-" + o.flag, [&g] { g.texts = {"false"}; },
-                                                  "the opposite of --" + o.flag)->trigger_on_parse();
+        flag = cmd->add_flag_callback(
+                      "--" + o.flag, [&g] { g.texts = {"true"}; }, help)
+                   ->trigger_on_parse();
+        CLI::Option* off =
+            cmd->add_flag_callback(
+                   "--no-" + o.flag, [&g] { g.texts = {"false"}; }, "the opposite of --" + o.flag)
+                ->trigger_on_parse();
         if (!o.positional) off->group(o.test_hook ? std::string() : section_title(o.key));
       } else if (o.repeatable) {
         flag = cmd->add_option_function<std::vector<std::string>>(
-            name_of(o), [&g](const std::vector<std::string>& v) { g.texts.insert(g.texts.end(), v.begin(), v.end()); },
+            name_of(o),
+            [&g](const std::vector<std::string>& v) {
+              g.texts.insert(g.texts.end(), v.begin(), v.end());
+            },
             help);
       } else {
-        flag = cmd->add_option_function<std::string>(name_of(o), [&g](const std::string& v) { g.texts = {v}; }, help)
-                   ->allow_extra_args(false)
-                   ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later flag overrides
+        flag =
+            cmd->add_option_function<std::string>(
+                   name_of(o), [&g](const std::string& v) { g.texts = {v}; }, help)
+                ->allow_extra_args(false)
+                ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later flag overrides
       }
       if (o.kind != OptionKind::boolean) {
-        flag->type_name(o.kind == OptionKind::number ? "NUMBER" : o.kind == OptionKind::rows ? "ROWS" : "TEXT");
+        flag->type_name(o.kind == OptionKind::number ? "NUMBER"
+                        : o.kind == OptionKind::rows ? "ROWS"
+                                                     : "TEXT");
       }
       if (o.required) flag->required();
-      if (!o.positional) flag->group(o.test_hook ? std::string() : section_title(o.key));  // "": not in --help
+      if (!o.positional)
+        flag->group(o.test_hook ? std::string() : section_title(o.key));  // "": not in --help
     }
   }
 
@@ -61,7 +73,8 @@ class OptionFlags {
         try {
           g.option->parse(s, text);
         } catch (const ConfigError& e) {
-          throw ConfigError((g.option->positional ? g.option->flag : "--" + g.option->flag) + ": " + e.what());
+          throw ConfigError((g.option->positional ? g.option->flag : "--" + g.option->flag) + ": " +
+                            e.what());
         }
       }
     }

@@ -1,14 +1,13 @@
 #include "perfit/batch/plan.hpp"
 
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <utility>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -35,7 +34,10 @@ struct StoreSets {
     if (it != described.end()) return it->second;
     const io::SetInfo info = store->info(set);
     const auto c = info.attributes.find("checksum");
-    return described.emplace(set, std::make_pair(info.rows, c == info.attributes.end() ? "" : data::attribute_text(c->second)))
+    return described
+        .emplace(set,
+                 std::make_pair(info.rows,
+                                c == info.attributes.end() ? "" : data::attribute_text(c->second)))
         .first->second;
   }
   std::size_t rows(const std::string& set) { return describe(set).first; }
@@ -74,14 +76,14 @@ std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets
 fit::RunConfig fit_config(const io::Manifest& m, const io::ManifestEntry& e) {
   fit::RunConfig cfg;
   if (!m.options_yaml.empty()) fit::apply_run_config_yaml(m.options_yaml, m.path + " options", cfg);
-  if (!e.options_yaml.empty()) fit::apply_run_config_yaml(e.options_yaml, e.where + " options", cfg);
+  if (!e.options_yaml.empty())
+    fit::apply_run_config_yaml(e.options_yaml, e.where + " options", cfg);
   if (m.checkpoint_every > 0) cfg.checkpoint_every = static_cast<std::size_t>(m.checkpoint_every);
   cfg.data = e.data;
   return cfg;
 }
 
 }  // namespace
-
 
 std::string result_stem(const std::string& set, const std::string& model_name) {
   std::string s;
@@ -135,9 +137,10 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
         if (dup != by_name.end()) {
           const FitTask& first = tasks[dup->second];
           if (fit::run_config_to_yaml(first.cfg) == fit::run_config_to_yaml(t.cfg)) continue;
-          throw ConfigError(e.where + ": set '" + set + "' with model '" + spec.name + "' is also in " +
-                            first.where + " with other data or options; both would write '" +
-                            t.name + ".h5'. Fit each (set, model) pair once");
+          throw ConfigError(e.where + ": set '" + set + "' with model '" + spec.name +
+                            "' is also in " + first.where +
+                            " with other data or options; both would write '" + t.name +
+                            ".h5'. Fit each (set, model) pair once");
         }
         t.index = tasks.size();
         by_name.emplace(t.name, t.index);
@@ -159,8 +162,9 @@ SelectPlan plan_selections(const io::Manifest& manifest, const std::string& resu
     entry.cfg.out = (fs::path(results_dir) / "selection.h5").string();
     for (const auto& set : expand_sets(e, store)) {
       if (const auto it = seen.find(set); it != seen.end()) {
-        throw ConfigError(e.where + ": set '" + set + "' is selected in " + it->second +
-                          " too; the selection store holds one winner per set. Select each set once");
+        throw ConfigError(
+            e.where + ": set '" + set + "' is selected in " + it->second +
+            " too; the selection store holds one winner per set. Select each set once");
       }
       seen.emplace(set, e.where);
       plan.tasks.push_back({set, plan.entries.size()});

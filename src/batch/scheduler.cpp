@@ -42,7 +42,8 @@ class Dispatcher {
  public:
   using Clock = std::chrono::steady_clock;
 
-  Dispatcher(MPI_Comm comm, int groups, const std::vector<std::size_t>& order, const ScheduleHooks& hooks)
+  Dispatcher(MPI_Comm comm, int groups, const std::vector<std::size_t>& order,
+             const ScheduleHooks& hooks)
       : comm_(comm), remote_(groups - 1), order_(order), hooks_(hooks), start_(Clock::now()) {}
 
   // Reports `done` (kNone: nothing finished) and, if wanted, hands out the next task (kNone:
@@ -50,7 +51,8 @@ class Dispatcher {
   std::int64_t next_task(std::int64_t done, const std::string& record, bool want = true) {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (done != kNone) report(static_cast<std::size_t>(done), record);
-    if (want && next_ < order_.size() && !error_ && !(hooks_.stop_requested && hooks_.stop_requested())) {
+    if (want && next_ < order_.size() && !error_ &&
+        !(hooks_.stop_requested && hooks_.stop_requested())) {
       ++result_.started;
       return static_cast<std::int64_t>(order_[next_++]);
     }
@@ -74,8 +76,9 @@ class Dispatcher {
       int bytes = 0;
       mpi::check(MPI_Get_count(&st, MPI_CHAR, &bytes), "MPI_Get_count (batch)");
       std::string msg(static_cast<std::size_t>(bytes), '\0');
-      mpi::check(MPI_Recv(msg.data(), bytes, MPI_CHAR, st.MPI_SOURCE, kAsk, comm_, MPI_STATUS_IGNORE),
-                 "MPI_Recv (batch request)");
+      mpi::check(
+          MPI_Recv(msg.data(), bytes, MPI_CHAR, st.MPI_SOURCE, kAsk, comm_, MPI_STATUS_IGNORE),
+          "MPI_Recv (batch request)");
       std::int64_t header[2] = {kNone, 0};
       std::memcpy(header, msg.data(), kHeader);
       if (header[1] == 0) {  // the leader's last record: its group leaves
@@ -84,7 +87,8 @@ class Dispatcher {
         continue;
       }
       const std::int64_t next = next_task(header[0], msg.substr(kHeader));
-      mpi::check(MPI_Send(&next, 1, MPI_INT64_T, st.MPI_SOURCE, kAssign, comm_), "MPI_Send (batch task)");
+      mpi::check(MPI_Send(&next, 1, MPI_INT64_T, st.MPI_SOURCE, kAssign, comm_),
+                 "MPI_Send (batch task)");
     }
     flush_if_pending();
     serving_ = false;  // from now on the main thread flushes
@@ -120,7 +124,8 @@ class Dispatcher {
   std::chrono::microseconds max_sleep() {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (result_.finished == 0) return std::chrono::microseconds(1000);
-    const auto mean = (Clock::now() - start_) * static_cast<long>(remote_ + 1) / static_cast<long>(result_.finished);
+    const auto mean = (Clock::now() - start_) * static_cast<long>(remote_ + 1) /
+                      static_cast<long>(result_.finished);
     return std::clamp(std::chrono::duration_cast<std::chrono::microseconds>(mean / 50),
                       std::chrono::microseconds(100), std::chrono::microseconds(5000));
   }
@@ -163,7 +168,8 @@ class RemoteLeader {
 
   void ask(std::int64_t done, const std::string& record) {
     send(done, true, record);
-    mpi::check(MPI_Irecv(&answer_, 1, MPI_INT64_T, 0, kAssign, comm_, &reply_), "MPI_Irecv (batch task)");
+    mpi::check(MPI_Irecv(&answer_, 1, MPI_INT64_T, 0, kAssign, comm_, &reply_),
+               "MPI_Irecv (batch task)");
   }
   std::int64_t answer() {
     mpi::check(MPI_Wait(&reply_, MPI_STATUS_IGNORE), "MPI_Wait (batch task)");
@@ -183,7 +189,8 @@ class RemoteLeader {
 };
 
 void share(std::int64_t& task, MPI_Comm group) {
-  if (group != MPI_COMM_NULL) mpi::check(MPI_Bcast(&task, 1, MPI_INT64_T, 0, group), "MPI_Bcast (batch task)");
+  if (group != MPI_COMM_NULL)
+    mpi::check(MPI_Bcast(&task, 1, MPI_INT64_T, 0, group), "MPI_Bcast (batch task)");
 }
 
 // World rank 0's group: asks the dispatcher directly, one task at a time.
@@ -233,16 +240,17 @@ void work_remote(MPI_Comm comm, MPI_Comm group, bool leader, const ScheduleHooks
 
 }  // namespace
 
-ScheduleResult run_schedule(MPI_Comm world, int ranks_per_group, const std::vector<std::size_t>& order,
-                            const ScheduleHooks& hooks) {
+ScheduleResult run_schedule(MPI_Comm world, int ranks_per_group,
+                            const std::vector<std::size_t>& order, const ScheduleHooks& hooks) {
   int size = 1, rank = 0;
   if (world != MPI_COMM_NULL) {
     mpi::check(MPI_Comm_size(world, &size), "MPI_Comm_size");
     mpi::check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank");
   }
   if (ranks_per_group < 1 || size % ranks_per_group != 0) {
-    throw ConfigError("ranks_per_fit " + std::to_string(ranks_per_group) + " does not divide the job's " +
-                      std::to_string(size) + " ranks; start a multiple of ranks_per_fit ranks");
+    throw ConfigError("ranks_per_fit " + std::to_string(ranks_per_group) +
+                      " does not divide the job's " + std::to_string(size) +
+                      " ranks; start a multiple of ranks_per_fit ranks");
   }
   if (size == 1) {  // no MPI: this process is the only group
     Dispatcher dispatcher(MPI_COMM_NULL, 1, order, hooks);
@@ -254,11 +262,13 @@ ScheduleResult run_schedule(MPI_Comm world, int ranks_per_group, const std::vect
   int provided = 0;
   mpi::check(MPI_Query_thread(&provided), "MPI_Query_thread");
   if (remote_groups && provided < MPI_THREAD_MULTIPLE) {
-    throw MpiError("perfit batch with more than one group of ranks needs MPI_THREAD_MULTIPLE (rank 0 "
-                   "hands out fits from a thread); this MPI library provides less");
+    throw MpiError(
+        "perfit batch with more than one group of ranks needs MPI_THREAD_MULTIPLE (rank 0 "
+        "hands out fits from a thread); this MPI library provides less");
   }
   MPI_Comm group_raw = MPI_COMM_NULL, comm_raw = MPI_COMM_NULL;
-  mpi::check(MPI_Comm_split(world, rank / ranks_per_group, rank, &group_raw), "MPI_Comm_split (batch groups)");
+  mpi::check(MPI_Comm_split(world, rank / ranks_per_group, rank, &group_raw),
+             "MPI_Comm_split (batch groups)");
   const mpi::Communicator group(group_raw);
   mpi::check(MPI_Comm_dup(world, &comm_raw), "MPI_Comm_dup (batch)");
   const mpi::Communicator comm(comm_raw);

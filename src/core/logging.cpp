@@ -16,8 +16,7 @@ LogLevel parse_log_level(const std::string& name) {
   if (name == "warn" || name == "warning") return LogLevel::warn;
   if (name == "error") return LogLevel::error;
   if (name == "off") return LogLevel::off;
-  throw ConfigError("log level '" + name +
-                    "' is not one of trace, debug, info, warn, error, off");
+  throw ConfigError("log level '" + name + "' is not one of trace, debug, info, warn, error, off");
 }
 
 void init_logging(int rank, LogLevel level, bool all_ranks) {

@@ -53,7 +53,8 @@ std::uint64_t parse_whole(const std::string& text, std::uint64_t lo, std::uint64
 
 bool parse_bool(const std::string& text) {
   if (text == "true" || text == "True" || text == "yes" || text == "on" || text == "1") return true;
-  if (text == "false" || text == "False" || text == "no" || text == "off" || text == "0") return false;
+  if (text == "false" || text == "False" || text == "no" || text == "off" || text == "0")
+    return false;
   bad(text, "true or false");
 }
 

@@ -16,8 +16,12 @@ std::uint64_t fnv(std::uint64_t h, const void* p, std::size_t n) {
 void SetChecksum::add(std::size_t column, const Column& c) {
   std::uint64_t& h = column_hash_[column];
   switch (c.type()) {
-    case ColumnType::float64: h = fnv(h, c.f64().data(), c.f64().size() * sizeof(double)); break;
-    case ColumnType::int64: h = fnv(h, c.i64().data(), c.i64().size() * sizeof(std::int64_t)); break;
+    case ColumnType::float64:
+      h = fnv(h, c.f64().data(), c.f64().size() * sizeof(double));
+      break;
+    case ColumnType::int64:
+      h = fnv(h, c.i64().data(), c.i64().size() * sizeof(std::int64_t));
+      break;
     case ColumnType::string:
       for (const auto& s : c.str()) h = fnv(h, s.c_str(), s.size() + 1);
       break;

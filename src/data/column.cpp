@@ -10,18 +10,24 @@ namespace perfit::data {
 
 const char* to_string(ColumnType t) {
   switch (t) {
-    case ColumnType::float64: return "float64";
-    case ColumnType::int64: return "int64";
-    case ColumnType::string: return "string";
+    case ColumnType::float64:
+      return "float64";
+    case ColumnType::int64:
+      return "int64";
+    case ColumnType::string:
+      return "string";
   }
   return "?";
 }
 
 Column Column::empty(std::string name, ColumnType type) {
   switch (type) {
-    case ColumnType::float64: return Column(std::move(name), std::vector<double>{});
-    case ColumnType::int64: return Column(std::move(name), std::vector<std::int64_t>{});
-    case ColumnType::string: break;
+    case ColumnType::float64:
+      return Column(std::move(name), std::vector<double>{});
+    case ColumnType::int64:
+      return Column(std::move(name), std::vector<std::int64_t>{});
+    case ColumnType::string:
+      break;
   }
   return Column(std::move(name), std::vector<std::string>{});
 }
@@ -57,9 +63,12 @@ std::vector<std::string>& Column::str() {
 
 std::vector<double> Column::to_double() const {
   switch (type()) {
-    case ColumnType::float64: return f64();
-    case ColumnType::int64: return {i64().begin(), i64().end()};
-    case ColumnType::string: break;
+    case ColumnType::float64:
+      return f64();
+    case ColumnType::int64:
+      return {i64().begin(), i64().end()};
+    case ColumnType::string:
+      break;
   }
   throw DataError("column '" + name_ +
                   "' holds strings (categorical), expected numbers. Use a numeric column here "
@@ -73,8 +82,10 @@ std::string Column::value_text(std::size_t i) const {
       std::snprintf(buf, sizeof buf, "%.17g", f64()[i]);
       return buf;
     }
-    case ColumnType::int64: return std::to_string(i64()[i]);
-    case ColumnType::string: break;
+    case ColumnType::int64:
+      return std::to_string(i64()[i]);
+    case ColumnType::string:
+      break;
   }
   return str()[i];
 }
@@ -88,7 +99,8 @@ void Column::append(const Column& other) {
     str().insert(str().end(), other.str().begin(), other.str().end());
   } else if (type() == ColumnType::int64 && other.type() == ColumnType::int64) {
     i64().insert(i64().end(), other.i64().begin(), other.i64().end());
-  } else if (type() == ColumnType::float64 && other.type() == ColumnType::float64) {  // in place: appends add up linearly
+  } else if (type() == ColumnType::float64 &&
+             other.type() == ColumnType::float64) {  // in place: appends add up linearly
     f64().insert(f64().end(), other.f64().begin(), other.f64().end());
   } else {
     std::vector<double> merged = to_double();

@@ -47,14 +47,13 @@ void MeasurementTable::append(const MeasurementTable& other) {
   for (const auto& c : other.columns_) {
     if (!find(c.name())) {
       throw DataError("new rows have column '" + c.name() +
-                      "' which the existing set lacks; existing columns: " +
-                      join(column_names()));
+                      "' which the existing set lacks; existing columns: " + join(column_names()));
     }
   }
   for (auto& c : columns_) {
     if (!other.find(c.name())) {
-      throw DataError("new rows lack column '" + c.name() + "' of the existing set; new columns: " +
-                      join(other.column_names()));
+      throw DataError("new rows lack column '" + c.name() +
+                      "' of the existing set; new columns: " + join(other.column_names()));
     }
   }
   for (auto& c : columns_) c.append(other.column(c.name()));

@@ -29,8 +29,8 @@ std::string describe_invalid(const RowValidity& v) {
   std::string s;
   for (std::size_t i = 0; i < v.columns.size(); ++i) {
     if (v.invalid[i] == 0) continue;
-    s += (s.empty() ? "" : ", ") + std::string("column '") + v.columns[i] + "': " +
-         std::to_string(v.invalid[i]) + (v.invalid[i] == 1 ? " row" : " rows");
+    s += (s.empty() ? "" : ", ") + std::string("column '") + v.columns[i] +
+         "': " + std::to_string(v.invalid[i]) + (v.invalid[i] == 1 ? " row" : " rows");
   }
   return s;
 }

@@ -13,7 +13,8 @@ namespace perfit::data {
 
 namespace {
 
-constexpr const char* kExpected = "expected kfold:K, group:COLUMN[:K], scale:COLUMN[:K] or forward:COLUMN";
+constexpr const char* kExpected =
+    "expected kfold:K, group:COLUMN[:K], scale:COLUMN[:K] or forward:COLUMN";
 
 std::vector<std::string> split_colons(const std::string& text) {
   std::vector<std::string> parts;
@@ -29,12 +30,12 @@ std::vector<std::string> split_colons(const std::string& text) {
 
 std::size_t parse_count(const std::string& split, const std::string& text, std::uint64_t lo) {
   try {
-    return static_cast<std::size_t>(parse_whole(text, lo, 1000000, "a whole number >= " + std::to_string(lo)));
+    return static_cast<std::size_t>(
+        parse_whole(text, lo, 1000000, "a whole number >= " + std::to_string(lo)));
   } catch (const ConfigError& e) {
     throw ConfigError("split '" + split + "': " + e.what());
   }
 }
-
 
 Fold make_fold(std::string name, std::vector<bool> test) {
   Fold f;
@@ -49,11 +50,14 @@ Fold make_fold(std::string name, std::vector<bool> test) {
   return f;
 }
 
-const Column& numeric_column(const MeasurementTable& t, const std::string& name, const std::string& split) {
+const Column& numeric_column(const MeasurementTable& t, const std::string& name,
+                             const std::string& split) {
   const Column& c = t.column(name);
   if (!c.is_numeric()) {
-    throw DataError("split '" + split + "': column '" + name + "' holds text; scale:COLUMN needs a "
-                    "numeric column (group:" + name + " holds out one value at a time)");
+    throw DataError("split '" + split + "': column '" + name +
+                    "' holds text; scale:COLUMN needs a "
+                    "numeric column (group:" +
+                    name + " holds out one value at a time)");
   }
   return c;
 }
@@ -80,7 +84,8 @@ std::vector<Fold> kfold(const SplitSpec& spec, const MeasurementTable& t,
   for (std::size_t f = 0; f < spec.k; ++f) {
     std::vector<bool> test(t.rows());
     for (std::size_t i = 0; i < t.rows(); ++i) test[i] = fold_of[row_config[i]] == f;
-    folds.push_back(make_fold("fold " + std::to_string(f + 1) + "/" + std::to_string(spec.k), std::move(test)));
+    folds.push_back(
+        make_fold("fold " + std::to_string(f + 1) + "/" + std::to_string(spec.k), std::move(test)));
   }
   return folds;
 }
@@ -91,7 +96,8 @@ std::vector<std::string> group_values(const Column& c, std::vector<std::string>&
   std::vector<std::string> values(c.size());
   std::vector<double> numbers;
   if (c.is_numeric()) numbers = c.to_double();
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = c.is_numeric() ? format_real(numbers[i]) : c.str()[i];
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = c.is_numeric() ? format_real(numbers[i]) : c.str()[i];
   if (c.is_numeric()) {
     for (double v : distinct_values(c)) distinct.push_back(format_real(v));
   } else {
@@ -107,7 +113,8 @@ std::vector<Fold> group(const SplitSpec& spec, const MeasurementTable& t) {
   const std::vector<std::string> values = group_values(t.column(spec.column), distinct);
   if (distinct.size() < 2) {
     throw DataError("split '" + spec.text() + "': column '" + spec.column + "' has " +
-                    std::to_string(distinct.size()) + " distinct value(s); leaving one group out "
+                    std::to_string(distinct.size()) +
+                    " distinct value(s); leaving one group out "
                     "needs at least 2");
   }
   std::vector<double> scale;
@@ -132,8 +139,9 @@ std::vector<Fold> group(const SplitSpec& spec, const MeasurementTable& t) {
     folds.push_back(make_fold(std::move(name), std::move(test)));
   }
   if (folds.empty()) {
-    throw DataError("split '" + spec.text() + "': no value of '" + spec.column + "' is measured at more than " +
-                    std::to_string(spec.given) + " values of '" + spec.scale + "', so nothing is left to predict");
+    throw DataError("split '" + spec.text() + "': no value of '" + spec.column +
+                    "' is measured at more than " + std::to_string(spec.given) + " values of '" +
+                    spec.scale + "', so nothing is left to predict");
   }
   return folds;
 }
@@ -144,8 +152,8 @@ std::vector<Fold> scale(const SplitSpec& spec, const MeasurementTable& t) {
   if (distinct.size() < spec.k + 2) {
     throw DataError("split '" + spec.text() + "': column '" + spec.column + "' has " +
                     std::to_string(distinct.size()) + " distinct values; holding out the " +
-                    std::to_string(spec.k) + " largest needs at least " + std::to_string(spec.k + 2) +
-                    " (2 left to train on)");
+                    std::to_string(spec.k) + " largest needs at least " +
+                    std::to_string(spec.k + 2) + " (2 left to train on)");
   }
   const double cut = distinct[distinct.size() - spec.k];
   const std::vector<double> v = c.to_double();
@@ -160,7 +168,8 @@ std::vector<Fold> forward(const SplitSpec& spec, const MeasurementTable& t) {
   const std::vector<double> distinct = distinct_values(c);
   if (distinct.size() < 3) {
     throw DataError("split '" + spec.text() + "': column '" + spec.column + "' has " +
-                    std::to_string(distinct.size()) + " distinct values; predicting each from the smaller "
+                    std::to_string(distinct.size()) +
+                    " distinct values; predicting each from the smaller "
                     "ones needs at least 3");
   }
   const std::vector<double> v = c.to_double();
@@ -185,10 +194,14 @@ std::vector<Fold> forward(const SplitSpec& spec, const MeasurementTable& t) {
 
 std::string SplitSpec::text() const {
   switch (kind) {
-    case SplitKind::kfold: return "kfold:" + std::to_string(k);
-    case SplitKind::group: return "group:" + column + (given == 0 ? "" : ":" + std::to_string(given));
-    case SplitKind::scale: return "scale:" + column + (k == 1 ? "" : ":" + std::to_string(k));
-    case SplitKind::forward: return "forward:" + column;
+    case SplitKind::kfold:
+      return "kfold:" + std::to_string(k);
+    case SplitKind::group:
+      return "group:" + column + (given == 0 ? "" : ":" + std::to_string(given));
+    case SplitKind::scale:
+      return "scale:" + column + (k == 1 ? "" : ":" + std::to_string(k));
+    case SplitKind::forward:
+      return "forward:" + column;
   }
   return "";
 }
@@ -212,8 +225,10 @@ SplitSpec parse_split(const std::string& text) {
     s.kind = kind == "group" ? SplitKind::group : SplitKind::scale;
     s.column = parts[1];
     const std::size_t n = parts.size() == 3 ? parse_count(text, parts[2], 1) : 0;
-    if (s.kind == SplitKind::group) s.given = n;
-    else s.k = n > 0 ? n : 1;
+    if (s.kind == SplitKind::group)
+      s.given = n;
+    else
+      s.k = n > 0 ? n : 1;
     return s;
   }
   throw ConfigError("split '" + text + "': " + kExpected);
@@ -222,15 +237,20 @@ SplitSpec parse_split(const std::string& text) {
 std::vector<Fold> make_folds(const SplitSpec& spec, const MeasurementTable& table,
                              const std::vector<std::string>& config_columns, std::uint64_t seed) {
   switch (spec.kind) {
-    case SplitKind::kfold: return kfold(spec, table, config_columns, seed);
-    case SplitKind::group: return group(spec, table);
-    case SplitKind::scale: return scale(spec, table);
-    case SplitKind::forward: return forward(spec, table);
+    case SplitKind::kfold:
+      return kfold(spec, table, config_columns, seed);
+    case SplitKind::group:
+      return group(spec, table);
+    case SplitKind::scale:
+      return scale(spec, table);
+    case SplitKind::forward:
+      return forward(spec, table);
   }
   return {};
 }
 
-std::vector<std::size_t> configuration_ids(const MeasurementTable& t, const std::vector<std::string>& columns,
+std::vector<std::size_t> configuration_ids(const MeasurementTable& t,
+                                           const std::vector<std::string>& columns,
                                            std::size_t& count) {
   std::vector<std::vector<double>> cols;
   for (const auto& name : columns) cols.push_back(t.column(name).to_double());

@@ -79,9 +79,9 @@ MeasurementTable SynthGenerator::next_chunk(std::size_t max_rows) {
     d[i] = static_cast<std::int64_t>(spec_.dataset_size * kDataFractions[rng_.below(3)]);
     epochs[i] = kEpochs[rng_.below(3)];
     nodes[i] = (p[i] + kGpusPerNode - 1) / kGpusPerNode;
-    const double truth = generic_time(spec_.truth, static_cast<double>(p[i]),
-                                      static_cast<double>(b[i]), static_cast<double>(d[i]),
-                                      static_cast<double>(epochs[i]));
+    const double truth =
+        generic_time(spec_.truth, static_cast<double>(p[i]), static_cast<double>(b[i]),
+                     static_cast<double>(d[i]), static_cast<double>(epochs[i]));
     time[i] = truth * std::exp(options_.noise * rng_.normal());
   }
   produced_ += n;

@@ -78,8 +78,8 @@ void WireWriter::table(const MeasurementTable& t) {
 
 const char* WireReader::take(std::size_t n) {
   if (n > bytes_.size() - at_) {
-    throw DataError(what_ + " is truncated: " + std::to_string(bytes_.size()) + " bytes, more expected at byte " +
-                    std::to_string(at_));
+    throw DataError(what_ + " is truncated: " + std::to_string(bytes_.size()) +
+                    " bytes, more expected at byte " + std::to_string(at_));
   }
   const char* p = bytes_.data() + at_;
   at_ += n;
@@ -114,14 +114,16 @@ std::int64_t WireReader::integer() {
 WireTag WireReader::tag() {
   const auto t = static_cast<std::uint8_t>(*take(1));
   if (t > static_cast<std::uint8_t>(Tag::integer)) {
-    throw DataError(what_ + " holds an unknown value type " + std::to_string(t) + " at byte " + std::to_string(at_ - 1));
+    throw DataError(what_ + " holds an unknown value type " + std::to_string(t) + " at byte " +
+                    std::to_string(at_ - 1));
   }
   return static_cast<Tag>(t);
 }
 
 std::uint64_t WireReader::elements(std::size_t least_bytes) {
   const std::uint64_t n = count();
-  if (n > (bytes_.size() - at_) / least_bytes) take(bytes_.size() - at_ + 1);  // truncated: said so, nothing allocated
+  if (n > (bytes_.size() - at_) / least_bytes)
+    take(bytes_.size() - at_ + 1);  // truncated: said so, nothing allocated
   return n;
 }
 
@@ -135,9 +137,12 @@ std::vector<double> WireReader::numbers() {
 
 AttributeValue WireReader::value() {
   switch (tag()) {
-    case Tag::number: return number();
-    case Tag::integer: return integer();
-    case Tag::text: return text();
+    case Tag::number:
+      return number();
+    case Tag::integer:
+      return integer();
+    case Tag::text:
+      return text();
   }
   return {};
 }

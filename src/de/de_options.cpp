@@ -35,10 +35,9 @@ constexpr std::pair<const char*, Strategy> kStrategies[] = {
     {"jso", Strategy::jso}};
 constexpr std::pair<const char*, Init> kInits[] = {
     {"uniform", Init::uniform}, {"lhs", Init::lhs}, {"sobol", Init::sobol}};
-constexpr std::pair<const char*, BoundHandling> kBounds[] = {
-    {"midpoint", BoundHandling::midpoint},
-    {"reflect", BoundHandling::reflect},
-    {"resample", BoundHandling::resample}};
+constexpr std::pair<const char*, BoundHandling> kBounds[] = {{"midpoint", BoundHandling::midpoint},
+                                                             {"reflect", BoundHandling::reflect},
+                                                             {"resample", BoundHandling::resample}};
 }  // namespace
 
 Strategy parse_strategy(const std::string& s) { return parse(s, "strategy", kStrategies); }
@@ -73,9 +72,11 @@ void DeOptions::validate(std::size_t dim) const {
   }
   if (!(F > 0.0 && F <= 2.0)) throw ConfigError("de.F must be in (0, 2], got " + std::to_string(F));
   if (!(F_max >= 0.0 && F_max <= 2.0)) {
-    throw ConfigError("de.F_max (dither upper end) must be in [0, 2], got " + std::to_string(F_max));
+    throw ConfigError("de.F_max (dither upper end) must be in [0, 2], got " +
+                      std::to_string(F_max));
   }
-  if (!(CR >= 0.0 && CR <= 1.0)) throw ConfigError("de.CR must be in [0, 1], got " + std::to_string(CR));
+  if (!(CR >= 0.0 && CR <= 1.0))
+    throw ConfigError("de.CR must be in [0, 1], got " + std::to_string(CR));
   if (!(p_best > 0.0 && p_best <= 1.0)) {
     throw ConfigError("de.p_best must be in (0, 1], got " + std::to_string(p_best));
   }
@@ -96,48 +97,65 @@ void DeOptions::validate(std::size_t dim) const {
 const OptionTable<DeOptions>& de_option_table() {
   using S = DeOptions;
   static const OptionTable<DeOptions> t = {
-      enum_option<S>("strategy", [](S& o) -> auto& { return o.strategy; },
-                     std::vector<Strategy>{Strategy::rand1bin, Strategy::best1bin,
-                                           Strategy::current_to_best1bin, Strategy::rand2bin,
-                                           Strategy::current_to_pbest1, Strategy::shade,
-                                           Strategy::lshade, Strategy::jso},
-                     parse_strategy, [](Strategy v) { return to_string(v); }, "mutation strategy"),
-      whole_option<S>("population", [](S& o) -> auto& { return o.population; }, 0, 1000000,
-                      "population size (0: the strategy's default for the dimension)"),
-      real_option<S>("F", [](S& o) -> auto& { return o.F; }, 0.0, 2.0,
-                     "mutation factor (classic strategies, JADE)"),
-      real_option<S>("F_max", [](S& o) -> auto& { return o.F_max; }, 0.0, 2.0,
-                     "> F: dither, F drawn from U[F, F_max] each generation (as scipy); <= F: F fixed"),
-      real_option<S>("CR", [](S& o) -> auto& { return o.CR; }, 0.0, 1.0,
-                     "crossover rate (classic strategies, JADE)"),
-      real_option<S>("p_best", [](S& o) -> auto& { return o.p_best; }, 0.0, 1.0,
-                     "top fraction for current-to-pbest (JADE, SHADE, L-SHADE)"),
-      real_option<S>("archive_rate", [](S& o) -> auto& { return o.archive_rate; }, 0.0, 100.0,
-                     "archive size / population (JADE, SHADE)"),
-      whole_option<S>("memory_size", [](S& o) -> auto& { return o.memory_size; }, 1, 10000,
-                      "success-history entries H (SHADE family)"),
-      whole_option<S>("min_population", [](S& o) -> auto& { return o.min_population; }, 4, 1000000,
-                      "floor of the L-SHADE / jSO population reduction"),
-      enum_option<S>("init", [](S& o) -> auto& { return o.init; },
-                     std::vector<Init>{Init::uniform, Init::lhs, Init::sobol}, parse_init,
-                     [](Init v) { return to_string(v); }, "initial population"),
-      enum_option<S>("bounds", [](S& o) -> auto& { return o.bounds; },
-                     std::vector<BoundHandling>{BoundHandling::midpoint, BoundHandling::reflect,
-                                                BoundHandling::resample},
-                     parse_bound_handling, [](BoundHandling v) { return to_string(v); },
-                     "what a mutant outside the bounds becomes"),
-      whole_option<S>("max_generations", [](S& o) -> auto& { return o.max_generations; }, 1,
-                      1000000000, "generation limit"),
-      whole_option<S>("max_evaluations", [](S& o) -> auto& { return o.max_evaluations; }, 0,
-                      1000000000000ULL, "evaluation limit (0: none)"),
-      real_option<S>("target_cost", [](S& o) -> auto& { return o.target_cost; }, -INFINITY,
-                     INFINITY, "stop once the best cost is <= this (-inf: never)"),
-      real_option<S>("tol", [](S& o) -> auto& { return o.tol; }, 0.0, 1.0,
-                     "flat population: std(cost) <= atol + tol*|mean(cost)| stops (as scipy)"),
-      real_option<S>("atol", [](S& o) -> auto& { return o.atol; }, 0.0, INFINITY,
-                     "absolute part of the flat-population test"),
-      real_option<S>("max_seconds", [](S& o) -> auto& { return o.max_seconds; }, 0.0, 1e9,
-                     "wall-clock limit of the DE in seconds (0: none)"),
+      enum_option<S>(
+          "strategy", [](S & o) -> auto& { return o.strategy; },
+          std::vector<Strategy>{Strategy::rand1bin, Strategy::best1bin,
+                                Strategy::current_to_best1bin, Strategy::rand2bin,
+                                Strategy::current_to_pbest1, Strategy::shade, Strategy::lshade,
+                                Strategy::jso},
+          parse_strategy, [](Strategy v) { return to_string(v); }, "mutation strategy"),
+      whole_option<S>(
+          "population", [](S & o) -> auto& { return o.population; }, 0, 1000000,
+          "population size (0: the strategy's default for the dimension)"),
+      real_option<S>(
+          "F", [](S & o) -> auto& { return o.F; }, 0.0, 2.0,
+          "mutation factor (classic strategies, JADE)"),
+      real_option<S>(
+          "F_max", [](S & o) -> auto& { return o.F_max; }, 0.0, 2.0,
+          "> F: dither, F drawn from U[F, F_max] each generation (as scipy); <= F: F fixed"),
+      real_option<S>(
+          "CR", [](S & o) -> auto& { return o.CR; }, 0.0, 1.0,
+          "crossover rate (classic strategies, JADE)"),
+      real_option<S>(
+          "p_best", [](S & o) -> auto& { return o.p_best; }, 0.0, 1.0,
+          "top fraction for current-to-pbest (JADE, SHADE, L-SHADE)"),
+      real_option<S>(
+          "archive_rate", [](S & o) -> auto& { return o.archive_rate; }, 0.0, 100.0,
+          "archive size / population (JADE, SHADE)"),
+      whole_option<S>(
+          "memory_size", [](S & o) -> auto& { return o.memory_size; }, 1, 10000,
+          "success-history entries H (SHADE family)"),
+      whole_option<S>(
+          "min_population", [](S & o) -> auto& { return o.min_population; }, 4, 1000000,
+          "floor of the L-SHADE / jSO population reduction"),
+      enum_option<S>(
+          "init", [](S & o) -> auto& { return o.init; },
+          std::vector<Init>{Init::uniform, Init::lhs, Init::sobol}, parse_init,
+          [](Init v) { return to_string(v); }, "initial population"),
+      enum_option<S>(
+          "bounds", [](S & o) -> auto& { return o.bounds; },
+          std::vector<BoundHandling>{BoundHandling::midpoint, BoundHandling::reflect,
+                                     BoundHandling::resample},
+          parse_bound_handling, [](BoundHandling v) { return to_string(v); },
+          "what a mutant outside the bounds becomes"),
+      whole_option<S>(
+          "max_generations", [](S & o) -> auto& { return o.max_generations; }, 1, 1000000000,
+          "generation limit"),
+      whole_option<S>(
+          "max_evaluations", [](S & o) -> auto& { return o.max_evaluations; }, 0, 1000000000000ULL,
+          "evaluation limit (0: none)"),
+      real_option<S>(
+          "target_cost", [](S & o) -> auto& { return o.target_cost; }, -INFINITY, INFINITY,
+          "stop once the best cost is <= this (-inf: never)"),
+      real_option<S>(
+          "tol", [](S & o) -> auto& { return o.tol; }, 0.0, 1.0,
+          "flat population: std(cost) <= atol + tol*|mean(cost)| stops (as scipy)"),
+      real_option<S>(
+          "atol", [](S & o) -> auto& { return o.atol; }, 0.0, INFINITY,
+          "absolute part of the flat-population test"),
+      real_option<S>(
+          "max_seconds", [](S & o) -> auto& { return o.max_seconds; }, 0.0, 1e9,
+          "wall-clock limit of the DE in seconds (0: none)"),
   };
   return t;
 }

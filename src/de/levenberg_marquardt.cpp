@@ -1,14 +1,13 @@
 #include "perfit/de/levenberg_marquardt.hpp"
 
 #include <Eigen/Cholesky>
-
 #include <cmath>
 #include <limits>
 
 namespace perfit::de {
 
-LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
-                             const LmOptions& o, const SumReducer& reduce) {
+LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0, const LmOptions& o,
+                             const SumReducer& reduce) {
   LmResult res;
   const Eigen::Index n = u0.size();
   // |r|^2 summed over all ranks; a non-finite residual anywhere makes it +inf everywhere.

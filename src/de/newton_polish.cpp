@@ -1,7 +1,6 @@
 #include "perfit/de/newton_polish.hpp"
 
 #include <Eigen/Cholesky>
-
 #include <algorithm>
 #include <cmath>
 
@@ -86,7 +85,8 @@ Eigen::VectorXd step(const Eigen::VectorXd& u, const Eigen::VectorXd& g, const E
   Eigen::VectorXd b(m);
   for (Eigen::Index i = 0; i < m; ++i) {
     b(i) = -g(free[static_cast<std::size_t>(i)]);
-    for (Eigen::Index j = 0; j < m; ++j) A(i, j) = H(free[static_cast<std::size_t>(i)], free[static_cast<std::size_t>(j)]);
+    for (Eigen::Index j = 0; j < m; ++j)
+      A(i, j) = H(free[static_cast<std::size_t>(i)], free[static_cast<std::size_t>(j)]);
   }
   const double scale = std::max(A.diagonal().cwiseAbs().maxCoeff(), 1e-300);
   for (double shift = 0.0;; shift = shift == 0.0 ? 1e-8 * scale : 10.0 * shift) {
@@ -94,7 +94,8 @@ Eigen::VectorXd step(const Eigen::VectorXd& u, const Eigen::VectorXd& g, const E
     As.diagonal().array() += shift;
     Eigen::LLT<Eigen::MatrixXd> llt(As);
     if (llt.info() == Eigen::Success || shift > 1e8 * scale) {
-      const Eigen::VectorXd x = llt.info() == Eigen::Success ? Eigen::VectorXd(llt.solve(b)) : Eigen::VectorXd(b / scale);
+      const Eigen::VectorXd x =
+          llt.info() == Eigen::Success ? Eigen::VectorXd(llt.solve(b)) : Eigen::VectorXd(b / scale);
       for (Eigen::Index i = 0; i < m; ++i) delta(free[static_cast<std::size_t>(i)]) = x(i);
       return delta;
     }
@@ -118,7 +119,8 @@ NewtonResult newton_polish(const BatchObjective& f, const Eigen::VectorXd& u0, d
     // A gain the quadratic model puts below the cost's own rounding is noise to chase.
     if (-(g.dot(delta) + 0.5 * delta.dot(H * delta)) <= o.ftol * std::fabs(r.cost)) break;
     bool moved = false;
-    for (int k = 0; k <= o.max_halvings && delta.cwiseAbs().maxCoeff() >= o.xtol; ++k, delta *= 0.5) {
+    for (int k = 0; k <= o.max_halvings && delta.cwiseAbs().maxCoeff() >= o.xtol;
+         ++k, delta *= 0.5) {
       trial = (r.u + delta).cwiseMax(0.0).cwiseMin(1.0);
       f(trial, one);
       ++r.evaluations;

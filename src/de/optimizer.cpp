@@ -20,19 +20,28 @@ constexpr double kTerminalCr = -1.0;  // L-SHADE's terminal value: CR = 0 from t
 
 const char* to_string(StopReason r) {
   switch (r) {
-    case StopReason::none: return "none";
-    case StopReason::max_generations: return "max_generations";
-    case StopReason::max_evaluations: return "max_evaluations";
-    case StopReason::target_cost: return "target_cost";
-    case StopReason::converged: return "converged";
-    case StopReason::time_limit: return "time_limit";
-    case StopReason::interrupted: return "interrupted";
+    case StopReason::none:
+      return "none";
+    case StopReason::max_generations:
+      return "max_generations";
+    case StopReason::max_evaluations:
+      return "max_evaluations";
+    case StopReason::target_cost:
+      return "target_cost";
+    case StopReason::converged:
+      return "converged";
+    case StopReason::time_limit:
+      return "time_limit";
+    case StopReason::interrupted:
+      return "interrupted";
   }
   return "?";
 }
 
 DeOptimizer::DeOptimizer(std::size_t dim, DeOptions options, BatchObjective objective)
-    : dim_(dim), options_(std::move(options)), objective_(std::move(objective)),
+    : dim_(dim),
+      options_(std::move(options)),
+      objective_(std::move(objective)),
       rng_(options_.seed) {
   options_.validate(dim_);
 }
@@ -132,7 +141,8 @@ void DeOptimizer::mutate(std::size_t i, double F, double p_frac,
       for (std::size_t k = 0; k < 5; ++k) r[k] = draw(k);
       v = X(r[0]) + F * (X(r[1]) - X(r[2])) + F * (X(r[3]) - X(r[4]));
       return;
-    default: break;
+    default:
+      break;
   }
   // current-to-pbest/1 with archive (JADE, SHADE, L-SHADE), weighted for jSO.
   const std::size_t top = std::max<std::size_t>(
@@ -170,7 +180,9 @@ void DeOptimizer::repair(const Eigen::VectorXd& parent, Eigen::Ref<Eigen::Vector
       case BoundHandling::reflect:  // fold back in, repeatedly for far-out points
         while (x < 0.0 || x > 1.0) x = x < 0.0 ? -x : 2.0 - x;
         break;
-      case BoundHandling::resample: x = rng_.uniform(); break;
+      case BoundHandling::resample:
+        x = rng_.uniform();
+        break;
     }
     v(j) = x;
   }
@@ -185,8 +197,8 @@ void DeOptimizer::step() {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return state_.cost(a) < state_.cost(b); });
-  const double prog = std::min(
-      1.0, static_cast<double>(state_.evaluations) / static_cast<double>(std::max<std::size_t>(1, max_nfe())));
+  const double prog = std::min(1.0, static_cast<double>(state_.evaluations) /
+                                        static_cast<double>(std::max<std::size_t>(1, max_nfe())));
   const double p_frac = options_.strategy == Strategy::jso ? 0.25 - 0.125 * prog : options_.p_best;
 
   double F_gen = options_.F;
@@ -204,8 +216,10 @@ void DeOptimizer::step() {
       } while (f <= 0.0);
       f = std::min(f, 1.0);
       if (options_.strategy == Strategy::jso) {
-        if (prog < 0.25) cr = std::max(cr, 0.7);
-        else if (prog < 0.5) cr = std::max(cr, 0.6);
+        if (prog < 0.25)
+          cr = std::max(cr, 0.7);
+        else if (prog < 0.5)
+          cr = std::max(cr, 0.6);
         if (prog < 0.6) f = std::min(f, 0.7);
       }
       Fi[i] = f;
@@ -291,9 +305,9 @@ void DeOptimizer::reduce_population() {
   const std::size_t np = static_cast<std::size_t>(state_.pop.cols());
   const double frac = std::min(1.0, static_cast<double>(state_.evaluations) /
                                         static_cast<double>(std::max<std::size_t>(1, max_nfe())));
-  const auto target = static_cast<std::size_t>(std::lround(
-      static_cast<double>(state_.np_init) -
-      frac * static_cast<double>(state_.np_init - options_.min_population)));
+  const auto target = static_cast<std::size_t>(
+      std::lround(static_cast<double>(state_.np_init) -
+                  frac * static_cast<double>(state_.np_init - options_.min_population)));
   const std::size_t new_np = std::max(options_.min_population, std::min(np, target));
   if (new_np >= np) return;
   std::vector<std::size_t> order(np);
@@ -358,7 +372,8 @@ DeSummary DeOptimizer::summary(StopReason reason) const {
   const double sd = std::sqrt((state_.cost.array() - mean).square().mean());
   switch (reason) {
     case StopReason::target_cost:
-      s.message = "reached the target cost: best " + g(s.best_cost) + " <= target " + g(options_.target_cost);
+      s.message = "reached the target cost: best " + g(s.best_cost) + " <= target " +
+                  g(options_.target_cost);
       break;
     case StopReason::max_evaluations:
       s.message = "used the evaluation budget: " + std::to_string(state_.evaluations) + " of " +
@@ -368,14 +383,18 @@ DeSummary DeOptimizer::summary(StopReason reason) const {
       s.message = "reached max_generations " + std::to_string(options_.max_generations);
       break;
     case StopReason::converged:
-      s.message = "population converged: cost std " + g(sd) + " <= atol + tol*|mean| = " +
-                  g(options_.atol + options_.tol * std::fabs(mean));
+      s.message = "population converged: cost std " + g(sd) +
+                  " <= atol + tol*|mean| = " + g(options_.atol + options_.tol * std::fabs(mean));
       break;
     case StopReason::time_limit:
       s.message = "reached the wall-clock limit of " + g(options_.max_seconds) + " s";
       break;
-    case StopReason::interrupted: s.message = "interrupted by a signal"; break;
-    case StopReason::none: s.message = "still running"; break;
+    case StopReason::interrupted:
+      s.message = "interrupted by a signal";
+      break;
+    case StopReason::none:
+      s.message = "still running";
+      break;
   }
   return s;
 }

@@ -15,7 +15,8 @@ namespace perfit::fit {
 namespace {
 
 // Row multiplicities of replicate b: draw `units` units (configurations or rows) with replacement.
-std::vector<double> draw(std::uint64_t seed, std::size_t b, const std::vector<std::size_t>& unit_of_row, std::size_t units) {
+std::vector<double> draw(std::uint64_t seed, std::size_t b,
+                         const std::vector<std::size_t>& unit_of_row, std::size_t units) {
   Rng rng = Rng::derive(seed, 0xB007 + b);
   std::vector<double> times(units, 0.0);
   for (std::size_t k = 0; k < units; ++k) times[rng.below(units)] += 1.0;
@@ -43,7 +44,8 @@ struct Replicates {
     Eigen::Index k = 0;
     for (std::size_t i = 0; i < times.size(); ++i) {
       if (keep[i]) {
-        q.weights(k) = times[i] * (p.weights.size() ? p.weights(static_cast<Eigen::Index>(i)) : 1.0);
+        q.weights(k) =
+            times[i] * (p.weights.size() ? p.weights(static_cast<Eigen::Index>(i)) : 1.0);
         ++k;
       }
     }
@@ -75,18 +77,21 @@ std::pair<double, double> percentile_interval(std::vector<double> v, double ci) 
   return {at((1.0 - ci) / 2.0), at((1.0 + ci) / 2.0)};
 }
 
-Eigen::MatrixXd replicate_predictions(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates) {
+Eigen::MatrixXd replicate_predictions(const model::Evaluator& ev,
+                                      const std::vector<std::vector<double>>& replicates) {
   const std::size_t refits = replicates.empty() ? 0 : replicates.front().size();
   Eigen::MatrixXd pred(static_cast<Eigen::Index>(ev.rows()), static_cast<Eigen::Index>(refits));
   Eigen::VectorXd x(static_cast<Eigen::Index>(replicates.size()));
   for (std::size_t b = 0; b < refits; ++b) {
-    for (std::size_t k = 0; k < replicates.size(); ++k) x(static_cast<Eigen::Index>(k)) = replicates[k][b];
+    for (std::size_t k = 0; k < replicates.size(); ++k)
+      x(static_cast<Eigen::Index>(k)) = replicates[k][b];
     pred.col(static_cast<Eigen::Index>(b)) = ev.predict(x);
   }
   return pred;
 }
 
-PredictionInterval prediction_interval(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates,
+PredictionInterval prediction_interval(const model::Evaluator& ev,
+                                       const std::vector<std::vector<double>>& replicates,
                                        double ci) {
   const std::size_t refits = replicates.empty() ? 0 : replicates.front().size();
   const auto rows = static_cast<Eigen::Index>(ev.rows());
@@ -102,8 +107,9 @@ PredictionInterval prediction_interval(const model::Evaluator& ev, const std::ve
   return out;
 }
 
-BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
-                          const island::IslandLayout& L, const std::function<bool()>& interrupted) {
+BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options,
+                          const Eigen::VectorXd& best_unit, const island::IslandLayout& L,
+                          const std::function<bool()>& interrupted) {
   FitProblem whole = p;
   whole.forward_check = false;
   if (L.island_size > 1) whole.rows = gather_rows(*p.rows, L.island_comm.get());
@@ -111,7 +117,8 @@ BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, co
   res.requested = p.bootstrap;
   res.ci = p.ci;
   std::size_t configs = 0;
-  std::vector<std::size_t> unit_of_row = data::configuration_ids(*whole.rows, p.model->columns_used(), configs);
+  std::vector<std::size_t> unit_of_row =
+      data::configuration_ids(*whole.rows, p.model->columns_used(), configs);
   const bool by_configuration = configs < whole.rows->rows();
   if (!by_configuration) {
     for (std::size_t i = 0; i < unit_of_row.size(); ++i) unit_of_row[i] = i;
@@ -120,13 +127,15 @@ BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, co
   de::FitOptions o = options;
   o.progress_every = 0;
   o.de.x0 = {best_unit};  // each refit starts from the fit's best: fewer generations, same optimum
-  const Replicates reps{whole, o, unit_of_row, by_configuration ? configs : whole.rows->rows(), interrupted};
+  const Replicates reps{whole, o, unit_of_row, by_configuration ? configs : whole.rows->rows(),
+                        interrupted};
   spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
-              "bootstrap: {} refits on {} resampled by {} ({} of them), spread over {} rank(s)", p.bootstrap,
-              "rows", res.resampled, by_configuration ? configs : whole.rows->rows(), L.world_size);
+              "bootstrap: {} refits on {} resampled by {} ({} of them), spread over {} rank(s)",
+              p.bootstrap, "rows", res.resampled, by_configuration ? configs : whole.rows->rows(),
+              L.world_size);
   const std::size_t n = p.model->n_params();
-  const std::vector<double> packed =
-      spread(L.world, std::vector<std::size_t>(p.bootstrap, n + 1), [&](std::size_t b, double* out) { reps.run(b, out); });
+  const std::vector<double> packed = spread(L.world, std::vector<std::size_t>(p.bootstrap, n + 1),
+                                            [&](std::size_t b, double* out) { reps.run(b, out); });
   std::vector<Eigen::Index> done;
   for (std::size_t b = 0; b < p.bootstrap; ++b) {
     if (packed[b * (n + 1)] != 0.0) done.push_back(static_cast<Eigen::Index>(b));
@@ -139,15 +148,19 @@ BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, co
     }
   }
   if (done.size() < p.bootstrap) {
-    spdlog::warn("bootstrap: {} of {} refits finished (the others failed or were interrupted); the intervals "
-                 "rest on those", done.size(), p.bootstrap);
+    spdlog::warn(
+        "bootstrap: {} of {} refits finished (the others failed or were interrupted); the "
+        "intervals "
+        "rest on those",
+        done.size(), p.bootstrap);
   }
   res.lo.resize(static_cast<Eigen::Index>(n));
   res.hi.resize(static_cast<Eigen::Index>(n));
   for (std::size_t j = 0; j < n; ++j) {
     const auto col = res.replicates.col(static_cast<Eigen::Index>(j));
     if (col.size() == 0) {
-      res.lo(static_cast<Eigen::Index>(j)) = res.hi(static_cast<Eigen::Index>(j)) = std::numeric_limits<double>::quiet_NaN();
+      res.lo(static_cast<Eigen::Index>(j)) = res.hi(static_cast<Eigen::Index>(j)) =
+          std::numeric_limits<double>::quiet_NaN();
       continue;
     }
     const auto [lo, hi] = percentile_interval(std::vector<double>(col.begin(), col.end()), p.ci);

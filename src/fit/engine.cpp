@@ -1,14 +1,14 @@
 #include "perfit/fit/engine.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
-
-#include "perfit/core/error.hpp"
-#include <spdlog/spdlog.h>
-
 #include <optional>
 
+#include "fit_objective.hpp"
+#include "perfit/core/error.hpp"
 #include "perfit/de/levenberg_marquardt.hpp"
 #include "perfit/de/newton_polish.hpp"
 #include "perfit/fit/bootstrap.hpp"
@@ -17,7 +17,6 @@
 #include "perfit/model/compression.hpp"
 #include "perfit/model/separable.hpp"
 #include "perfit/mpi/communicator.hpp"
-#include "fit_objective.hpp"
 #include "search_sample.hpp"
 
 namespace perfit::fit {
@@ -69,8 +68,9 @@ island::IslandSummary started(detail::FitObjective& objective, const Eigen::Vect
   Eigen::VectorXd one(1);
   objective(s.best, one);
   s.best_cost = one(0);
-  s.message = "started where every group was fitted alone; the polish searched the " + std::to_string(objective.dim()) +
-              " params from there (a joint fit of more than " + std::to_string(kSearchFromStartDims) + ")";
+  s.message = "started where every group was fitted alone; the polish searched the " +
+              std::to_string(objective.dim()) + " params from there (a joint fit of more than " +
+              std::to_string(kSearchFromStartDims) + ")";
   s.evaluations = 1;
   return s;
 }
@@ -79,22 +79,26 @@ island::IslandSummary started(detail::FitObjective& objective, const Eigen::Vect
 island::IslandSummary solved_without_search(bool no_params) {
   island::IslandSummary s;
   s.reason = de::StopReason::converged;
-  s.message = no_params ? "the model has no params (only constants): evaluated, nothing to fit"
-                        : "every constant is linear: solved exactly by bounded least squares, no search";
+  s.message = no_params
+                  ? "the model has no params (only constants): evaluated, nothing to fit"
+                  : "every constant is linear: solved exactly by bounded least squares, no search";
   s.evaluations = 1;
   return s;
 }
 
 // The search: none when every param is linear, a joint fit's polish from its start, or the DE
 // on its islands (seeded with the start, if any) over `searched` (the objective or a sample of it).
-island::IslandSummary search(const FitProblem& p, const de::DeOptions& de, const island::IslandOptions& islands,
-                             const island::IslandLayout& L, const island::RunHooks& hooks,
-                             detail::FitObjective& objective, detail::FitObjective& searched) {
+island::IslandSummary search(const FitProblem& p, const de::DeOptions& de,
+                             const island::IslandOptions& islands, const island::IslandLayout& L,
+                             const island::RunHooks& hooks, detail::FitObjective& objective,
+                             detail::FitObjective& searched) {
   const model::Model& m = *p.model;
   if (objective.dim() == 0) return solved_without_search(m.n_params() == 0);
   Eigen::VectorXd start(p.start.size());
-  for (Eigen::Index k = 0; k < p.start.size(); ++k) start(k) = m.to_unit(static_cast<std::size_t>(k), p.start(k));
-  if (p.start.size() > 0 && objective.dim() > kSearchFromStartDims) return started(objective, start);
+  for (Eigen::Index k = 0; k < p.start.size(); ++k)
+    start(k) = m.to_unit(static_cast<std::size_t>(k), p.start(k));
+  if (p.start.size() > 0 && objective.dim() > kSearchFromStartDims)
+    return started(objective, start);
   de::DeOptions seeded = de;
   if (p.start.size() > 0) seeded.x0.push_back(start);
   for (auto& x : seeded.x0) x = objective.search_unit(x);
@@ -125,7 +129,8 @@ FitReport search_report(const island::IslandSummary& s, const island::IslandLayo
   // One island: the best after every generation; islands: the global best after each epoch.
   r.history = L.n_islands == 1 ? s.island_history : s.history;
   r.unit = objective.full_unit(s.best);
-  if (objective.projected() || objective.dim() == 0 || sampled) {  // judged like the polish: by the evaluator, on every row
+  if (objective.projected() || objective.dim() == 0 ||
+      sampled) {  // judged like the polish: by the evaluator, on every row
     Eigen::VectorXd one(1);
     objective.full_costs(r.unit, one);
     r.cost = one(0);
@@ -166,17 +171,19 @@ void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& obje
       // linear ones solved at every point (Golub & Pereyra): a Jacobian of those few columns.
       const bool projected = objective.projected() && objective.dim() > 0;
       const de::ResidualFn residuals = [&](const Eigen::VectorXd& x, Eigen::VectorXd& res) {
-        res = ev.residual_vector(m.params_from_unit(projected ? objective.full_unit(x) : x), weight, L.island_rank == 0);
+        res = ev.residual_vector(m.params_from_unit(projected ? objective.full_unit(x) : x), weight,
+                                 L.island_rank == 0);
       };
       de::LmOptions lo;
       if (projected) lo.ftol = 1e-10;
-      const de::LmResult lm =
-          de::levenberg_marquardt(residuals, projected ? objective.search_unit(r.unit) : r.unit, lo, reduce);
+      const de::LmResult lm = de::levenberg_marquardt(
+          residuals, projected ? objective.search_unit(r.unit) : r.unit, lo, reduce);
       r.polish_iterations = lm.iterations;
       u = projected ? objective.full_unit(lm.u) : lm.u;
     }
     Eigen::VectorXd one(1);
-    objective.full_costs(u, one);  // the true cost, judged by the evaluator, not the polish's objective
+    objective.full_costs(
+        u, one);  // the true cost, judged by the evaluator, not the polish's objective
     if (one(0) < r.cost) {
       r.unit = u;
       r.cost = one(0);
@@ -200,9 +207,11 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::
   model::MetricSums ms = model::metric_sums(full.predict(r.params), full.measured());
   if (L.island_size > 1) {
     const MPI_Comm ic = L.island_comm.get();
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.n, model::MetricSums::kSummed, MPI_DOUBLE, MPI_SUM, ic),
-               "MPI_Allreduce (metrics)");
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic), "MPI_Allreduce (max)");
+    mpi::check(
+        MPI_Allreduce(MPI_IN_PLACE, &ms.n, model::MetricSums::kSummed, MPI_DOUBLE, MPI_SUM, ic),
+        "MPI_Allreduce (metrics)");
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ms.max_rel, 1, MPI_DOUBLE, MPI_MAX, ic),
+               "MPI_Allreduce (max)");
   }
   r.metrics = model::metrics_from_sums(ms);
   const double k = static_cast<double>(full.model().n_params());
@@ -210,17 +219,19 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::
     r.noise_dof = static_cast<std::size_t>(ms.n - k);
     r.noise_log_sd = std::sqrt(ms.sum_log_ratio_sq / (ms.n - k));
   }
-  if (L.island == 0 && diagnose) r.identifiability = model::check_identifiability(full, r.params, sum);
+  if (L.island == 0 && diagnose)
+    r.identifiability = model::check_identifiability(full, r.params, sum);
 }
 
 // A large set with the polish to finish on every row: the DE searches a strided sample (the
 // compressed constant scaled to its share of the weight). A target cost is a promise about the
 // whole set's cost, and without the polish the DE's answer is the fit: both search every row.
-std::optional<detail::FitObjective> sampled_objective(const FitProblem& p, const de::FitOptions& options,
-                                                      const detail::FitObjective& all, const data::MeasurementTable& rows,
-                                                      double offset, double weight, const model::Separation& sep,
-                                                      const model::Reducer& sum, std::optional<detail::SearchSample>& sample) {
-  if (all.dim() == 0 || !options.polish || std::isfinite(options.de.target_cost)) return std::nullopt;
+std::optional<detail::FitObjective> sampled_objective(
+    const FitProblem& p, const de::FitOptions& options, const detail::FitObjective& all,
+    const data::MeasurementTable& rows, double offset, double weight, const model::Separation& sep,
+    const model::Reducer& sum, std::optional<detail::SearchSample>& sample) {
+  if (all.dim() == 0 || !options.polish || std::isfinite(options.de.target_cost))
+    return std::nullopt;
   const model::Evaluator& ev = all.evaluator();
   // Every rank that shares the rows must take the same branch (the reductions below).
   double too_few = detail::SearchSample::worth(ev.rows(), options.search_rows) ? 0.0 : 1.0;
@@ -232,8 +243,10 @@ std::optional<detail::FitObjective> sampled_objective(const FitProblem& p, const
   if (!(w > 0.0)) return std::nullopt;  // the sample missed every weighted row: search all
   spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
               "{} rows: the search evaluates one row in {} ({} rows), the polish and every result "
-              "all of them (search_rows: 0 to search on all)", ev.rows(), sample->stride(), sample->rows());
-  return std::optional<detail::FitObjective>(std::in_place, sample->evaluator(), offset * (w / weight), w, sum, &sep);
+              "all of them (search_rows: 0 to search on all)",
+              ev.rows(), sample->stride(), sample->rows());
+  return std::optional<detail::FitObjective>(std::in_place, sample->evaluator(),
+                                             offset * (w / weight), w, sum, &sep);
 }
 
 }  // namespace
@@ -247,14 +260,16 @@ std::size_t search_dimension(const model::Model& m, const model::CostOptions& co
 namespace {
 
 // lambda: auto: cross-validation picks lambda, then the fit runs with it.
-FitReport fit_choosing_lambda(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
-                              const island::IslandLayout& L, const island::RunHooks& hooks) {
+FitReport fit_choosing_lambda(const FitProblem& p, const de::FitOptions& options,
+                              const island::IslandOptions& islands, const island::IslandLayout& L,
+                              const island::RunHooks& hooks) {
   const double cv_start = now_s();
   FitProblem chosen = p;
   const LambdaChoice c = choose_lambda(p, options, L);
   chosen.cost.lambda = c.lambda;
   chosen.cost.lambda_auto = false;
-  if (!c.note.empty()) spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::warn, "lambda auto: {}", c.note);
+  if (!c.note.empty())
+    spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::warn, "lambda auto: {}", c.note);
   FitReport r = fit(chosen, options, islands, L, hooks);
   r.lambda = c;
   r.seconds = now_s() - cv_start;  // the whole fit, the cross-validation included
@@ -262,7 +277,8 @@ FitReport fit_choosing_lambda(const FitProblem& p, const de::FitOptions& options
 }
 
 // Params from the unit cube, which are at a bound, which were solved linearly.
-void describe_params(FitReport& r, const model::Model& m, const model::Separation& sep, bool projected) {
+void describe_params(FitReport& r, const model::Model& m, const model::Separation& sep,
+                     bool projected) {
   r.params = m.params_from_unit(r.unit);
   r.at_bound.resize(m.n_params());
   r.linear.assign(m.n_params(), false);
@@ -279,7 +295,8 @@ void describe_params(FitReport& r, const model::Model& m, const model::Separatio
 // 25% of its range), the others kept: the lowest cost there, relative to the fit's. A far step
 // alone can overshoot a nearby optimum, a near one alone cannot tell a pull from noise.
 // Collective over the ranks that share the rows.
-void probe_bounds(FitReport& r, const model::Evaluator& ev, double offset, double weight, const model::Reducer& sum) {
+void probe_bounds(FitReport& r, const model::Evaluator& ev, double offset, double weight,
+                  const model::Reducer& sum) {
   const model::Model& m = ev.model();
   r.past_bound.assign(m.n_params(), std::numeric_limits<double>::quiet_NaN());
   std::vector<std::size_t> probed;
@@ -289,7 +306,8 @@ void probe_bounds(FitReport& r, const model::Evaluator& ev, double offset, doubl
   if (probed.empty() || !std::isfinite(r.cost) || r.cost <= 0.0) return;
   constexpr int kSteps = 3;
   const double factor[kSteps] = {1.2, 2.0, 10.0}, share[kSteps] = {0.02, 0.1, 0.25};
-  Eigen::MatrixXd pop(static_cast<Eigen::Index>(m.n_params()), static_cast<Eigen::Index>(kSteps * probed.size()));
+  Eigen::MatrixXd pop(static_cast<Eigen::Index>(m.n_params()),
+                      static_cast<Eigen::Index>(kSteps * probed.size()));
   for (std::size_t j = 0; j < probed.size(); ++j) {
     const auto k = static_cast<Eigen::Index>(probed[j]);
     const auto& spec = m.spec().params[probed[j]];
@@ -310,14 +328,16 @@ void probe_bounds(FitReport& r, const model::Evaluator& ev, double offset, doubl
   ev.costs_from_sums(pop, sums, weight);
   for (std::size_t j = 0; j < probed.size(); ++j) {
     const double c = sums.segment(static_cast<Eigen::Index>(kSteps * j), kSteps).minCoeff();
-    r.past_bound[probed[j]] = std::isfinite(c) ? (c - r.cost) / r.cost : std::numeric_limits<double>::infinity();
+    r.past_bound[probed[j]] =
+        std::isfinite(c) ? (c - r.cost) / r.cost : std::numeric_limits<double>::infinity();
   }
 }
 
 }  // namespace
 
-FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::IslandOptions& islands,
-              const island::IslandLayout& L, const island::RunHooks& hooks) {
+FitReport fit(const FitProblem& p, const de::FitOptions& options,
+              const island::IslandOptions& islands, const island::IslandLayout& L,
+              const island::RunHooks& hooks) {
   if (p.cost.lambda_auto) return fit_choosing_lambda(p, options, islands, L, hooks);
   const double t0 = now_s();
   const model::Model& m = *p.model;
@@ -339,7 +359,8 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
     small.emplace(m, packed->table, c, so);
     spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
                 "{} rows -> {} distinct configurations: each evaluated once (compress: false "
-                "to evaluate every row)", packed->rows, packed->configurations);
+                "to evaluate every row)",
+                packed->rows, packed->configurations);
   }
   const model::Evaluator& ev = small ? *small : full;
   const double offset = packed ? packed->offset : 0.0;
@@ -354,24 +375,28 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options, const island::
   if (objective.projected()) {
     spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
                 "{} of {} constants are linear and solved by least squares for each candidate; the "
-                "search covers {} (separable: off to search all)", sep.linear.size(), m.n_params(),
+                "search covers {} (separable: off to search all)",
+                sep.linear.size(), m.n_params(),
                 objective.dim() == 0 ? std::string("nothing") : describe(m, sep.nonlinear));
   }
   std::optional<detail::SearchSample> sample;
-  std::optional<detail::FitObjective> sampled =
-      sampled_objective(p, options, objective, packed ? packed->table : *p.rows, offset, weight, sep, sum, sample);
-  const island::IslandSummary s = search(p, options.de, islands, L, hooks, objective, sampled ? *sampled : objective);
+  std::optional<detail::FitObjective> sampled = sampled_objective(
+      p, options, objective, packed ? packed->table : *p.rows, offset, weight, sep, sum, sample);
+  const island::IslandSummary s =
+      search(p, options.de, islands, L, hooks, objective, sampled ? *sampled : objective);
   FitReport r = search_report(s, L, objective, sampled.has_value());
-  if (options.polish && m.n_params() > 0) polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
+  if (options.polish && m.n_params() > 0)
+    polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
   if (p.diagnose) probe_bounds(r, ev, offset, weight, sum);
   whole_set_checks(r, full, L, sum, p.diagnose);
-  if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
+  if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed &&
+      r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
   }
   // On what every rank agrees (the stop reason is voted): the check's gathers are collective.
-  if (p.forward_check && m.n_params() > 0 && !r.checkpointed && r.reason != de::StopReason::interrupted &&
-      std::isfinite(r.cost)) {
+  if (p.forward_check && m.n_params() > 0 && !r.checkpointed &&
+      r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.forward = forward_check(p, options, r.unit, L, packed ? &*packed : nullptr);
   }
   r.rows = p.rows->rows();

@@ -47,13 +47,15 @@ void FitObjective::project(Eigen::MatrixXd& params, Eigen::VectorXd& costs) {
   }
   if (which.empty()) return;
   Eigen::MatrixXd sub(params.rows(), static_cast<Eigen::Index>(which.size()));
-  for (std::size_t a = 0; a < which.size(); ++a) sub.col(static_cast<Eigen::Index>(a)) = params.col(which[a]);
+  for (std::size_t a = 0; a < which.size(); ++a)
+    sub.col(static_cast<Eigen::Index>(a)) = params.col(which[a]);
   Eigen::VectorXd sums(sub.cols());
   ev_.residual_sums(sub, sums);
   sums.array() += offset_;
   reduce(sums.data(), static_cast<std::size_t>(sums.size()));
   ev_.costs_from_sums(sub, sums, weight_);
-  for (std::size_t a = 0; a < which.size(); ++a) costs(which[a]) = sums(static_cast<Eigen::Index>(a));
+  for (std::size_t a = 0; a < which.size(); ++a)
+    costs(which[a]) = sums(static_cast<Eigen::Index>(a));
 }
 
 void FitObjective::operator()(const Eigen::MatrixXd& unit, Eigen::VectorXd& costs) {
@@ -63,7 +65,8 @@ void FitObjective::operator()(const Eigen::MatrixXd& unit, Eigen::VectorXd& cost
   params_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(m.n_params()), unit.cols());
   for (Eigen::Index j = 0; j < unit.cols(); ++j) {
     for (std::size_t a = 0; a < nl.size(); ++a) {
-      params_(static_cast<Eigen::Index>(nl[a]), j) = m.from_unit(nl[a], unit(static_cast<Eigen::Index>(a), j));
+      params_(static_cast<Eigen::Index>(nl[a]), j) =
+          m.from_unit(nl[a], unit(static_cast<Eigen::Index>(a), j));
     }
   }
   project(params_, costs);
@@ -76,7 +79,8 @@ Eigen::VectorXd FitObjective::full_unit(const Eigen::VectorXd& search_unit) {
   (*this)(search_unit, one);
   Eigen::VectorXd u(static_cast<Eigen::Index>(m.n_params()));
   for (std::size_t k = 0; k < m.n_params(); ++k) {
-    u(static_cast<Eigen::Index>(k)) = std::clamp(m.to_unit(k, params_(static_cast<Eigen::Index>(k), 0)), 0.0, 1.0);
+    u(static_cast<Eigen::Index>(k)) =
+        std::clamp(m.to_unit(k, params_(static_cast<Eigen::Index>(k), 0)), 0.0, 1.0);
   }
   return u;
 }
@@ -85,7 +89,8 @@ Eigen::VectorXd FitObjective::search_unit(const Eigen::VectorXd& full_unit) cons
   if (!proj_) return full_unit;
   const auto& nl = proj_->separation().nonlinear;
   Eigen::VectorXd u(static_cast<Eigen::Index>(nl.size()));
-  for (std::size_t a = 0; a < nl.size(); ++a) u(static_cast<Eigen::Index>(a)) = full_unit(static_cast<Eigen::Index>(nl[a]));
+  for (std::size_t a = 0; a < nl.size(); ++a)
+    u(static_cast<Eigen::Index>(a)) = full_unit(static_cast<Eigen::Index>(nl[a]));
   return u;
 }
 

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <optional>
 
 #include "perfit/model/evaluator.hpp"

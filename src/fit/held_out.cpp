@@ -70,16 +70,17 @@ std::vector<data::Fold> forward_folds(const data::MeasurementTable& t, const std
 // change), and the scale column among the model's (the folds split the configurations by it).
 bool packed_rows_apply(const FitProblem& p, const std::string& column) {
   const auto& used = p.model->columns_used();
-  return p.compress && p.cost.residual != model::Residual::ape && p.cost.lambda == 0.0 && !p.cost.lambda_auto &&
-         std::find(used.begin(), used.end(), column) != used.end();
+  return p.compress && p.cost.residual != model::Residual::ape && p.cost.lambda == 0.0 &&
+         !p.cost.lambda_auto && std::find(used.begin(), used.end(), column) != used.end();
 }
 
 // The rows as configurations where that applies and saves (at most half as many).
 std::optional<model::CompressedRows> packed_rows(const FitProblem& p, const std::string& column) {
   if (!packed_rows_apply(p, column)) return std::nullopt;
   const auto& used = p.model->columns_used();
-  model::CompressedRows packed =
-      model::compress_rows(*p.rows, used, p.cost, std::vector<double>(p.weights.data(), p.weights.data() + p.weights.size()));
+  model::CompressedRows packed = model::compress_rows(
+      *p.rows, used, p.cost,
+      std::vector<double>(p.weights.data(), p.weights.data() + p.weights.size()));
   if (2 * packed.configurations > packed.rows) return std::nullopt;
   return packed;
 }
@@ -87,10 +88,10 @@ std::optional<model::CompressedRows> packed_rows(const FitProblem& p, const std:
 // Each forward fold refitted on the configurations below its value (serially, on every rank
 // alike: a few small fits), and judged on the rows at its value (all: over the folds' table), as
 // fit_folds would.
-std::vector<FoldFit> refits_on_configurations(const FitProblem& whole, const model::CompressedRows& packed,
-                                              const std::string& column, const std::vector<data::Fold>& folds,
-                                              const std::vector<double>& values, const model::Evaluator& all,
-                                              const de::FitOptions& options) {
+std::vector<FoldFit> refits_on_configurations(
+    const FitProblem& whole, const model::CompressedRows& packed, const std::string& column,
+    const std::vector<data::Fold>& folds, const std::vector<double>& values,
+    const model::Evaluator& all, const de::FitOptions& options) {
   const std::vector<double> at = packed.table.column(column).to_double();
   const Eigen::VectorXd& y = all.measured();
   std::vector<FoldFit> out;
@@ -137,10 +138,13 @@ std::vector<FoldFit> refits_on_configurations(const FitProblem& whole, const mod
 
 }  // namespace
 
-double fold_log_rms(const FoldFit& f) { return std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean()); }
+double fold_log_rms(const FoldFit& f) {
+  return std::sqrt((f.predicted.array() / f.measured.array()).log().square().mean());
+}
 
 ChoiceSpread last_fold_spread(const std::vector<FoldFit>& fits, const std::string& what) {
-  const bool any_failed = std::any_of(fits.begin(), fits.end(), [](const FoldFit& f) { return f.failed; });
+  const bool any_failed =
+      std::any_of(fits.begin(), fits.end(), [](const FoldFit& f) { return f.failed; });
   if (any_failed || fits.empty()) return {};
   const std::size_t n = fits.size();
   const double last = fold_log_rms(fits.back());
@@ -153,7 +157,8 @@ ChoiceSpread last_fold_spread(const std::vector<FoldFit>& fits, const std::strin
 }
 
 double distance_growth(const model::Evaluator& ev, const std::vector<FoldFit>& fits,
-                       const std::vector<const data::Fold*>& held, const std::vector<std::size_t>& at) {
+                       const std::vector<const data::Fold*>& held,
+                       const std::vector<std::size_t>& at) {
   const Eigen::VectorXd& y = ev.measured();
   double sxy = 0.0, sxx = 0.0;
   for (std::size_t k = 0; k + 1 < held.size() && k < fits.size(); ++k) {
@@ -164,7 +169,8 @@ double distance_growth(const model::Evaluator& ev, const std::vector<FoldFit>& f
     for (std::size_t j = k + 1; j < held.size(); ++j) {
       const double ed = log_rms_on(pred, y, *held[j]);
       if (!std::isfinite(ed) || !(ed > 0.0)) continue;
-      const double x = std::log(static_cast<double>(at[j] - at[k] + 1));  // steps beyond fold k's training scales
+      const double x = std::log(
+          static_cast<double>(at[j] - at[k] + 1));  // steps beyond fold k's training scales
       sxy += x * std::log(ed / e1);
       sxx += x * x;
     }
@@ -174,14 +180,16 @@ double distance_growth(const model::Evaluator& ev, const std::vector<FoldFit>& f
 }
 
 double scale_step_log(const data::MeasurementTable& rows, const std::string& column) {
-  if (column.empty() || !rows.find(column) || !rows.column(column).is_numeric()) return std::numeric_limits<double>::quiet_NaN();
+  if (column.empty() || !rows.find(column) || !rows.column(column).is_numeric())
+    return std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> v = data::distinct_values(rows.column(column));
   if (v.size() < 2 || !(v[v.size() - 2] > 0.0)) return std::numeric_limits<double>::quiet_NaN();
   return std::log(v.back() / v[v.size() - 2]);
 }
 
-ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
-                           const island::IslandLayout& L, const model::CompressedRows* fitted) {
+ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options,
+                           const Eigen::VectorXd& best_unit, const island::IslandLayout& L,
+                           const model::CompressedRows* fitted) {
   ChoiceSpread none;
   none.how = "no forward check: ";
   FitProblem whole = p;
@@ -198,17 +206,21 @@ ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, c
     return none;
   }
   if (scales.size() > kMaxScales) {
-    none.how += column + " has " + std::to_string(scales.size()) + " distinct values, more than the " +
-                std::to_string(kMaxScales) + " a scale column (worker counts) has; --scale names another";
+    none.how += column + " has " + std::to_string(scales.size()) +
+                " distinct values, more than the " + std::to_string(kMaxScales) +
+                " a scale column (worker counts) has; --scale names another";
     return none;
   }
-  const std::vector<double> values(scales.end() - static_cast<std::ptrdiff_t>(std::min(scales.size() - 2, kForwardFolds)),
-                                   scales.end());  // each fold's held-out value, from the third up
+  const std::vector<double> values(
+      scales.end() - static_cast<std::ptrdiff_t>(std::min(scales.size() - 2, kForwardFolds)),
+      scales.end());  // each fold's held-out value, from the third up
   de::FitOptions o = options;
-  o.de.x0 = {best_unit};  // each refit starts from the fit's best: the optimum the data near it lead to
+  o.de.x0 = {
+      best_unit};  // each refit starts from the fit's best: the optimum the data near it lead to
   // The fit's own compression when it holds every row (not a rank's slice), else made here.
   const bool reuse = fitted && L.island_size == 1 && packed_rows_apply(whole, column);
-  const std::optional<model::CompressedRows> packed = reuse ? std::nullopt : packed_rows(whole, column);
+  const std::optional<model::CompressedRows> packed =
+      reuse ? std::nullopt : packed_rows(whole, column);
   const model::CompressedRows* configurations = reuse ? fitted : packed ? &*packed : nullptr;
   // Refits on configurations are judged on the rows at the held-out values only.
   std::optional<data::MeasurementTable> tail;
@@ -237,8 +249,9 @@ ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, c
     for (const auto& f : folds) jobs.push_back({whole, &f});
     fits = fit_folds(jobs, o, L.world, false);  // fit_folds' refits never check themselves
   }
-  ChoiceSpread out = last_fold_spread(fits, "forward check: refitted below each of the " + std::to_string(folds.size()) +
-                                                " largest value(s) of " + column + ", its errors predicting them");
+  ChoiceSpread out = last_fold_spread(
+      fits, "forward check: refitted below each of the " + std::to_string(folds.size()) +
+                " largest value(s) of " + column + ", its errors predicting them");
   if (out.dof == 0) {
     none.how += "a refit failed";
     return none;
@@ -246,7 +259,8 @@ ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, c
   out.growth = distance_growth(all, fits, held, at);
   out.step_log = scale_step_log(rows, column);
   spdlog::log(p.quiet ? spdlog::level::debug : spdlog::level::info,
-              "forward check: refitted below each of the {} largest value(s) of {}, the error one step out is {:.3g}% "
+              "forward check: refitted below each of the {} largest value(s) of {}, the error one "
+              "step out is {:.3g}% "
               "(rms ln), growing as distance^{:.2g} (--no-forward-check: skip it)",
               folds.size(), column, 100.0 * out.log_sd, out.growth);
   return out;

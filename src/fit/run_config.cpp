@@ -11,21 +11,32 @@
 namespace perfit::fit {
 
 void RunConfig::validate(bool need_out) const {
-  if (data.empty()) throw ConfigError("no data store: pass --data STORE.h5 (or 'data:' in the config)");
-  if (set.empty()) throw ConfigError("no set: pass --set /<framework>/<model> (or 'set:' in the config); `perfit inspect " + data + "` lists them");
-  if (need_out && out.empty()) throw ConfigError("no output: pass --out RESULT.h5 (or 'out:' in the config)");
-  if (model.empty()) throw ConfigError("no model: pass --model generic (or a YAML file); `perfit models` lists them");
+  if (data.empty())
+    throw ConfigError("no data store: pass --data STORE.h5 (or 'data:' in the config)");
+  if (set.empty())
+    throw ConfigError(
+        "no set: pass --set /<framework>/<model> (or 'set:' in the config); `perfit inspect " +
+        data + "` lists them");
+  if (need_out && out.empty())
+    throw ConfigError("no output: pass --out RESULT.h5 (or 'out:' in the config)");
+  if (model.empty())
+    throw ConfigError(
+        "no model: pass --model generic (or a YAML file); `perfit models` lists them");
   cost.validate();
   model::parse_factor_bindings(factors);
   if (by.empty() && !(shared.empty() && per_group.empty() && pooled.empty())) {
-    throw ConfigError(std::string(!shared.empty() ? "--shared" : !per_group.empty() ? "--per-group" : "--pooled") +
-                      " names constants of a joint fit: pass --by COLUMN too (the column whose values "
-                      "split the rows into groups, e.g. --by framework)");
+    throw ConfigError(
+        std::string(!shared.empty()      ? "--shared"
+                    : !per_group.empty() ? "--per-group"
+                                         : "--pooled") +
+        " names constants of a joint fit: pass --by COLUMN too (the column whose values "
+        "split the rows into groups, e.g. --by framework)");
   }
 }
 
 void RunConfig::resolve(bool need_out) {
-  islands.per_island = per_island.empty() ? std::vector<de::DeOptions>{} : parse_per_island(per_island, de);
+  islands.per_island =
+      per_island.empty() ? std::vector<de::DeOptions>{} : parse_per_island(per_island, de);
   validate(need_out);
 }
 
@@ -61,14 +72,20 @@ namespace {
 // A number, or `auto`: chosen on held-out scales at fit time.
 Option<RunConfig> pool_strength_option() {
   const std::string expected = "auto or a number in " + range_text(0.0, 1e12);
-  return {"pool_strength", "pool-strength",
-          "with --by: how strongly pooled constants are drawn toward their common value (0: per group; "
-          "large: shared; auto: chosen on held-out scales, docs/joint.md)",
-          expected, OptionKind::number,
-          [expected](RunConfig& c, const std::string& t) {
-            c.pool_strength = t == "auto" ? std::numeric_limits<double>::quiet_NaN() : parse_real(t, 0.0, 1e12, expected);
-          },
-          [](const RunConfig& c) { return std::isnan(c.pool_strength) ? std::string("auto") : format_real(c.pool_strength); }};
+  return {
+      "pool_strength",
+      "pool-strength",
+      "with --by: how strongly pooled constants are drawn toward their common value (0: per group; "
+      "large: shared; auto: chosen on held-out scales, docs/joint.md)",
+      expected,
+      OptionKind::number,
+      [expected](RunConfig& c, const std::string& t) {
+        c.pool_strength = t == "auto" ? std::numeric_limits<double>::quiet_NaN()
+                                      : parse_real(t, 0.0, 1e12, expected);
+      },
+      [](const RunConfig& c) {
+        return std::isnan(c.pool_strength) ? std::string("auto") : format_real(c.pool_strength);
+      }};
 }
 
 }  // namespace
@@ -77,83 +94,110 @@ const OptionTable<RunConfig>& run_config_option_table() {
   using S = RunConfig;
   static const OptionTable<RunConfig> t = [] {
     OptionTable<RunConfig> v = {
-        text_option<S>("data", [](S& c) -> auto& { return c.data; }, "a path", "HDF5 store"),
-        text_option<S>("set", [](S& c) -> auto& { return c.set; }, "a set path or pattern",
-                       "set path, e.g. /pytorch/resnet50; a pattern (/*/resnet50): fit fits the "
-                       "sets together, each a group (--by set, docs/joint.md), select chooses per set"),
-        text_option<S>("model", [](S& c) -> auto& { return c.model; }, "a model name or file",
-                       "built-in model name or YAML file"),
-        text_option<S>("factors", [](S& c) -> auto& { return c.factors; }, "NAME=COLUMN or NAME=NUMBER, comma-separated",
-                       "bind the model's factors to the set's columns or to fixed values, e.g. "
-                       "p=n_accelerators,d=1 (empty: factors are columns of the same name)"),
-        text_option<S>("scale", [](S& c) -> auto& { return c.scale; }, "a column name",
-                       "the column that measures scale (workers): lambda: auto leaves its values "
-                       "out one at a time, select extrapolates to its largest (empty: p, or the "
-                       "column p is bound to)"),
-        text_option<S>("by", [](S& c) -> auto& { return c.by; }, "column names, comma-separated",
-                       "fit the groups that the values of these columns split the rows into jointly: "
-                       "one expression, constants shared or per group (--shared, --per-group; "
-                       "docs/joint.md)"),
-        text_option<S>("shared", [](S& c) -> auto& { return c.shared; }, "constant names, comma-separated",
-                       "with --by: the constants every group shares"),
-        text_option<S>("per_group", [](S& c) -> auto& { return c.per_group; }, "constant names, comma-separated",
-                       "with --by: the constants each group has its own value of"),
-        text_option<S>("pooled", [](S& c) -> auto& { return c.pooled; }, "constant names, comma-separated",
-                       "with --by: the constants each group has its own value of, drawn toward their "
-                       "common value (the default for every constant --shared and --per-group do not "
-                       "name)"),
+        text_option<S>(
+            "data", [](S & c) -> auto& { return c.data; }, "a path", "HDF5 store"),
+        text_option<S>(
+            "set", [](S & c) -> auto& { return c.set; }, "a set path or pattern",
+            "set path, e.g. /pytorch/resnet50; a pattern (/*/resnet50): fit fits the "
+            "sets together, each a group (--by set, docs/joint.md), select chooses per set"),
+        text_option<S>(
+            "model", [](S & c) -> auto& { return c.model; }, "a model name or file",
+            "built-in model name or YAML file"),
+        text_option<S>(
+            "factors", [](S & c) -> auto& { return c.factors; },
+            "NAME=COLUMN or NAME=NUMBER, comma-separated",
+            "bind the model's factors to the set's columns or to fixed values, e.g. "
+            "p=n_accelerators,d=1 (empty: factors are columns of the same name)"),
+        text_option<S>(
+            "scale", [](S & c) -> auto& { return c.scale; }, "a column name",
+            "the column that measures scale (workers): lambda: auto leaves its values "
+            "out one at a time, select extrapolates to its largest (empty: p, or the "
+            "column p is bound to)"),
+        text_option<S>(
+            "by", [](S & c) -> auto& { return c.by; }, "column names, comma-separated",
+            "fit the groups that the values of these columns split the rows into jointly: "
+            "one expression, constants shared or per group (--shared, --per-group; "
+            "docs/joint.md)"),
+        text_option<S>(
+            "shared", [](S & c) -> auto& { return c.shared; }, "constant names, comma-separated",
+            "with --by: the constants every group shares"),
+        text_option<S>(
+            "per_group", [](S & c) -> auto& { return c.per_group; },
+            "constant names, comma-separated",
+            "with --by: the constants each group has its own value of"),
+        text_option<S>(
+            "pooled", [](S & c) -> auto& { return c.pooled; }, "constant names, comma-separated",
+            "with --by: the constants each group has its own value of, drawn toward their "
+            "common value (the default for every constant --shared and --per-group do not "
+            "name)"),
         pool_strength_option(),
-        text_option<S>("out", [](S& c) -> auto& { return c.out; }, "a path",
-                       "result file to write (HDF5)"),
-        whole_option<S>("seed", [](S& c) -> auto& { return c.de.seed; }, 0,
-                        std::numeric_limits<std::uint64_t>::max(),
-                        "random seed; same seed, options and data give the same result"),
-        whole_option<S>("threads", [](S& c) -> auto& { return c.threads; }, 1, 1024,
-                        "evaluator threads per process"),
-        whole_option<S>("progress_every", [](S& c) -> auto& { return c.progress_every; }, 0,
-                        1000000000, "generations between progress lines (0: none)"),
-        bool_option<S>("polish", [](S& c) -> auto& { return c.polish; },
-                       "polish of the DE best: Newton over the searched constants under variable "
-                       "projection, else Levenberg-Marquardt (--no-polish: skip it)"),
-        whole_option<S>("search_rows", [](S& c) -> auto& { return c.search_rows; }, 0,
-                        std::numeric_limits<std::size_t>::max(),
-                        "a set of more than twice this many rows (after compression) is searched "
-                        "on every k-th row, at most this many, and polished on all rows; only "
-                        "with the polish on and no target cost (0: search on all rows)"),
-        bool_option<S>("drop_invalid", [](S& c) -> auto& { return c.drop_invalid; },
-                       "drop rows with NaN or inf in a column the fit reads (and count them)"),
-        bool_option<S>("compress", [](S& c) -> auto& { return c.compress; },
-                       "evaluate each distinct configuration once when that pays (squared "
-                       "residuals; same result up to rounding; --no-compress: every row)"),
-        enum_option<S>("separable", [](S& c) -> auto& { return c.separable; },
-                       std::vector<model::SeparableMode>{model::SeparableMode::automatic,
-                                                         model::SeparableMode::off},
-                       model::parse_separable_mode,
-                       [](model::SeparableMode mode) { return model::to_string(mode); },
-                       "auto: solve the constants the model is linear in by least squares for "
-                       "each candidate and search only the others (squared residuals); off: "
-                       "search every constant"),
-        whole_option<S>("bootstrap", [](S& c) -> auto& { return c.bootstrap; }, 0, 1000000,
-                        "after the fit, this many refits on rows resampled with replacement (by "
-                        "configuration when configurations repeat) give percentile intervals for "
-                        "every constant and prediction (0: none; 200 is a usual choice)"),
-        real_option<S>("ci", [](S& c) -> auto& { return c.ci; }, 0.5, 0.999,
-                       "level of the bootstrap intervals"),
-        bool_option<S>("forward_check", [](S& c) -> auto& { return c.forward_check; },
-                       "after the fit, refits from its constants trained below each of the (up to "
-                       "4) largest values of the scale column, each predicting that value: beyond "
-                       "the measured range a prediction interval then holds how far "
-                       "the model misses scales it was not fitted on, growing with the distance "
-                       "(docs/analysis.md; needs 3+ values of the scale column; not for --by)"),
-        text_option<S>("checkpoint_dir", [](S& c) -> auto& { return c.checkpoint_dir; }, "a directory",
-                       "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
-                       "continue from it"),
-        whole_option<S>("checkpoint_every", [](S& c) -> auto& { return c.checkpoint_every; }, 1,
-                        1000000000, "generations between checkpoints, rounded up to whole epochs"),
+        text_option<S>(
+            "out", [](S & c) -> auto& { return c.out; }, "a path", "result file to write (HDF5)"),
+        whole_option<S>(
+            "seed", [](S & c) -> auto& { return c.de.seed; }, 0,
+            std::numeric_limits<std::uint64_t>::max(),
+            "random seed; same seed, options and data give the same result"),
+        whole_option<S>(
+            "threads", [](S & c) -> auto& { return c.threads; }, 1, 1024,
+            "evaluator threads per process"),
+        whole_option<S>(
+            "progress_every", [](S & c) -> auto& { return c.progress_every; }, 0, 1000000000,
+            "generations between progress lines (0: none)"),
+        bool_option<S>(
+            "polish", [](S & c) -> auto& { return c.polish; },
+            "polish of the DE best: Newton over the searched constants under variable "
+            "projection, else Levenberg-Marquardt (--no-polish: skip it)"),
+        whole_option<S>(
+            "search_rows", [](S & c) -> auto& { return c.search_rows; }, 0,
+            std::numeric_limits<std::size_t>::max(),
+            "a set of more than twice this many rows (after compression) is searched "
+            "on every k-th row, at most this many, and polished on all rows; only "
+            "with the polish on and no target cost (0: search on all rows)"),
+        bool_option<S>(
+            "drop_invalid", [](S & c) -> auto& { return c.drop_invalid; },
+            "drop rows with NaN or inf in a column the fit reads (and count them)"),
+        bool_option<S>(
+            "compress", [](S & c) -> auto& { return c.compress; },
+            "evaluate each distinct configuration once when that pays (squared "
+            "residuals; same result up to rounding; --no-compress: every row)"),
+        enum_option<S>(
+            "separable", [](S & c) -> auto& { return c.separable; },
+            std::vector<model::SeparableMode>{model::SeparableMode::automatic,
+                                              model::SeparableMode::off},
+            model::parse_separable_mode,
+            [](model::SeparableMode mode) { return model::to_string(mode); },
+            "auto: solve the constants the model is linear in by least squares for "
+            "each candidate and search only the others (squared residuals); off: "
+            "search every constant"),
+        whole_option<S>(
+            "bootstrap", [](S & c) -> auto& { return c.bootstrap; }, 0, 1000000,
+            "after the fit, this many refits on rows resampled with replacement (by "
+            "configuration when configurations repeat) give percentile intervals for "
+            "every constant and prediction (0: none; 200 is a usual choice)"),
+        real_option<S>(
+            "ci", [](S & c) -> auto& { return c.ci; }, 0.5, 0.999,
+            "level of the bootstrap intervals"),
+        bool_option<S>(
+            "forward_check", [](S & c) -> auto& { return c.forward_check; },
+            "after the fit, refits from its constants trained below each of the (up to "
+            "4) largest values of the scale column, each predicting that value: beyond "
+            "the measured range a prediction interval then holds how far "
+            "the model misses scales it was not fitted on, growing with the distance "
+            "(docs/analysis.md; needs 3+ values of the scale column; not for --by)"),
+        text_option<S>(
+            "checkpoint_dir", [](S & c) -> auto& { return c.checkpoint_dir; }, "a directory",
+            "write checkpoints to DIR/checkpoint.h5 (created if missing); with --resume "
+            "continue from it"),
+        whole_option<S>(
+            "checkpoint_every", [](S & c) -> auto& { return c.checkpoint_every; }, 1, 1000000000,
+            "generations between checkpoints, rounded up to whole epochs"),
     };
-    add_nested(v, model::cost_option_table(), "cost.", [](S& c) -> auto& { return c.cost; });
-    add_nested(v, de::de_option_table(), "de.", [](S& c) -> auto& { return c.de; });
-    add_nested(v, island::island_option_table(), "islands.", [](S& c) -> auto& { return c.islands; });
+    add_nested(
+        v, model::cost_option_table(), "cost.", [](S & c) -> auto& { return c.cost; });
+    add_nested(
+        v, de::de_option_table(), "de.", [](S & c) -> auto& { return c.de; });
+    add_nested(
+        v, island::island_option_table(), "islands.", [](S & c) -> auto& { return c.islands; });
     v.push_back({"islands.per_island", "per-island",
                  "islands: heterogeneous DE options, island i takes entry i % n "
                  "(e.g. strategy=jso;strategy=lshade,F=0.7)",
@@ -167,7 +211,6 @@ const OptionTable<RunConfig>& run_config_option_table() {
   }();
   return t;
 }
-
 
 void apply_run_config_yaml(const std::string& text, const std::string& origin, RunConfig& cfg) {
   const std::string where = "config '" + origin + "'";

@@ -15,7 +15,8 @@ std::vector<double> every(const double* v, std::size_t n, std::size_t stride) {
 
 }  // namespace
 
-SearchSample SearchSample::take(const model::Evaluator& full, const data::MeasurementTable& rows, std::size_t max_rows) {
+SearchSample SearchSample::take(const model::Evaluator& full, const data::MeasurementTable& rows,
+                                std::size_t max_rows) {
   const std::size_t n = full.rows();
   SearchSample s;
   s.stride_ = (n + max_rows - 1) / max_rows;
@@ -37,7 +38,8 @@ SearchSample SearchSample::take(const model::Evaluator& full, const data::Measur
   o.row_weights = Eigen::VectorXd();
   if (full.weights().size() > 0) {
     const std::vector<double> w = every(full.weights().data(), n, s.stride_);
-    o.row_weights = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
+    o.row_weights =
+        Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
   }
   s.ev_ = std::make_unique<model::Evaluator>(full.model(), *s.table_, cost, o);
   return s;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <memory>
 #include <optional>
 
@@ -17,10 +16,13 @@ namespace perfit::fit::detail {
 class SearchSample {
  public:
   // More than 2 x max_rows rows (max_rows 0: never).
-  static bool worth(std::size_t rows, std::size_t max_rows) { return max_rows > 0 && rows > 2 * max_rows; }
+  static bool worth(std::size_t rows, std::size_t max_rows) {
+    return max_rows > 0 && rows > 2 * max_rows;
+  }
   // Every stride-th row of the rows `full` evaluates (their per-row weights kept), at most
   // max_rows of them; `rows` is the table `full` reads. Requires worth(full.rows(), max_rows).
-  static SearchSample take(const model::Evaluator& full, const data::MeasurementTable& rows, std::size_t max_rows);
+  static SearchSample take(const model::Evaluator& full, const data::MeasurementTable& rows,
+                           std::size_t max_rows);
 
   const model::Evaluator& evaluator() const { return *ev_; }
   std::size_t stride() const { return stride_; }

@@ -6,18 +6,21 @@
 #include <limits>
 
 #include "perfit/core/error.hpp"
-
 #include "perfit/fit/spread.hpp"
 
 namespace perfit::fit {
 
 namespace {
 
-std::size_t test_rows(const FoldJob& j) { return j.fold ? j.fold->test_rows : j.problem.rows->rows(); }
+std::size_t test_rows(const FoldJob& j) {
+  return j.fold ? j.fold->test_rows : j.problem.rows->rows();
+}
 
 // What a fold's fit sends to the other ranks: params, cost, generations, failed, test predictions.
 constexpr std::size_t kHeader = 3;
-std::size_t packed_size(const FoldJob& j) { return j.problem.model->n_params() + kHeader + test_rows(j); }
+std::size_t packed_size(const FoldJob& j) {
+  return j.problem.model->n_params() + kHeader + test_rows(j);
+}
 
 Eigen::VectorXd measured_of(const FoldJob& j) {
   const data::MeasurementTable& t = *j.problem.rows;
@@ -39,17 +42,21 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
   p.quiet = true;
   std::shared_ptr<const data::MeasurementTable> test = p.rows;
   if (job.fold) {
-    p.rows = std::make_shared<const data::MeasurementTable>(data::select_rows(*job.problem.rows, job.fold->train));
-    test = std::make_shared<const data::MeasurementTable>(data::select_rows(*job.problem.rows, job.fold->test));
+    p.rows = std::make_shared<const data::MeasurementTable>(
+        data::select_rows(*job.problem.rows, job.fold->train));
+    test = std::make_shared<const data::MeasurementTable>(
+        data::select_rows(*job.problem.rows, job.fold->test));
   }
   FitReport r;
   const std::size_t n = p.model->n_params();
-  const std::string where = "model " + p.model->spec().name + " " + (job.fold ? job.fold->name : "all rows");
+  const std::string where =
+      "model " + p.model->spec().name + " " + (job.fold ? job.fold->name : "all rows");
   try {
     if (job.prepare) job.prepare(p);
     r = fit(p, options, {}, island::serial_layout());
     if (!std::isfinite(r.cost)) {
-      throw DataError("no finite cost: every candidate predicted NaN, inf or a negative time on some row");
+      throw DataError(
+          "no finite cost: every candidate predicted NaN, inf or a negative time on some row");
     }
   } catch (const Error& e) {
     // A model that cannot fit some rows is an answer (select ranks it last), not an abort.
@@ -64,18 +71,21 @@ void run_one(const FoldJob& job, const de::FitOptions& options, double* out, boo
   plain.residual = p.cost.residual;
   Eigen::VectorXd pred;  // a fold that holds nothing out (a group fitted alone) predicts nothing
   if (test->rows() > 0) pred = model::Evaluator(*p.model, *test, plain).predict(r.params);
-  for (Eigen::Index i = 0; i < pred.size(); ++i) out[n + kHeader + static_cast<std::size_t>(i)] = pred(i);
+  for (Eigen::Index i = 0; i < pred.size(); ++i)
+    out[n + kHeader + static_cast<std::size_t>(i)] = pred(i);
   spdlog::log(progress ? spdlog::level::info : spdlog::level::debug,
-              "{}: trained on {} rows (cost {:.4g}, {:.2f} s), predicts {} held-out rows", where, p.rows->rows(), r.cost,
-              r.seconds, pred.size());
+              "{}: trained on {} rows (cost {:.4g}, {:.2f} s), predicts {} held-out rows", where,
+              p.rows->rows(), r.cost, r.seconds, pred.size());
 }
 
 }  // namespace
 
-double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted, const Eigen::VectorXd& measured) {
+double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted,
+                     const Eigen::VectorXd& measured) {
   if (predicted.size() == 0) return 0.0;
   double sum = 0.0;
-  for (Eigen::Index i = 0; i < predicted.size(); ++i) sum += model::residual(kind, predicted(i), measured(i));
+  for (Eigen::Index i = 0; i < predicted.size(); ++i)
+    sum += model::residual(kind, predicted(i), measured(i));
   return sum / static_cast<double>(predicted.size());
 }
 
@@ -85,8 +95,8 @@ std::vector<FoldFit> fit_folds(const std::vector<FoldJob>& jobs, const de::FitOp
   quiet.progress_every = 0;
   std::vector<std::size_t> widths;
   for (const auto& j : jobs) widths.push_back(packed_size(j));
-  const std::vector<double> packed =
-      spread(comm, widths, [&](std::size_t j, double* out) { run_one(jobs[j], quiet, out, progress); });
+  const std::vector<double> packed = spread(
+      comm, widths, [&](std::size_t j, double* out) { run_one(jobs[j], quiet, out, progress); });
   std::vector<FoldFit> out;
   const double* v = packed.data();
   for (std::size_t j = 0; j < jobs.size(); v += widths[j], ++j) {
@@ -100,7 +110,8 @@ std::vector<FoldFit> fit_folds(const std::vector<FoldJob>& jobs, const de::FitOp
     f.train_cost = v[n];
     f.generations = static_cast<std::size_t>(v[n + 1]);
     f.failed = v[n + 2] != 0.0;
-    f.predicted = Eigen::Map<const Eigen::VectorXd>(v + n + kHeader, static_cast<Eigen::Index>(f.test_rows));
+    f.predicted =
+        Eigen::Map<const Eigen::VectorXd>(v + n + kHeader, static_cast<Eigen::Index>(f.test_rows));
     f.measured = measured_of(job);
     if (f.failed) {
       f.params.setConstant(std::numeric_limits<double>::quiet_NaN());

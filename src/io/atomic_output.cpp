@@ -41,7 +41,6 @@ int claim_slot(const std::string& path) {
   return -1;  // more than kSlots outputs at once: the destructor still cleans up
 }
 
-
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "host";
@@ -90,8 +89,8 @@ AtomicOutput::AtomicOutput(std::string target) : target_(std::move(target)) {
   const std::string host = host_name();
   remove_stale_temps(dir, t.filename().string(), host);
   static std::atomic<int> counter{0};
-  temp_ = (dir / ("." + t.filename().string() + ".tmp-" + host + "-" +
-                  std::to_string(::getpid()) + "-" + std::to_string(counter++)))
+  temp_ = (dir / ("." + t.filename().string() + ".tmp-" + host + "-" + std::to_string(::getpid()) +
+                  "-" + std::to_string(counter++)))
               .string();
   slot_ = claim_slot(temp_);
 }
@@ -104,7 +103,8 @@ AtomicOutput::~AtomicOutput() {
 void AtomicOutput::rethrow_naming_target(const Error& e) const {
   std::string msg = e.what();
   if (msg.find(temp_) == std::string::npos) throw;  // keeps its type
-  for (auto at = msg.find(temp_); at != std::string::npos; at = msg.find(temp_, at + target_.size())) {
+  for (auto at = msg.find(temp_); at != std::string::npos;
+       at = msg.find(temp_, at + target_.size())) {
     msg.replace(at, temp_.size(), target_);
   }
   throw Error(msg, e.exit_code());

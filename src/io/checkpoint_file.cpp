@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <filesystem>
+#include <thread>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/test_hooks.hpp"
@@ -31,7 +31,8 @@ std::vector<std::uint64_t> as_uint64(const std::vector<std::int64_t>& w) {
 
 std::string text(const data::Attributes& a, const std::string& key, const std::string& path) {
   const auto it = a.find(key);
-  if (it == a.end()) throw DataError("checkpoint '" + path + "' is incomplete: attribute '" + key + "' is missing");
+  if (it == a.end())
+    throw DataError("checkpoint '" + path + "' is incomplete: attribute '" + key + "' is missing");
   return data::attribute_text(it->second);
 }
 
@@ -108,7 +109,8 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.job.history = rd.read_group("/history").column("best_cost").f64();
   const auto n = static_cast<std::size_t>(number(a, "islands", path));
   for (std::size_t i = 0; i < n; ++i) {
-    c.islands.push_back(as_uint64(rd.read_group("/island_" + std::to_string(i)).column("words").i64()));
+    c.islands.push_back(
+        as_uint64(rd.read_group("/island_" + std::to_string(i)).column("words").i64()));
   }
   return c;
 }

@@ -113,7 +113,8 @@ struct Builder {
   }
 
   void add(const std::string& written, bool quoted, std::size_t line, const std::string& file) {
-    const std::string cell = kind == Kind::text || forced_text ? written : ungrouped(written, quoted);
+    const std::string cell =
+        kind == Kind::text || forced_text ? written : ungrouped(written, quoted);
     if (cell.empty() && empties++ == 0) first_empty_line = line;
     if (kind == Kind::undecided) {
       if (cell.empty()) {
@@ -139,7 +140,9 @@ struct Builder {
       }
     }
     switch (kind) {
-      case Kind::text: texts.push_back(written); return;
+      case Kind::text:
+        texts.push_back(written);
+        return;
       case Kind::int64:
         if (auto v = parse_int(cell)) {
           ints.push_back(*v);
@@ -157,19 +160,28 @@ struct Builder {
           return;
         }
         throw DataError("'" + file + "' line " + std::to_string(line) + ", column '" + name +
-                        "': found '" + written + "', expected a number (the column is numeric from "
-                        "its first value on line " + std::to_string(first_line) + "). Fix the value" +
-                        (suggest_categorical ? ", or pass --categorical " + name + " to keep the column as text" : ""));
-      case Kind::undecided: break;
+                        "': found '" + written +
+                        "', expected a number (the column is numeric from "
+                        "its first value on line " +
+                        std::to_string(first_line) + "). Fix the value" +
+                        (suggest_categorical
+                             ? ", or pass --categorical " + name + " to keep the column as text"
+                             : ""));
+      case Kind::undecided:
+        break;
     }
   }
 
   Column finish(std::size_t rows) {
     switch (kind) {
-      case Kind::int64: return Column(name, std::move(ints));
-      case Kind::float64: return Column(name, std::move(floats));
-      case Kind::text: return Column(name, std::move(texts));
-      case Kind::undecided: break;
+      case Kind::int64:
+        return Column(name, std::move(ints));
+      case Kind::float64:
+        return Column(name, std::move(floats));
+      case Kind::text:
+        return Column(name, std::move(texts));
+      case Kind::undecided:
+        break;
     }
     // Every cell empty: a float column of NaN (says "no values" in inspect).
     return Column(name, std::vector<double>(rows, std::numeric_limits<double>::quiet_NaN()));
@@ -192,22 +204,27 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     auto h = split(line, options.delimiter);
     if (h && h->text.size() == 1) {
-      for (const auto& [sep, name, flag] : {std::tuple<char, const char*, const char*>{';', "';'", ";"},
-                                            {'\t', "tabs", "tab"}, {',', "','", ","}}) {
+      for (const auto& [sep, name, flag] :
+           {std::tuple<char, const char*, const char*>{';', "';'", ";"},
+            {'\t', "tabs", "tab"},
+            {',', "','", ","}}) {
         if (sep != options.delimiter && line.find(sep) != std::string::npos) {
-          throw DataError("'" + path + "' line " + std::to_string(line_no) + ": the header has no '" +
+          throw DataError("'" + path + "' line " + std::to_string(line_no) +
+                          ": the header has no '" +
                           std::string(1, options.delimiter == '\t' ? ' ' : options.delimiter) +
                           "' but is separated by " + name + "; pass --delimiter '" + flag + "'");
         }
       }
     }
-    if (!h) throw DataError("'" + path + "' line " + std::to_string(line_no) +
-                            ": unterminated quote in the header");
+    if (!h)
+      throw DataError("'" + path + "' line " + std::to_string(line_no) +
+                      ": unterminated quote in the header");
     header = std::move(h->text);
     break;
   }
   if (header.empty()) {
-    throw DataError("'" + path + "' is empty; expected a header row naming the columns, then "
+    throw DataError("'" + path +
+                    "' is empty; expected a header row naming the columns, then "
                     "one row per measurement");
   }
   std::vector<Builder> cols(header.size());

@@ -60,22 +60,26 @@ DirLock::DirLock(const std::string& dir, const std::string& what)
       }
       return;
     }
-    if (errno != EEXIST) throw IoError("cannot create lock file '" + path_ + "': " + std::strerror(errno));
+    if (errno != EEXIST)
+      throw IoError("cannot create lock file '" + path_ + "': " + std::strerror(errno));
     const Holder h = read_holder(path_);
     if (h.host == host && (h.pid == ::getpid() || !detail::process_gone(h.pid))) {
-      throw ConfigError("'" + dir + "' is in use by another " + what + " (host " + h.host + ", pid " +
-                        std::to_string(h.pid) + ", since " + h.since + "; lock file '" + path_ +
-                        "'); wait for it to end or use another directory");
+      throw ConfigError("'" + dir + "' is in use by another " + what + " (host " + h.host +
+                        ", pid " + std::to_string(h.pid) + ", since " + h.since + "; lock file '" +
+                        path_ + "'); wait for it to end or use another directory");
     }
     if (h.host != host && !h.host.empty()) {
       throw ConfigError("'" + dir + "' is locked by a " + what + " on host " + h.host + " (pid " +
-                        std::to_string(h.pid) + ", since " + h.since + "), which this host cannot "
-                        "check; if that job has ended, remove '" + path_ + "' and run again");
+                        std::to_string(h.pid) + ", since " + h.since +
+                        "), which this host cannot "
+                        "check; if that job has ended, remove '" +
+                        path_ + "' and run again");
     }
     // Left by a process that is gone (or an empty, half-written lock): take it over.
     ::unlink(path_.c_str());
   }
-  throw ConfigError("'" + dir + "': another " + what + " took the lock '" + path_ + "' at the same time");
+  throw ConfigError("'" + dir + "': another " + what + " took the lock '" + path_ +
+                    "' at the same time");
 }
 
 DirLock::~DirLock() { ::unlink(path_.c_str()); }

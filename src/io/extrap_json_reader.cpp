@@ -1,11 +1,10 @@
 #include "perfit/io/extrap_json_reader.hpp"
 
-#include <nlohmann/json.hpp>
-
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <cctype>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
@@ -29,7 +28,8 @@ class Sets {
  public:
   explicit Sets(std::vector<std::string> params) : params_(std::move(params)) {}
 
-  void add(const std::string& callpath, const std::string& metric, const std::vector<double>& point, double value) {
+  void add(const std::string& callpath, const std::string& metric, const std::vector<double>& point,
+           double value) {
     ExtrapSet& s = set(callpath, metric);
     auto& cols = s.table.columns();
     for (std::size_t k = 0; k < point.size(); ++k) cols[k].f64().push_back(point[k]);
@@ -49,7 +49,8 @@ class Sets {
     ExtrapSet s;
     s.region = callpath;
     s.metric = metric;
-    for (const auto& p : params_) s.table.add_column(data::Column::empty(p, data::ColumnType::float64));
+    for (const auto& p : params_)
+      s.table.add_column(data::Column::empty(p, data::ColumnType::float64));
     s.table.add_column(data::Column::empty(kExtrapValueColumn, data::ColumnType::float64));
     index_.emplace(key, sets_.size());
     sets_.push_back(std::move(s));
@@ -110,25 +111,30 @@ Json parse(const std::string& text, const std::string& path, const std::string& 
     throw DataError("'" + path + "'" + (at.empty() ? "" : " " + at) + ": not JSON (at byte " +
                     std::to_string(e.byte) + "; a truncated or malformed record?)");
   } catch (const Json::exception& e) {  // e.g. a number out of the range of a double
-    throw DataError("'" + path + "'" + (at.empty() ? "" : " " + at) + ": not readable JSON (" + e.what() + ")");
+    throw DataError("'" + path + "'" + (at.empty() ? "" : " " + at) + ": not readable JSON (" +
+                    e.what() + ")");
   }
 }
 
 std::vector<std::string> names(const Json& params, const Where& w) {
   std::vector<std::string> out;
-  for (std::size_t k = 0; k < params.size(); ++k) out.push_back(w.text(params[k], "parameters[" + std::to_string(k) + "]"));
+  for (std::size_t k = 0; k < params.size(); ++k)
+    out.push_back(w.text(params[k], "parameters[" + std::to_string(k) + "]"));
   return out;
 }
 
 // {"parameters": [names], "measurements": {callpath: {metric: [{point, values}]}}}
 std::vector<ExtrapSet> read_current(const Json& j, const std::string& path, const Where& w) {
-  const std::vector<std::string> params = names(w.array(w.member(j, "parameters", "(top level)"), "parameters"), w);
+  const std::vector<std::string> params =
+      names(w.array(w.member(j, "parameters", "(top level)"), "parameters"), w);
   Sets sets(params);
   const Json& m = w.member(j, "measurements", "(top level)");
-  if (!m.is_object()) w.fail("measurements", "found " + shown(m) + ", expected an object of callpaths");
+  if (!m.is_object())
+    w.fail("measurements", "found " + shown(m) + ", expected an object of callpaths");
   for (const auto& [callpath, metrics] : m.items()) {
     const std::string at_cp = "measurements[" + quoted(callpath) + "]";
-    if (!metrics.is_object()) w.fail(at_cp, "found " + shown(metrics) + ", expected an object of metrics");
+    if (!metrics.is_object())
+      w.fail(at_cp, "found " + shown(metrics) + ", expected an object of metrics");
     for (const auto& [metric, points] : metrics.items()) {
       const std::string at_m = at_cp + "[" + quoted(metric) + "]";
       w.array(points, at_m, false);
@@ -140,10 +146,12 @@ std::vector<ExtrapSet> read_current(const Json& j, const std::string& path, cons
                                     std::to_string(params.size()) + " (one per parameter)");
         }
         std::vector<double> point;
-        for (std::size_t k = 0; k < pt.size(); ++k) point.push_back(w.number(pt[k], at + ".point[" + std::to_string(k) + "]"));
+        for (std::size_t k = 0; k < pt.size(); ++k)
+          point.push_back(w.number(pt[k], at + ".point[" + std::to_string(k) + "]"));
         const Json& values = w.array(w.member(points[i], "values", at), at + ".values");
         for (std::size_t v = 0; v < values.size(); ++v) {
-          sets.add(callpath, metric, point, w.number(values[v], at + ".values[" + std::to_string(v) + "]"));
+          sets.add(callpath, metric, point,
+                   w.number(values[v], at + ".values[" + std::to_string(v) + "]"));
         }
       }
     }
@@ -190,30 +198,38 @@ std::vector<ExtrapSet> read_older(const Json& j, const std::string& path, const 
     const long long id = w.id(w.member(cs[i], "id", at), at + ".id");
     std::vector<double> point(order.size(), 0.0);
     std::vector<bool> seen(order.size(), false);
-    const Json& pairs = w.array(w.member(cs[i], "parameter_value_pairs", at), at + ".parameter_value_pairs");
+    const Json& pairs =
+        w.array(w.member(cs[i], "parameter_value_pairs", at), at + ".parameter_value_pairs");
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       const std::string pat = at + ".parameter_value_pairs[" + std::to_string(k) + "]";
       const long long pid = w.id(w.member(pairs[k], "parameter_id", pat), pat + ".parameter_id");
       const auto c = column.find(pid);
-      if (c == column.end()) w.fail(pat + ".parameter_id", "no parameter with id " + std::to_string(pid));
-      point[c->second] = w.number(w.member(pairs[k], "parameter_value", pat), pat + ".parameter_value");
+      if (c == column.end())
+        w.fail(pat + ".parameter_id", "no parameter with id " + std::to_string(pid));
+      point[c->second] =
+          w.number(w.member(pairs[k], "parameter_value", pat), pat + ".parameter_value");
       seen[c->second] = true;
     }
     for (std::size_t k = 0; k < seen.size(); ++k) {
       if (!seen[k]) w.fail(at, "no value of parameter '" + order[k] + "'");
     }
-    if (!coords.emplace(id, point).second) w.fail(at + ".id", "id " + std::to_string(id) + " appears twice");
+    if (!coords.emplace(id, point).second)
+      w.fail(at + ".id", "id " + std::to_string(id) + " appears twice");
   }
   Sets sets(order);
   const Json& ms = w.array(w.member(j, "measurements", "(top level)"), "measurements");
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const std::string at = "measurements[" + std::to_string(i) + "]";
     const Json& m = ms[i];
-    const std::string& cp = lookup(callpaths, w.id(w.member(m, "callpath_id", at), at + ".callpath_id"), "callpath", at + ".callpath_id", w);
-    const std::string& me = lookup(metrics, w.id(w.member(m, "metric_id", at), at + ".metric_id"), "metric", at + ".metric_id", w);
+    const std::string& cp =
+        lookup(callpaths, w.id(w.member(m, "callpath_id", at), at + ".callpath_id"), "callpath",
+               at + ".callpath_id", w);
+    const std::string& me = lookup(metrics, w.id(w.member(m, "metric_id", at), at + ".metric_id"),
+                                   "metric", at + ".metric_id", w);
     const long long cid = w.id(w.member(m, "coordinate_id", at), at + ".coordinate_id");
     const auto c = coords.find(cid);
-    if (c == coords.end()) w.fail(at + ".coordinate_id", "no coordinate with id " + std::to_string(cid));
+    if (c == coords.end())
+      w.fail(at + ".coordinate_id", "no coordinate with id " + std::to_string(cid));
     sets.add(cp, me, c->second, w.number(w.member(m, "value", at), at + ".value"));
   }
   return sets.take(path);
@@ -248,7 +264,8 @@ std::vector<ExtrapSet> read_extrap_jsonl(const std::string& path) {
     const std::string at = "line " + std::to_string(line);
     const Json j = parse(raw, path, at);
     const Json& ps = w.member(j, "params", at);
-    if (!ps.is_object() || ps.empty()) w.fail(at + " params", "found " + shown(ps) + ", expected an object of parameter values");
+    if (!ps.is_object() || ps.empty())
+      w.fail(at + " params", "found " + shown(ps) + ", expected an object of parameter values");
     if (!sets) {  // the first record names the parameters, in its order
       for (const auto& [name, v] : ps.items()) params.push_back(name);
       sets.emplace(params);
@@ -258,7 +275,8 @@ std::vector<ExtrapSet> read_extrap_jsonl(const std::string& path) {
       if (!ps.contains(name) || ps.size() != params.size()) {
         std::string want;
         for (const auto& p : params) want += (want.empty() ? "" : ", ") + p;
-        w.fail(at + " params", "found " + shown(ps) + ", expected the parameters of the first record (" + want + ")");
+        w.fail(at + " params", "found " + shown(ps) +
+                                   ", expected the parameters of the first record (" + want + ")");
       }
       point.push_back(w.number(ps[name], at + " params[" + quoted(name) + "]"));
     }
@@ -267,7 +285,8 @@ std::vector<ExtrapSet> read_extrap_jsonl(const std::string& path) {
     const Json& value = w.member(j, "value", at);
     if (value.is_array()) {
       w.array(value, at + " value");
-      for (std::size_t v = 0; v < value.size(); ++v) sets->add(cp, me, point, w.number(value[v], at + " value[" + std::to_string(v) + "]"));
+      for (std::size_t v = 0; v < value.size(); ++v)
+        sets->add(cp, me, point, w.number(value[v], at + " value[" + std::to_string(v) + "]"));
     } else {
       sets->add(cp, me, point, w.number(value, at + " value"));
     }

@@ -45,7 +45,8 @@ struct Reader {
   void add_points(const std::string& text) {
     if (params.empty()) fail("POINTS before any PARAMETER");
     if (text.find('(') == std::string::npos) {
-      if (params.size() != 1) fail("POINTS without ( ) for " + std::to_string(params.size()) + " parameters");
+      if (params.size() != 1)
+        fail("POINTS without ( ) for " + std::to_string(params.size()) + " parameters");
       for (const auto& w : words(text)) points.push_back({number(w)});
       return;
     }
@@ -56,8 +57,8 @@ struct Reader {
       std::vector<double> p;
       for (const auto& w : words(text.substr(at + 1, end - at - 1))) p.push_back(number(w));
       if (p.size() != params.size()) {
-        fail("POINTS: a point of " + std::to_string(p.size()) + " values, expected " + std::to_string(params.size()) +
-             " (one per PARAMETER)");
+        fail("POINTS: a point of " + std::to_string(p.size()) + " values, expected " +
+             std::to_string(params.size()) + " (one per PARAMETER)");
       }
       points.push_back(p);
       at = end + 1;
@@ -85,11 +86,13 @@ struct Reader {
   void add_data(const std::string& text) {
     if (params.empty()) fail("DATA before any PARAMETER");
     if (next_point >= points.size()) {
-      fail("more DATA lines (" + std::to_string(next_point + 1) + ") than POINTS (" + std::to_string(points.size()) + ")");
+      fail("more DATA lines (" + std::to_string(next_point + 1) + ") than POINTS (" +
+           std::to_string(points.size()) + ")");
     }
     ExtrapSet& s = current();
     if (s.table.cols() == 0) {
-      for (const auto& p : params) s.table.add_column(data::Column::empty(p, data::ColumnType::float64));
+      for (const auto& p : params)
+        s.table.add_column(data::Column::empty(p, data::ColumnType::float64));
       s.table.add_column(data::Column::empty(kExtrapValueColumn, data::ColumnType::float64));
     }
     const std::vector<std::string> values = words(text);
@@ -97,7 +100,8 @@ struct Reader {
     for (const auto& w : values) {
       const double v = number(w);
       auto& cols = s.table.columns();
-      for (std::size_t k = 0; k < params.size(); ++k) cols[k].f64().push_back(points[next_point][k]);
+      for (std::size_t k = 0; k < params.size(); ++k)
+        cols[k].f64().push_back(points[next_point][k]);
       cols[params.size()].f64().push_back(v);
     }
     ++next_point;
@@ -110,7 +114,8 @@ struct Reader {
     const std::size_t sp = text.find_first_of(" \t");
     const std::string field = text.substr(0, sp);
     std::string value = sp == std::string::npos ? "" : text.substr(sp + 1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) value.pop_back();
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r'))
+      value.pop_back();
     if (field == "PARAMETER") {
       if (!points.empty()) fail("PARAMETER after POINTS: declare every parameter first");
       for (const auto& w : words(value)) params.push_back(w);

@@ -7,8 +7,9 @@ namespace perfit::io {
 namespace {
 
 FileIdentity from_stat(const struct stat& st) {
-  return {static_cast<std::int64_t>(st.st_dev), static_cast<std::int64_t>(st.st_ino), static_cast<std::int64_t>(st.st_size),
-          static_cast<std::int64_t>(st.st_mtim.tv_sec), static_cast<std::int64_t>(st.st_mtim.tv_nsec)};
+  return {static_cast<std::int64_t>(st.st_dev), static_cast<std::int64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_size), static_cast<std::int64_t>(st.st_mtim.tv_sec),
+          static_cast<std::int64_t>(st.st_mtim.tv_nsec)};
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <utility>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/file_identity.hpp"
@@ -84,7 +84,8 @@ SealState verify_seal(const std::string& path, const std::string& what) {
   if (got < 0) throw IoError("cannot read " + what + " '" + path + "': " + errno_text());
   if (got >= 8 && std::memcmp(block.data(), kHdf5Signature, 8) == 0) return SealState::unsealed;
   char signature[8] = {};
-  if (::pread(fd.get(), signature, 8, kSealBytes) != 8 || std::memcmp(signature, kHdf5Signature, 8) != 0) {
+  if (::pread(fd.get(), signature, 8, kSealBytes) != 8 ||
+      std::memcmp(signature, kHdf5Signature, 8) != 0) {
     // No HDF5 file behind a user block either: what it is, the caller's kind check says.
     if (std::memcmp(block.data(), "perfit-seal", 11) != 0) return SealState::unsealed;
   }
@@ -95,9 +96,11 @@ SealState verify_seal(const std::string& path, const std::string& what) {
   const bool parsed =
       got == static_cast<ssize_t>(kSealBytes) &&
       std::sscanf(block.data(), "perfit-seal 1 crc32=%8" SCNx32 " bytes=%" SCNu64 "\n%n",
-                  &stored_crc, &stored_size, &used) == 2 && used > 0;
+                  &stored_crc, &stored_size, &used) == 2 &&
+      used > 0;
   if (!parsed) {
-    if (got < static_cast<ssize_t>(kSealBytes) && std::memcmp(block.data(), "perfit-seal", 11) == 0) {
+    if (got < static_cast<ssize_t>(kSealBytes) &&
+        std::memcmp(block.data(), "perfit-seal", 11) == 0) {
       throw DataError(what + " '" + path + "' is truncated (" + std::to_string(got) +
                       " bytes, not even its checksum block)" + fix);
     }
@@ -123,7 +126,8 @@ SealState verify_seal(const std::string& path, const std::string& what) {
   }
   if (crc != stored_crc) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "checksum %08" PRIx32 ", written as %08" PRIx32, crc, stored_crc);
+    std::snprintf(buf, sizeof buf, "checksum %08" PRIx32 ", written as %08" PRIx32, crc,
+                  stored_crc);
     throw DataError(what + " '" + path + "' is corrupt: " + buf + fix);
   }
   std::lock_guard<std::mutex> lock(memo().m);

@@ -78,25 +78,28 @@ void write_attribute(hid_t obj, const std::string& name, const data::AttributeVa
   const std::string what = "write attribute '" + name + "'";
   if (const auto* s = std::get_if<std::string>(&v)) {
     H5Datatype t = vlen_string_type();
-    H5Attribute a(h5_check(H5Acreate2(obj, name.c_str(), t.get(), space.get(), H5P_DEFAULT,
-                                      H5P_DEFAULT), what));
+    H5Attribute a(h5_check(
+        H5Acreate2(obj, name.c_str(), t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), what));
     const char* p = s->c_str();
     h5_check_status(H5Awrite(a.get(), t.get(), &p), what);
   } else if (const auto* d = std::get_if<double>(&v)) {
-    H5Attribute a(h5_check(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space.get(),
-                                      H5P_DEFAULT, H5P_DEFAULT), what));
+    H5Attribute a(h5_check(
+        H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+        what));
     h5_check_status(H5Awrite(a.get(), H5T_NATIVE_DOUBLE, d), what);
   } else {
     const auto& i = std::get<std::int64_t>(v);
-    H5Attribute a(h5_check(H5Acreate2(obj, name.c_str(), H5T_STD_I64LE, space.get(),
-                                      H5P_DEFAULT, H5P_DEFAULT), what));
+    H5Attribute a(h5_check(
+        H5Acreate2(obj, name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), what));
     h5_check_status(H5Awrite(a.get(), H5T_NATIVE_INT64, &i), what);
   }
 }
 
-std::optional<data::AttributeValue> read_attribute(hid_t obj, const std::string& name, const std::string& where) {
+std::optional<data::AttributeValue> read_attribute(hid_t obj, const std::string& name,
+                                                   const std::string& where) {
   if (H5Aexists(obj, name.c_str()) <= 0) return std::nullopt;
-  H5Attribute attr(h5_check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "open attribute '" + name + "' of " + where));
+  H5Attribute attr(h5_check(H5Aopen(obj, name.c_str(), H5P_DEFAULT),
+                            "open attribute '" + name + "' of " + where));
   return read_one(attr.get(), "attribute '" + name + "' of " + where);
 }
 

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <optional>
-
 #include <string>
 
-#include "perfit/data/measurement_table.hpp"
 #include "h5_handle.hpp"
+#include "perfit/data/measurement_table.hpp"
 
 namespace perfit::io::detail {
 
@@ -15,7 +14,8 @@ H5Datatype vlen_string_type();
 
 data::Attributes read_attributes(hid_t obj, const std::string& where);
 // One attribute, or nullopt when obj has none of that name.
-std::optional<data::AttributeValue> read_attribute(hid_t obj, const std::string& name, const std::string& where);
+std::optional<data::AttributeValue> read_attribute(hid_t obj, const std::string& name,
+                                                   const std::string& where);
 void write_attribute(hid_t obj, const std::string& name, const data::AttributeValue& v);
 
 }  // namespace perfit::io::detail

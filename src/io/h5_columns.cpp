@@ -19,10 +19,14 @@ using data::ColumnType;
 ColumnType column_type_of(hid_t dset, const std::string& where) {
   H5Datatype t(h5_check(H5Dget_type(dset), "type of " + where));
   switch (H5Tget_class(t.get())) {
-    case H5T_FLOAT: return ColumnType::float64;
-    case H5T_INTEGER: return ColumnType::int64;
-    case H5T_STRING: return ColumnType::string;
-    default: break;
+    case H5T_FLOAT:
+      return ColumnType::float64;
+    case H5T_INTEGER:
+      return ColumnType::int64;
+    case H5T_STRING:
+      return ColumnType::string;
+    default:
+      break;
   }
   throw DataError(where + " has an unsupported HDF5 type class; expected float, integer or string");
 }
@@ -61,17 +65,22 @@ H5Plist column_plist(std::size_t rows, std::size_t chunk_rows, Filter filter) {
   if (rows >= kChunkThresholdRows) {
     const hsize_t chunk = std::min(chunk_rows, rows);
     h5_check_status(H5Pset_chunk(dcpl.get(), 1, &chunk), "set chunk");
-    if (filter == Filter::shuffle_deflate) h5_check_status(H5Pset_shuffle(dcpl.get()), "set shuffle");
-    if (filter != Filter::none) h5_check_status(H5Pset_deflate(dcpl.get(), kDeflateLevel), "set deflate");
+    if (filter == Filter::shuffle_deflate)
+      h5_check_status(H5Pset_shuffle(dcpl.get()), "set shuffle");
+    if (filter != Filter::none)
+      h5_check_status(H5Pset_deflate(dcpl.get(), kDeflateLevel), "set deflate");
   }
   return dcpl;
 }
 
 hid_t file_type_of(ColumnType t) {
   switch (t) {
-    case ColumnType::float64: return H5T_IEEE_F64LE;
-    case ColumnType::int64: return H5T_STD_I64LE;
-    case ColumnType::string: break;
+    case ColumnType::float64:
+      return H5T_IEEE_F64LE;
+    case ColumnType::int64:
+      return H5T_STD_I64LE;
+    case ColumnType::string:
+      break;
   }
   return H5I_INVALID_HID;
 }
@@ -91,26 +100,30 @@ H5Dataset create_column(hid_t group, const ColumnInfo& c, std::size_t rows, std:
   const hsize_t n = rows;
   H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), "dataspace"));
   // Filters on variable-length strings would compress heap pointers, not text.
-  H5Plist dcpl = column_plist(rows, chunk_rows, c.type != ColumnType::string ? Filter::shuffle_deflate : Filter::none);
+  H5Plist dcpl = column_plist(
+      rows, chunk_rows, c.type != ColumnType::string ? Filter::shuffle_deflate : Filter::none);
   H5Datatype vlen;
   hid_t ftype = file_type_of(c.type);
   if (c.type == ColumnType::string) {
     vlen = vlen_string_type();
     ftype = vlen.get();
   }
-  return H5Dataset(h5_check(H5Dcreate2(group, c.name.c_str(), ftype, space.get(), H5P_DEFAULT, dcpl.get(),
-                                       H5P_DEFAULT),
-                            "create " + where + " dataset '" + c.name + "'"));
+  return H5Dataset(h5_check(
+      H5Dcreate2(group, c.name.c_str(), ftype, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+      "create " + where + " dataset '" + c.name + "'"));
 }
 
-void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offset, const std::string& w) {
+void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offset,
+                  const std::string& w) {
   H5Dataspace fspace(h5_check(H5Dget_space(d), w));
   const hsize_t start = offset, count = col.size();
-  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
+  h5_check_status(
+      H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
   H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
   if (type == ColumnType::string) {
     if (col.type() != ColumnType::string) {
-      throw DataError(w + ": column is string in the set, " + to_string(col.type()) + " in the rows");
+      throw DataError(w + ": column is string in the set, " + to_string(col.type()) +
+                      " in the rows");
     }
     std::vector<const char*> ptrs;
     ptrs.reserve(col.size());
@@ -123,27 +136,33 @@ void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offse
     h5_check_status(H5Pset_buffer(dxpl.get(), bytes, nullptr, nullptr), w);
     h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), dxpl.get(), ptrs.data()), w);
   } else if (type == ColumnType::int64 && col.type() == ColumnType::int64) {
-    h5_check_status(H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, col.i64().data()), w);
+    h5_check_status(
+        H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, col.i64().data()),
+        w);
   } else if (type == ColumnType::float64 && col.type() == ColumnType::float64) {
-    h5_check_status(H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, col.f64().data()), w);
+    h5_check_status(
+        H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, col.f64().data()),
+        w);
   } else {
     throw DataError(w + ": column is " + to_string(type) + " in the set, " + to_string(col.type()) +
                     " in the rows");
   }
 }
 
-H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t width, std::size_t rows,
-                               std::size_t chunk_rows, const std::string& where) {
+H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t width,
+                               std::size_t rows, std::size_t chunk_rows, const std::string& where) {
   const std::string w = "write " + where + " dataset '" + name + "'";
   H5Datatype t = fixed_string_type(std::max<std::size_t>(width, 1), w);
   const hsize_t n = rows;
   H5Dataspace space(h5_check(H5Screate_simple(1, &n, nullptr), w));
   H5Plist dcpl = column_plist(rows, chunk_rows, Filter::deflate);
-  return H5Dataset(h5_check(H5Dcreate2(group, name.c_str(), t.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), w));
+  return H5Dataset(h5_check(
+      H5Dcreate2(group, name.c_str(), t.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+      w));
 }
 
-void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset, std::size_t chunk_rows,
-                            const std::string& where) {
+void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
+                            std::size_t chunk_rows, const std::string& where) {
   H5Datatype t(h5_check(H5Dget_type(dset), where));
   const std::size_t width = H5Tget_size(t.get());
   // In blocks: 10^5 rows of 2 KB texts would be a 200 MB buffer at once.
@@ -154,23 +173,29 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
     buf.assign(n_block * width, '\0');
     for (std::size_t i = 0; i < n_block; ++i) {
       const std::string& v = values[at + i];
-      if (v.size() > width) throw DataError(where + ": a text of " + std::to_string(v.size()) + " bytes in a column " + std::to_string(width) + " wide");
+      if (v.size() > width)
+        throw DataError(where + ": a text of " + std::to_string(v.size()) + " bytes in a column " +
+                        std::to_string(width) + " wide");
       std::memcpy(buf.data() + i * width, v.data(), v.size());
     }
     H5Dataspace fspace(h5_check(H5Dget_space(dset), where));
     const hsize_t start = offset + at, count = n_block;
-    h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), where);
+    h5_check_status(
+        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), where);
     H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), where));
-    h5_check_status(H5Dwrite(dset, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()), where);
+    h5_check_status(H5Dwrite(dset, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()),
+                    where);
   }
 }
 
-void write_fixed_strings(hid_t group, const std::string& name, const std::vector<std::string>& values,
-                         std::size_t chunk_rows, const std::string& where) {
+void write_fixed_strings(hid_t group, const std::string& name,
+                         const std::vector<std::string>& values, std::size_t chunk_rows,
+                         const std::string& where) {
   std::size_t width = 1;
   for (const auto& v : values) width = std::max(width, v.size());
   H5Dataset d = create_fixed_strings(group, name, width, values.size(), chunk_rows, where);
-  write_fixed_strings_at(d.get(), values, 0, chunk_rows, "write " + where + " dataset '" + name + "'");
+  write_fixed_strings_at(d.get(), values, 0, chunk_rows,
+                         "write " + where + " dataset '" + name + "'");
 }
 
 namespace {
@@ -182,13 +207,15 @@ Column read_strings(hid_t dset, const std::string& name, hid_t mspace, hid_t fsp
   if (H5Tis_variable_str(ftype.get()) > 0) {
     H5Datatype mtype = vlen_string_type();
     std::vector<char*> ptrs(n, nullptr);
-    h5_check_status(H5Dread(dset, mtype.get(), mspace, fspace, H5P_DEFAULT, ptrs.data()), "read " + w);
+    h5_check_status(H5Dread(dset, mtype.get(), mspace, fspace, H5P_DEFAULT, ptrs.data()),
+                    "read " + w);
     for (std::size_t i = 0; i < n; ++i) out[i] = ptrs[i] ? ptrs[i] : "";
     H5Dvlen_reclaim(mtype.get(), mspace, H5P_DEFAULT, ptrs.data());
   } else {
     const std::size_t size = H5Tget_size(ftype.get());
     std::vector<char> buf(size * n);
-    h5_check_status(H5Dread(dset, ftype.get(), mspace, fspace, H5P_DEFAULT, buf.data()), "read " + w);
+    h5_check_status(H5Dread(dset, ftype.get(), mspace, fspace, H5P_DEFAULT, buf.data()),
+                    "read " + w);
     for (std::size_t i = 0; i < n; ++i) {
       const char* s = buf.data() + i * size;
       out[i].assign(s, strnlen(s, size));
@@ -214,7 +241,8 @@ std::string bytes_text(double b) {
 void check_readable(hid_t dset, const ColumnInfo& ci, std::size_t n, const std::string& w) {
   if (n == 0) return;
   if (H5Dget_storage_size(dset) == 0) {
-    throw DataError(w + " declares " + std::to_string(n) + " rows but holds none: nothing of it was ever written "
+    throw DataError(w + " declares " + std::to_string(n) +
+                    " rows but holds none: nothing of it was ever written "
                     "(0 bytes stored); write its values, or re-import the set");
   }
   H5Datatype ftype(h5_check(H5Dget_type(dset), "type of " + w));
@@ -222,37 +250,44 @@ void check_readable(hid_t dset, const ColumnInfo& ci, std::size_t n, const std::
                            ? static_cast<double>(H5Tget_size(ftype.get())) + sizeof(std::string)
                            : 8.0 + (ci.type == ColumnType::string ? sizeof(std::string) : 0.0);
   const double need = width * static_cast<double>(n);
-  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (memory > 0 && need > memory) {
-    throw DataError(w + ": reading its " + std::to_string(n) + " rows needs " + bytes_text(need) + ", more than the " +
-                    bytes_text(memory) + " of memory of this machine; split the set, or fit it on ranks that share its "
+    throw DataError(w + ": reading its " + std::to_string(n) + " rows needs " + bytes_text(need) +
+                    ", more than the " + bytes_text(memory) +
+                    " of memory of this machine; split the set, or fit it on ranks that share its "
                     "rows (--ranks-per-island), each reading a slice");
   }
 }
 
 }  // namespace
 
-Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::size_t n, const std::string& w) {
+Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::size_t n,
+                   const std::string& w) {
   check_readable(dset, ci, n, w);
   H5Dataspace fspace(h5_check(H5Dget_space(dset), "space of " + w));
   const hsize_t begin = first, count = n;
-  h5_check_status(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &begin, nullptr, &count, nullptr),
-                  "select rows of " + w);
+  h5_check_status(
+      H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &begin, nullptr, &count, nullptr),
+      "select rows of " + w);
   H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), "memory space"));
   switch (ci.type) {
     case ColumnType::float64: {
       std::vector<double> v(n);
-      h5_check_status(H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
-                      "read " + w);
+      h5_check_status(
+          H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
+          "read " + w);
       return Column(ci.name, std::move(v));
     }
     case ColumnType::int64: {
       std::vector<std::int64_t> v(n);
-      h5_check_status(H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
-                      "read " + w);
+      h5_check_status(
+          H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
+          "read " + w);
       return Column(ci.name, std::move(v));
     }
-    case ColumnType::string: break;
+    case ColumnType::string:
+      break;
   }
   return read_strings(dset, ci.name, mspace.get(), fspace.get(), n, w);
 }

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "perfit/data/measurement_table.hpp"
 #include "h5_handle.hpp"
+#include "perfit/data/measurement_table.hpp"
 #include "perfit/io/store_reader.hpp"
 
 namespace perfit::io::detail {
@@ -31,15 +31,16 @@ void write_column(hid_t dset, data::ColumnType type, const data::Column& col, st
 // A 1-D fixed-length UTF-8 string dataset (as wide as the longest value, chunked and
 // compressed when long): text repeated across 10^5 rows compresses, variable-length strings
 // (a heap entry each) do not.
-void write_fixed_strings(hid_t group, const std::string& name, const std::vector<std::string>& values,
-                         std::size_t chunk_rows, const std::string& where);
+void write_fixed_strings(hid_t group, const std::string& name,
+                         const std::vector<std::string>& values, std::size_t chunk_rows,
+                         const std::string& where);
 // The same in two steps, for a column written block by block: created `width` bytes wide
 // (at least 1), then values written at rows [offset, offset + values.size()).
 // Throws: DataError for a value wider than the column.
-H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t width, std::size_t rows,
-                               std::size_t chunk_rows, const std::string& where);
-void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset, std::size_t chunk_rows,
-                            const std::string& where);
+H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t width,
+                               std::size_t rows, std::size_t chunk_rows, const std::string& where);
+void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
+                            std::size_t chunk_rows, const std::string& where);
 
 // Rows [begin, begin + count) of a column; any float or integer width, fixed or variable strings.
 data::Column read_column(hid_t dset, const ColumnInfo& column, std::size_t begin, std::size_t count,

@@ -104,7 +104,8 @@ std::uint64_t stored_eof(const std::string& path) {
     }
     if (offsets != 8 || off + 8 > sizeof buf) return 0;
     std::uint64_t eof = 0;
-    for (int b = 7; b >= 0; --b) eof = (eof << 8) | static_cast<unsigned char>(buf[off + static_cast<std::size_t>(b)]);
+    for (int b = 7; b >= 0; --b)
+      eof = (eof << 8) | static_cast<unsigned char>(buf[off + static_cast<std::size_t>(b)]);
     return eof + at;
   }
   return 0;

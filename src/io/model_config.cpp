@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
+#include "builtin_models.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/model/factor_binding.hpp"
-#include "builtin_models.hpp"
 
 namespace perfit::io {
 
@@ -93,7 +93,8 @@ model::ModelSpec parse_model_yaml(const std::string& text, const std::string& or
         m.expression = v.as<std::string>();
       } else if (key == "params") {
         if (!v.IsMap()) throw ConfigError(where + ": 'params' must map names to [lo, hi]");
-        for (const auto& p : v) m.params.push_back(param(p.first.as<std::string>(), p.second, where));
+        for (const auto& p : v)
+          m.params.push_back(param(p.first.as<std::string>(), p.second, where));
       } else if (key == "constants") {
         if (!v.IsMap()) throw ConfigError(where + ": 'constants' must map names to numbers");
         for (const auto& c : v) {
@@ -101,14 +102,17 @@ model::ModelSpec parse_model_yaml(const std::string& text, const std::string& or
           m.constants.emplace_back(n, number(c.second, where + " constant '" + n + "'"));
         }
       } else if (key == "factors") {
-        if (!v.IsSequence()) throw ConfigError(where + ": 'factors' must be a list of column names");
+        if (!v.IsSequence())
+          throw ConfigError(where + ": 'factors' must be a list of column names");
         for (const auto& f : v) m.factors.push_back(f.as<std::string>());
       } else if (key == "terms") {
         if (!v.IsMap()) throw ConfigError(where + ": 'terms' must map names to expressions");
-        for (const auto& t : v) m.terms.push_back({t.first.as<std::string>(), t.second.as<std::string>()});
+        for (const auto& t : v)
+          m.terms.push_back({t.first.as<std::string>(), t.second.as<std::string>()});
       } else {
-        throw ConfigError(where + ": unknown key '" + key +
-                          "'; a model has name, description, expression, factors, params, constants, terms");
+        throw ConfigError(
+            where + ": unknown key '" + key +
+            "'; a model has name, description, expression, factors, params, constants, terms");
       }
     }
   } catch (const YAML::Exception& e) {
@@ -133,7 +137,8 @@ std::string emit_head(const model::ModelSpec& m) {
   }
   if (!m.terms.empty()) {
     e << YAML::Key << "terms" << YAML::Value << YAML::BeginMap;
-    for (const auto& t : m.terms) e << YAML::Key << t.name << YAML::Value << YAML::DoubleQuoted << t.expression;
+    for (const auto& t : m.terms)
+      e << YAML::Key << t.name << YAML::Value << YAML::DoubleQuoted << t.expression;
     e << YAML::EndMap;
   }
   e << YAML::EndMap;
@@ -143,9 +148,11 @@ std::string emit_head(const model::ModelSpec& m) {
 // A key yaml-cpp writes as it is (plain): an identifier that no YAML reader takes for null or a
 // boolean. Others go through the emitter.
 bool plain_key(const std::string& k) {
-  static const std::set<std::string> special = {"null", "true", "false", "yes", "no", "on", "off", "y", "n"};
+  static const std::set<std::string> special = {"null", "true", "false", "yes", "no",
+                                                "on",   "off",  "y",     "n"};
   std::string lower(k);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return is_identifier(k) && !special.count(lower);
 }
 
@@ -188,8 +195,10 @@ std::string emit_numbers_directly(const model::ModelSpec& m) {
 }
 
 std::string emit_numbers(const model::ModelSpec& m) {
-  const bool plain = std::all_of(m.constants.begin(), m.constants.end(), [](const auto& c) { return plain_key(c.first); }) &&
-                     std::all_of(m.params.begin(), m.params.end(), [](const auto& p) { return plain_key(p.name); });
+  const bool plain = std::all_of(m.constants.begin(), m.constants.end(),
+                                 [](const auto& c) { return plain_key(c.first); }) &&
+                     std::all_of(m.params.begin(), m.params.end(),
+                                 [](const auto& p) { return plain_key(p.name); });
   if (plain) return emit_numbers_directly(m);
   YAML::Emitter e;
   e.SetDoublePrecision(17);
@@ -256,7 +265,8 @@ model::ModelSpec load_model(const std::string& name_or_path) {
 
 model::ModelSpec load_model(const std::string& name_or_path, const std::string& factors) {
   const model::ModelSpec spec = load_model(name_or_path);
-  return model::bind_factors(spec, model::bindings_for(spec, model::parse_factor_bindings(factors)));
+  return model::bind_factors(spec,
+                             model::bindings_for(spec, model::parse_factor_bindings(factors)));
 }
 
 }  // namespace perfit::io

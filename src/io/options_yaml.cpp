@@ -1,10 +1,10 @@
 #include "perfit/io/options_yaml.hpp"
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "perfit/core/error.hpp"
@@ -27,7 +27,8 @@ std::string rows_text(const YAML::Node& seq, const std::string& key) {
     if (row.IsSequence()) {
       for (const auto& x : row) r += (r.empty() ? "" : ",") + scalar_text(x);
     } else if (row.IsMap()) {
-      for (const auto& kv : row) r += (r.empty() ? "" : ",") + kv.first.Scalar() + "=" + scalar_text(kv.second);
+      for (const auto& kv : row)
+        r += (r.empty() ? "" : ",") + kv.first.Scalar() + "=" + scalar_text(kv.second);
     } else if (row.IsScalar()) {
       r = row.Scalar();
     } else if (!row.IsNull()) {
@@ -100,7 +101,8 @@ KeyTexts read_options_yaml(const std::string& text, const std::string& where) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(where + ": YAML error at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    throw ConfigError(where + ": YAML error at line " + std::to_string(e.mark.line + 1) + ": " +
+                      e.msg);
   }
   KeyTexts pairs;
   if (root.IsNull()) return pairs;
@@ -153,7 +155,8 @@ std::string options_to_yaml(const std::vector<OptionValue>& values) {
   thread_local std::vector<OptionValue> last;
   thread_local std::vector<Entry> entries;
   const auto same = [&](std::size_t i) {
-    return i < last.size() && last[i].key == values[i].key && last[i].kind == values[i].kind && last[i].text == values[i].text;
+    return i < last.size() && last[i].key == values[i].key && last[i].kind == values[i].kind &&
+           last[i].text == values[i].text;
   };
   std::vector<Entry> now;
   std::string out;
@@ -166,8 +169,10 @@ std::string options_to_yaml(const std::vector<OptionValue>& values) {
     while (e < entries.size() && entries[e].begin < begin) ++e;
     bool kept = e < entries.size() && entries[e].begin == begin && entries[e].end == end;
     for (std::size_t i = begin; kept && i < end; ++i) kept = same(i);
-    now.push_back({begin, end, kept ? std::move(entries[e].text) : emit_entry(values, begin, end, section)});
-    if (!kept && last.size() == values.size()) std::copy(values.begin() + begin, values.begin() + end, last.begin() + begin);
+    now.push_back(
+        {begin, end, kept ? std::move(entries[e].text) : emit_entry(values, begin, end, section)});
+    if (!kept && last.size() == values.size())
+      std::copy(values.begin() + begin, values.begin() + end, last.begin() + begin);
     out += (out.empty() ? "" : "\n") + now.back().text;
     begin = end;
   }

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "h5_handle.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/file_seal.hpp"
-#include "h5_handle.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/store_format.hpp"
 
@@ -21,16 +21,26 @@ namespace fs = std::filesystem;
 
 const char* describe(FileKind k) {
   switch (k) {
-    case FileKind::none: return "no file";
-    case FileKind::store: return "a perfit measurement store";
-    case FileKind::synthetic_store: return "a perfit store of synthetic sets";
-    case FileKind::result: return "a perfit result file";
-    case FileKind::selection: return "a perfit selection store";
-    case FileKind::predictions: return "a perfit predictions CSV";
-    case FileKind::checkpoint: return "a perfit checkpoint";
-    case FileKind::hdf5: return "an HDF5 file that is not a perfit result or store";
-    case FileKind::damaged: return "a damaged perfit file (truncated or its checksum does not match)";
-    case FileKind::other: return "a file that perfit did not write";
+    case FileKind::none:
+      return "no file";
+    case FileKind::store:
+      return "a perfit measurement store";
+    case FileKind::synthetic_store:
+      return "a perfit store of synthetic sets";
+    case FileKind::result:
+      return "a perfit result file";
+    case FileKind::selection:
+      return "a perfit selection store";
+    case FileKind::predictions:
+      return "a perfit predictions CSV";
+    case FileKind::checkpoint:
+      return "a perfit checkpoint";
+    case FileKind::hdf5:
+      return "an HDF5 file that is not a perfit result or store";
+    case FileKind::damaged:
+      return "a damaged perfit file (truncated or its checksum does not match)";
+    case FileKind::other:
+      return "a file that perfit did not write";
   }
   return "?";
 }
@@ -95,7 +105,8 @@ FileKind detect_file_kind(const std::string& path) {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   }
@@ -107,22 +118,27 @@ void check_output(const OutputCheck& c) {
   const std::string what = c.flag + " '" + c.path + "'";
   for (const auto& in : c.inputs) {
     if (!in.empty() && same_file(c.path, in)) {
-      throw ConfigError(what + " is the input '" + in + "'; a command never writes over its "
+      throw ConfigError(what + " is the input '" + in +
+                        "'; a command never writes over its "
                         "input. Choose another output file");
     }
   }
   const FileKind found = detect_file_kind(c.path);
   if (found != FileKind::none) {
-    const auto is_store = [](FileKind k) { return k == FileKind::store || k == FileKind::synthetic_store; };
+    const auto is_store = [](FileKind k) {
+      return k == FileKind::store || k == FileKind::synthetic_store;
+    };
     const bool same_kind = found == c.writes || (c.merge && is_store(found) && is_store(c.writes));
     if (c.merge && same_kind) {
       // updated in place through a temporary copy: nothing to refuse
     } else if (!same_kind) {
       throw ConfigError(what + " exists and is " + describe(found) + "; this command writes " +
-                        describe(c.writes) + " and never replaces another kind of file. "
+                        describe(c.writes) +
+                        " and never replaces another kind of file. "
                         "Choose another output file");
     } else if (!c.force) {
-      throw ConfigError(what + " exists (" + describe(found) + "); pass " + c.force_hint + " to replace it");
+      throw ConfigError(what + " exists (" + describe(found) + "); pass " + c.force_hint +
+                        " to replace it");
     }
   }
   const fs::path t(c.path);
@@ -140,8 +156,8 @@ void check_output(const OutputCheck& c) {
       (dir / ("." + t.filename().string() + ".probe-" + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
   if (fd < 0) {
-    throw IoError("cannot write " + what + ": cannot create a file in directory '" +
-                  dir.string() + "' (" + std::strerror(errno) + ")");
+    throw IoError("cannot write " + what + ": cannot create a file in directory '" + dir.string() +
+                  "' (" + std::strerror(errno) + ")");
   }
   ::close(fd);
   ::unlink(probe.c_str());

@@ -23,7 +23,8 @@ UniqueFd unnamed_file(const std::string& dir) {
   ::unlink(name.c_str());
   UniqueFd named("/proc/self/fd/" + std::to_string(raw), O_RDWR);
   ::close(raw);
-  if (named.get() < 0) throw IoError("cannot reopen a temporary file in '" + dir + "': " + std::strerror(errno));
+  if (named.get() < 0)
+    throw IoError("cannot reopen a temporary file in '" + dir + "': " + std::strerror(errno));
   return named;
 }
 
@@ -34,9 +35,11 @@ RecordSpill::RecordSpill(const std::string& dir) : dir_(dir), fd_(unnamed_file(d
 RecordSpill::Where RecordSpill::append(const std::string& bytes) {
   const Where w{end_, bytes.size()};
   for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::pwrite(fd_.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(end_ + done));
+    const ssize_t n = ::pwrite(fd_.get(), bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(end_ + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw IoError("cannot write a temporary file in '" + dir_ + "': " + std::strerror(errno));
+    if (n <= 0)
+      throw IoError("cannot write a temporary file in '" + dir_ + "': " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
   end_ += bytes.size();
@@ -46,9 +49,11 @@ RecordSpill::Where RecordSpill::append(const std::string& bytes) {
 std::string RecordSpill::read(Where w) const {
   std::string out(w.size, '\0');
   for (std::size_t done = 0; done < w.size;) {
-    const ssize_t n = ::pread(fd_.get(), out.data() + done, w.size - done, static_cast<off_t>(w.offset + done));
+    const ssize_t n =
+        ::pread(fd_.get(), out.data() + done, w.size - done, static_cast<off_t>(w.offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw IoError("cannot read back a temporary file in '" + dir_ + "': " + std::strerror(errno));
+    if (n <= 0)
+      throw IoError("cannot read back a temporary file in '" + dir_ + "': " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
   return out;

@@ -30,7 +30,8 @@ const std::vector<ResultField>& result_fields() {
   using R = ResultFile;
   static const std::vector<ResultField> t = {
       {"model", &R::model_name, false, "the model's name"},
-      {"model_yaml", &R::model_yaml, false, "the model as fitted (YAML: expression, params, bounds)"},
+      {"model_yaml", &R::model_yaml, false,
+       "the model as fitted (YAML: expression, params, bounds)"},
       {"config_yaml", &R::config_yaml, false, "every option as run (YAML; --config reads it)"},
       {"data_file", &R::data_file, false, "the store, as given to --data"},
       {"set", &R::set, false, "the set fitted"},
@@ -55,25 +56,37 @@ const std::vector<ResultField>& result_fields() {
       {"peak_rss_mib", &R::peak_rss_mib, true, "the largest peak resident memory of any rank"},
       {"ranks", &R::ranks, false, "MPI ranks of the job"},
       {"lambda", &R::lambda, true, "the regularisation weight used"},
-      {"lambda_split", &R::lambda_split, true, "lambda: auto's cross-validation (empty: fixed lambda)"},
+      {"lambda_split", &R::lambda_split, true,
+       "lambda: auto's cross-validation (empty: fixed lambda)"},
       {"bootstrap_requested", &R::bootstrap_requested, true, "--bootstrap refits asked for"},
       {"bootstrap_resampled", &R::bootstrap_resampled, true, "by configuration or by row"},
       {"ci", &R::ci, true, "level of the bootstrap intervals"},
-      {"noise_log_sd", &R::noise_log_sd, true, "spread of ln(measured/predicted) over the rows (noise and misfit)"},
+      {"noise_log_sd", &R::noise_log_sd, true,
+       "spread of ln(measured/predicted) over the rows (noise and misfit)"},
       {"noise_dof", &R::noise_dof, true, "its degrees of freedom: rows - params (0: unknown)"},
-      {"choice_log_sd", &R::choice_log_sd, true, "select: rms ln(predicted/measured) of the chosen procedure on held-out scales"},
+      {"choice_log_sd", &R::choice_log_sd, true,
+       "select: rms ln(predicted/measured) of the chosen procedure on held-out scales"},
       {"choice_dof", &R::choice_dof, true, "select: held-out scales (folds) behind it (0: none)"},
       {"choice_how", &R::choice_how, true, "select: the validation that measured it"},
-      {"choice_step_log", &R::choice_step_log, true, "select: ln of the step of the scale column it was measured at"},
-      {"choice_growth", &R::choice_growth, true, "select: its growth with the distance in steps (sd x steps^growth)"},
-      {"group_by", &R::group_by, true, "fit --by: the columns that split the rows into groups (empty: one set)"},
-      {"group_labels", &R::group_labels, true, "fit --by: each group's label, one per line (group 1 first)"},
-      {"group_per_group", &R::group_per_group, true, "fit --by: the constants with a copy per group (the rest are shared)"},
-      {"group_pooled", &R::group_pooled, true, "fit --by: of those, the ones drawn toward their common value"},
-      {"pool_strengths", &R::pool_strengths, true, "fit --by: how strongly each (0: independent per group)"},
+      {"choice_step_log", &R::choice_step_log, true,
+       "select: ln of the step of the scale column it was measured at"},
+      {"choice_growth", &R::choice_growth, true,
+       "select: its growth with the distance in steps (sd x steps^growth)"},
+      {"group_by", &R::group_by, true,
+       "fit --by: the columns that split the rows into groups (empty: one set)"},
+      {"group_labels", &R::group_labels, true,
+       "fit --by: each group's label, one per line (group 1 first)"},
+      {"group_per_group", &R::group_per_group, true,
+       "fit --by: the constants with a copy per group (the rest are shared)"},
+      {"group_pooled", &R::group_pooled, true,
+       "fit --by: of those, the ones drawn toward their common value"},
+      {"pool_strengths", &R::pool_strengths, true,
+       "fit --by: how strongly each (0: independent per group)"},
       {"pool_how", &R::pool_how, true, "fit --by: how that strength was chosen"},
-      {"rows_kept_stride", &R::kept_stride, true, "/rows holds every k-th fitted row (0: no /rows)"},
-      {"data_file_from_result", &R::data_file_from_result, true, "the store, relative to the result's directory"},
+      {"rows_kept_stride", &R::kept_stride, true,
+       "/rows holds every k-th fitted row (0: no /rows)"},
+      {"data_file_from_result", &R::data_file_from_result, true,
+       "the store, relative to the result's directory"},
       {"perfit_version", &R::perfit_version, false, "the perfit that wrote it"},
       {"git_revision", &R::git_revision, false, "its git revision"},
       {"created_utc", &R::created_utc, false, "when"},
@@ -96,7 +109,8 @@ data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges) {
   return t;
 }
 
-std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& g, std::size_t begin, std::size_t end) {
+std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& g, std::size_t begin,
+                                             std::size_t end) {
   std::vector<MeasuredRange> out;
   for (std::size_t i = begin; i < std::min(end, g.rows()); ++i) {
     out.push_back({g.column("name").str()[i], g.column("min").f64()[i], g.column("max").f64()[i]});
@@ -138,7 +152,8 @@ data::MeasurementTable params_table(const std::vector<ResultParam>& ps, bool wit
   return params;
 }
 
-std::vector<ResultParam> params_from_table(const data::MeasurementTable& p, std::size_t begin, std::size_t end) {
+std::vector<ResultParam> params_from_table(const data::MeasurementTable& p, std::size_t begin,
+                                           std::size_t end) {
   std::vector<ResultParam> out;
   for (std::size_t i = begin; i < std::min(end, p.rows()); ++i) {
     ResultParam q;
@@ -163,18 +178,21 @@ std::vector<ResultParam> params_from_table(const data::MeasurementTable& p, std:
 data::Attributes result_attributes(const ResultFile& r) {
   data::Attributes a;
   for (const ResultField& f : result_fields()) {
-    std::visit([&](auto member) {
-      const auto& v = r.*member;
-      using T = std::decay_t<decltype(v)>;
-      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
-        a[f.key] = v;
-      } else {
-        a[f.key] = static_cast<std::int64_t>(v);  // a seed keeps its 64 bits
-      }
-    }, f.member);
+    std::visit(
+        [&](auto member) {
+          const auto& v = r.*member;
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
+            a[f.key] = v;
+          } else {
+            a[f.key] = static_cast<std::int64_t>(v);  // a seed keeps its 64 bits
+          }
+        },
+        f.member);
   }
   a["warnings"] = join_lines(r.warnings);
-  if (r.kept_rows.cols() == 0) a["rows_kept_stride"] = std::int64_t{0};  // what is written is what is said
+  if (r.kept_rows.cols() == 0)
+    a["rows_kept_stride"] = std::int64_t{0};  // what is written is what is said
   return a;
 }
 
@@ -208,17 +226,20 @@ data::MeasurementTable candidates_table(const std::vector<CandidateFit>& cands) 
 }
 
 // A damaged group is a DataError naming the file, never a crash (the readers are fuzzed).
-const data::Column& typed(const data::MeasurementTable& t, const char* name, data::ColumnType type, const std::string& path) {
+const data::Column& typed(const data::MeasurementTable& t, const char* name, data::ColumnType type,
+                          const std::string& path) {
   const data::Column* c = t.find(name);
   if (!c || c->type() != type) {
-    throw DataError("'" + path + "' group /candidates: column '" + name + "' is " +
-                    (c ? std::string("of type ") + data::to_string(c->type()) : std::string("missing")) + ", expected " +
-                    data::to_string(type));
+    throw DataError(
+        "'" + path + "' group /candidates: column '" + name + "' is " +
+        (c ? std::string("of type ") + data::to_string(c->type()) : std::string("missing")) +
+        ", expected " + data::to_string(type));
   }
   return *c;
 }
 
-std::vector<CandidateFit> candidates_from_table(const data::MeasurementTable& t, const std::string& path) {
+std::vector<CandidateFit> candidates_from_table(const data::MeasurementTable& t,
+                                                const std::string& path) {
   using data::ColumnType;
   const auto& rank = typed(t, "rank", ColumnType::int64, path).i64();
   const auto& model = typed(t, "model", ColumnType::string, path).str();
@@ -229,12 +250,20 @@ std::vector<CandidateFit> candidates_from_table(const data::MeasurementTable& t,
   const auto& params = typed(t, "params", ColumnType::string, path).str();
   std::vector<CandidateFit> out;
   for (std::size_t i = 0; i < t.rows(); ++i) {
-    CandidateFit c{static_cast<std::size_t>(std::max<std::int64_t>(rank[i], 0)), model[i], source[i], score[i], mape[i], yaml[i], {}};
+    CandidateFit c{static_cast<std::size_t>(std::max<std::int64_t>(rank[i], 0)),
+                   model[i],
+                   source[i],
+                   score[i],
+                   mape[i],
+                   yaml[i],
+                   {}};
     for (const auto& v : split_list(params[i], ';')) {
       try {
-        c.params.push_back(parse_real(v, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), "a number"));
+        c.params.push_back(parse_real(v, -std::numeric_limits<double>::infinity(),
+                                      std::numeric_limits<double>::infinity(), "a number"));
       } catch (const ConfigError& e) {
-        throw DataError("'" + path + "' group /candidates, candidate '" + c.model + "' params: " + e.what());
+        throw DataError("'" + path + "' group /candidates, candidate '" + c.model +
+                        "' params: " + e.what());
       }
     }
     out.push_back(std::move(c));
@@ -252,7 +281,8 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     for (const auto& [key, value] : result_attributes(r)) w.write_root_attribute(key, value);
     if (r.has_bootstrap()) {
       data::MeasurementTable reps;
-      for (std::size_t k = 0; k < r.params.size(); ++k) reps.add_column(Column(r.params[k].name, r.bootstrap[k]));
+      for (std::size_t k = 0; k < r.params.size(); ++k)
+        reps.add_column(Column(r.params[k].name, r.bootstrap[k]));
       w.write_group("/bootstrap", reps);
     }
     w.write_group("/params", params_table(r.params, r.has_bootstrap()));
@@ -273,9 +303,11 @@ void write_result_file(const std::string& path, const ResultFile& r) {
     }
 
     data::MeasurementTable metrics;
-    metrics.add_column(Column("name", std::vector<std::string>{"mape", "rmse", "r2", "gmae", "max_rel_err"}));
-    metrics.add_column(Column("value", std::vector<double>{r.metrics.mape, r.metrics.rmse, r.metrics.r2,
-                                                           r.metrics.gmae, r.metrics.max_rel_err}));
+    metrics.add_column(
+        Column("name", std::vector<std::string>{"mape", "rmse", "r2", "gmae", "max_rel_err"}));
+    metrics.add_column(
+        Column("value", std::vector<double>{r.metrics.mape, r.metrics.rmse, r.metrics.r2,
+                                            r.metrics.gmae, r.metrics.max_rel_err}));
     w.write_group("/metrics", metrics);
     w.close();
   });
@@ -283,7 +315,8 @@ void write_result_file(const std::string& path, const ResultFile& r) {
 
 namespace {
 
-std::string need_string(const data::Attributes& a, const std::string& key, const std::string& path) {
+std::string need_string(const data::Attributes& a, const std::string& key,
+                        const std::string& path) {
   auto it = a.find(key);
   if (it == a.end()) {
     throw DataError("'" + path + "' is not a complete perfit result: attribute '" + key +
@@ -294,7 +327,8 @@ std::string need_string(const data::Attributes& a, const std::string& key, const
 double need_number(const data::Attributes& a, const std::string& key, const std::string& path) {
   auto it = a.find(key);
   if (it == a.end()) {
-    throw DataError("'" + path + "' is not a complete perfit result: attribute '" + key + "' is missing");
+    throw DataError("'" + path + "' is not a complete perfit result: attribute '" + key +
+                    "' is missing");
   }
   if (const auto* d = std::get_if<double>(&it->second)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&it->second)) return static_cast<double>(*i);
@@ -307,21 +341,23 @@ ResultFile result_from_attributes(const data::Attributes& a, const std::string& 
   ResultFile r;
   for (const ResultField& f : result_fields()) {
     if (f.optional && !a.count(f.key)) continue;
-    std::visit([&](auto member) {
-      auto& v = r.*member;
-      using T = std::decay_t<decltype(v)>;
-      if constexpr (std::is_same_v<T, std::string>) {
-        v = need_string(a, f.key, path);
-      } else if constexpr (std::is_same_v<T, bool>) {
-        v = need_number(a, f.key, path) != 0;
-      } else if constexpr (std::is_same_v<T, double>) {
-        v = need_number(a, f.key, path);
-      } else if (const auto* i = std::get_if<std::int64_t>(&a.at(f.key))) {
-        v = static_cast<T>(*i);  // whole numbers as written, all 64 bits of a seed included
-      } else {
-        v = static_cast<T>(need_number(a, f.key, path));
-      }
-    }, f.member);
+    std::visit(
+        [&](auto member) {
+          auto& v = r.*member;
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            v = need_string(a, f.key, path);
+          } else if constexpr (std::is_same_v<T, bool>) {
+            v = need_number(a, f.key, path) != 0;
+          } else if constexpr (std::is_same_v<T, double>) {
+            v = need_number(a, f.key, path);
+          } else if (const auto* i = std::get_if<std::int64_t>(&a.at(f.key))) {
+            v = static_cast<T>(*i);  // whole numbers as written, all 64 bits of a seed included
+          } else {
+            v = static_cast<T>(need_number(a, f.key, path));
+          }
+        },
+        f.member);
   }
   if (a.count("warnings")) {
     std::stringstream ws(data::attribute_text(a.at("warnings")));
@@ -340,14 +376,16 @@ ResultFile read_result_file(const std::string& path) {
                   "` writes one");
   }
   if (kind != FileKind::result && kind != FileKind::hdf5) {
-    throw DataError("'" + path + "' is " + describe(kind) + ", not a perfit result; pass the "
+    throw DataError("'" + path + "' is " + describe(kind) +
+                    ", not a perfit result; pass the "
                     "file `perfit fit --out` wrote");
   }
   StoreReader rd(path);
   const data::Attributes a = rd.root_attributes();
   auto fmt = a.find("perfit_result");
   if (fmt == a.end()) {
-    throw DataError("'" + path + "' is an HDF5 file but not a perfit result (no 'perfit_result' "
+    throw DataError("'" + path +
+                    "' is an HDF5 file but not a perfit result (no 'perfit_result' "
                     "attribute). Pass the file `perfit fit --out` wrote");
   }
   if (data::attribute_text(fmt->second) != kResultFormat) {
@@ -359,7 +397,8 @@ ResultFile read_result_file(const std::string& path) {
   r.params = params_from_table(p);
   r.history = rd.read_group("/history").column("best_cost").f64();
   if (rd.has_group("/ranges")) r.ranges = ranges_from_table(rd.read_group("/ranges"));
-  if (rd.has_group("/candidates")) r.candidates = candidates_from_table(rd.read_group("/candidates"), path);
+  if (rd.has_group("/candidates"))
+    r.candidates = candidates_from_table(rd.read_group("/candidates"), path);
   if (rd.has_group("/rows")) {
     r.kept_rows = rd.read_group("/rows");
     r.kept_rows.attributes().clear();

@@ -25,26 +25,32 @@ constexpr std::size_t kWinnersBlock = 8192;  // rows of /winners held at once wh
 // The order of the winners' sets, checked as they come.
 void check_order(const std::vector<std::string>& sets, const std::string& set) {
   if (!sets.empty() && set <= sets.back()) {
-    throw ConfigError(set == sets.back() ? "two winners for set '" + set + "'"
-                                         : "winners out of set order: '" + set + "' after '" + sets.back() + "'");
+    throw ConfigError(set == sets.back()
+                          ? "two winners for set '" + set + "'"
+                          : "winners out of set order: '" + set + "' after '" + sets.back() + "'");
   }
 }
 
 }  // namespace
 
-void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners, const data::Attributes& about) {
-  std::sort(winners.begin(), winners.end(), [](const ResultFile* a, const ResultFile* b) { return a->set < b->set; });
+void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners,
+                           const data::Attributes& about) {
+  std::sort(winners.begin(), winners.end(),
+            [](const ResultFile* a, const ResultFile* b) { return a->set < b->set; });
   std::vector<std::string> records;
   std::map<std::string, std::size_t> widths;
   for (const ResultFile* w : winners) {
     records.push_back(winner_record(*w));
     widen_to_record(records.back(), widths);
   }
-  write_selection_store(path, records.size(), [&](std::size_t i) { return records[i]; }, about, widths);
+  write_selection_store(
+      path, records.size(), [&](std::size_t i) { return records[i]; }, about, widths);
 }
 
-void write_selection_store(const std::string& path, std::size_t n, const std::function<std::string(std::size_t)>& record,
-                           const data::Attributes& about, const std::map<std::string, std::size_t>& text_widths) {
+void write_selection_store(const std::string& path, std::size_t n,
+                           const std::function<std::string(std::size_t)>& record,
+                           const data::Attributes& about,
+                           const std::map<std::string, std::size_t>& text_widths) {
   // Each winner decoded from its record straight into columns, /winners written block by block
   // (10^5 winners of a few KB each held as columns were half of rank 0's memory).
   AtomicOutput out(path);
@@ -91,10 +97,12 @@ StoreReader open_selection(const std::string& path) {
   StoreReader rd(path);
   const data::Attributes a = rd.root_attributes();
   const auto fmt = a.find("perfit_selection");
-  if (fmt == a.end()) throw DataError("'" + path + "' is not a perfit selection store (no 'perfit_selection' attribute)");
+  if (fmt == a.end())
+    throw DataError("'" + path +
+                    "' is not a perfit selection store (no 'perfit_selection' attribute)");
   if (data::attribute_text(fmt->second) != kSelectionFormat) {
-    throw DataError("'" + path + "' is a selection store of format '" + data::attribute_text(fmt->second) + "', expected '" +
-                    kSelectionFormat + "'");
+    throw DataError("'" + path + "' is a selection store of format '" +
+                    data::attribute_text(fmt->second) + "', expected '" + kSelectionFormat + "'");
   }
   return rd;
 }
@@ -109,14 +117,19 @@ data::Attributes row_attributes(const data::MeasurementTable& t, std::size_t row
   data::Attributes a;
   for (const auto& c : t.columns()) {
     switch (c.type()) {
-      case data::ColumnType::float64: a[c.name()] = c.f64()[row]; break;
-      case data::ColumnType::int64: a[c.name()] = c.i64()[row]; break;
-      case data::ColumnType::string: a[c.name()] = c.str()[row]; break;
+      case data::ColumnType::float64:
+        a[c.name()] = c.f64()[row];
+        break;
+      case data::ColumnType::int64:
+        a[c.name()] = c.i64()[row];
+        break;
+      case data::ColumnType::string:
+        a[c.name()] = c.str()[row];
+        break;
     }
   }
   return a;
 }
-
 
 RowRange part_range(const data::Attributes& a, const std::string& part) {
   const auto first = static_cast<std::size_t>(std::get<std::int64_t>(a.at(part + "_first")));
@@ -126,15 +139,18 @@ RowRange part_range(const data::Attributes& a, const std::string& part) {
 // A winner from its /winners row and its rows of /params, /ranges, /history: `whole`, the
 // tables are the whole groups and its rows are picked by its offsets; else they hold its
 // rows alone.
-ResultFile assemble(const data::Attributes& a, const std::string& where, const data::MeasurementTable& params,
-                    const data::MeasurementTable& ranges, const std::vector<double>& history, bool whole) {
+ResultFile assemble(const data::Attributes& a, const std::string& where,
+                    const data::MeasurementTable& params, const data::MeasurementTable& ranges,
+                    const std::vector<double>& history, bool whole) {
   ResultFile r = result_from_attributes(a, where);
-  const RowRange p = part_range(a, "params"), g = part_range(a, "ranges"), h = part_range(a, "history");
+  const RowRange p = part_range(a, "params"), g = part_range(a, "ranges"),
+                 h = part_range(a, "history");
   r.params = whole ? params_from_table(params, p.begin, p.end) : params_from_table(params);
   r.ranges = whole ? ranges_from_table(ranges, g.begin, g.end) : ranges_from_table(ranges);
   if (whole) {
-    r.history.assign(history.begin() + static_cast<std::ptrdiff_t>(std::min(h.begin, history.size())),
-                     history.begin() + static_cast<std::ptrdiff_t>(std::min(h.end, history.size())));
+    r.history.assign(
+        history.begin() + static_cast<std::ptrdiff_t>(std::min(h.begin, history.size())),
+        history.begin() + static_cast<std::ptrdiff_t>(std::min(h.end, history.size())));
   } else {
     r.history = history;
   }
@@ -146,7 +162,9 @@ ResultFile assemble(const data::Attributes& a, const std::string& where, const d
 
 }  // namespace
 
-std::vector<std::string> selection_sets(const std::string& path) { return index_of(open_selection(path)); }
+std::vector<std::string> selection_sets(const std::string& path) {
+  return index_of(open_selection(path));
+}
 
 ResultFile read_selection_result(const std::string& path, const std::string& set) {
   const StoreReader rd = open_selection(path);
@@ -154,16 +172,20 @@ ResultFile read_selection_result(const std::string& path, const std::string& set
   const auto it = std::lower_bound(sets.begin(), sets.end(), set);
   if (it == sets.end() || *it != set) {
     std::string some;
-    for (std::size_t i = 0; i < std::min<std::size_t>(sets.size(), 3); ++i) some += (i ? ", " : "") + sets[i];
-    throw DataError("'" + path + "' holds no winner for set '" + set + "' (its selection failed, or the glob did not "
-                    "match it; the summary beside it says which); it holds " + std::to_string(sets.size()) +
-                    " set(s)" + (some.empty() ? std::string() : ", e.g. " + some));
+    for (std::size_t i = 0; i < std::min<std::size_t>(sets.size(), 3); ++i)
+      some += (i ? ", " : "") + sets[i];
+    throw DataError("'" + path + "' holds no winner for set '" + set +
+                    "' (its selection failed, or the glob did not "
+                    "match it; the summary beside it says which); it holds " +
+                    std::to_string(sets.size()) + " set(s)" +
+                    (some.empty() ? std::string() : ", e.g. " + some));
   }
   const auto k = static_cast<std::size_t>(it - sets.begin());
   const data::Attributes a = row_attributes(rd.read_group("/winners", {k, k + 1}), 0);
-  return assemble(a, "'" + path + "' set '" + set + "'", rd.read_group("/params", part_range(a, "params")),
-                  rd.read_group("/ranges", part_range(a, "ranges")),
-                  rd.read_group("/history", part_range(a, "history")).column("best_cost").f64(), false);
+  return assemble(
+      a, "'" + path + "' set '" + set + "'", rd.read_group("/params", part_range(a, "params")),
+      rd.read_group("/ranges", part_range(a, "ranges")),
+      rd.read_group("/history", part_range(a, "history")).column("best_cost").f64(), false);
 }
 
 std::vector<ResultFile> read_selection_winners(const std::string& path) {
@@ -175,7 +197,8 @@ std::vector<ResultFile> read_selection_winners(const std::string& path) {
   std::vector<ResultFile> out;
   for (std::size_t k = 0; k < w.rows(); ++k) {
     const data::Attributes a = row_attributes(w, k);
-    out.push_back(assemble(a, "'" + path + "' /winners row " + std::to_string(k), params, ranges, history, true));
+    out.push_back(assemble(a, "'" + path + "' /winners row " + std::to_string(k), params, ranges,
+                           history, true));
   }
   return out;
 }
@@ -184,15 +207,17 @@ ResultFile read_result(const std::string& path, const std::string& set) {
   if (detect_file_kind(path) == FileKind::selection) {
     if (set.empty()) {
       const std::vector<std::string> sets = selection_sets(path);
-      throw DataError("'" + path + "' is a selection store holding the winners of " + std::to_string(sets.size()) +
-                      " set(s); pass --set NAME to read one" + (sets.empty() ? std::string() : " (e.g. --set " + sets.front() + ")"));
+      throw DataError("'" + path + "' is a selection store holding the winners of " +
+                      std::to_string(sets.size()) + " set(s); pass --set NAME to read one" +
+                      (sets.empty() ? std::string() : " (e.g. --set " + sets.front() + ")"));
     }
     return read_selection_result(path, set);
   }
   ResultFile r = read_result_file(path);
   if (!set.empty() && set != r.set) {
     throw DataError("'" + path + "' is the result of set '" + r.set + "', not '" + set +
-                    "'; --set chooses a set in a selection store (select --set GLOB --out DIR writes DIR/selection.h5)");
+                    "'; --set chooses a set in a selection store (select --set GLOB --out DIR "
+                    "writes DIR/selection.h5)");
   }
   return r;
 }

@@ -19,8 +19,9 @@ std::vector<std::string> matching_sets(const StoreReader& store, const std::stri
     if (set_matches(glob, set)) out.push_back(set);
   }
   if (out.empty()) {
-    throw ConfigError("--set '" + glob + "': matches none of the " + std::to_string(all.size()) + " set(s) of '" +
-                      store.path() + "' (e.g. " + (all.empty() ? std::string("none") : all.front()) + ")");
+    throw ConfigError("--set '" + glob + "': matches none of the " + std::to_string(all.size()) +
+                      " set(s) of '" + store.path() + "' (e.g. " +
+                      (all.empty() ? std::string("none") : all.front()) + ")");
   }
   return out;
 }

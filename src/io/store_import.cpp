@@ -25,22 +25,27 @@ void ImportOptions::validate() const {
     try {
       validate_set_path(set + "/x");
     } catch (const ConfigError&) {
-      throw ConfigError("--set '" + set + "' with --set-by " + set_by + ": give the first one or two levels (e.g. "
-                        "/study), the sets become " + set + "/<" + set_by + ">");
+      throw ConfigError("--set '" + set + "' with --set-by " + set_by +
+                        ": give the first one or two levels (e.g. "
+                        "/study), the sets become " +
+                        set + "/<" + set_by + ">");
     }
   }
   if (target.empty()) throw ConfigError("--target must name the measured-time column");
   if (!throughput.empty() && !(std::isfinite(work) && work > 0.0)) {
-    throw ConfigError("--throughput " + throughput + " needs --work SAMPLES, the samples one measured "
-                      "time stands for (found " + (work == 0.0 ? std::string("none") : std::to_string(work)) +
+    throw ConfigError("--throughput " + throughput +
+                      " needs --work SAMPLES, the samples one measured "
+                      "time stands for (found " +
+                      (work == 0.0 ? std::string("none") : std::to_string(work)) +
                       ", expected a number > 0)");
   }
   if (throughput.empty() && work != 0.0) {
-    throw ConfigError("--work is the work behind each throughput value; give --throughput COLUMN too");
+    throw ConfigError(
+        "--work is the work behind each throughput value; give --throughput COLUMN too");
   }
   if (append && replace) {
-    throw ConfigError("--append and --force exclude each other: append adds rows to set '" +
-                      set + "', force replaces it");
+    throw ConfigError("--append and --force exclude each other: append adds rows to set '" + set +
+                      "', force replaces it");
   }
 }
 
@@ -61,11 +66,13 @@ void add_time_from_throughput(CsvTable& csv, const ImportOptions& o) {
                     "'; header columns: " + column_list(csv.table));
   }
   if (!t->is_numeric()) {
-    throw DataError("'" + o.csv + "' throughput column '" + o.throughput + "' holds text (first value '" +
-                    t->str().front() + "'), expected samples per second");
+    throw DataError("'" + o.csv + "' throughput column '" + o.throughput +
+                    "' holds text (first value '" + t->str().front() +
+                    "'), expected samples per second");
   }
   if (csv.table.find(o.target)) {
-    throw DataError("'" + o.csv + "' already has a column '" + o.target + "'; with --throughput, "
+    throw DataError("'" + o.csv + "' already has a column '" + o.target +
+                    "'; with --throughput, "
                     "--target names the time column to create: pass another name");
   }
   std::vector<double> time = t->to_double();
@@ -81,13 +88,12 @@ std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
                          const std::function<std::string(std::size_t)>& where) {
   const data::Column* t = table.find(o.target);
   if (!t) {
-    throw DataError("'" + o.csv + "' has no target column '" + o.target +
-                    "'; header columns: " + column_list(table) + ". Pass --target with one of them");
+    throw DataError("'" + o.csv + "' has no target column '" + o.target + "'; header columns: " +
+                    column_list(table) + ". Pass --target with one of them");
   }
   if (!t->is_numeric()) {
-    throw DataError("'" + o.csv + "' target column '" + o.target +
-                    "' holds text (first value '" + t->str().front() +
-                    "'), expected measured times in " + o.unit);
+    throw DataError("'" + o.csv + "' target column '" + o.target + "' holds text (first value '" +
+                    t->str().front() + "'), expected measured times in " + o.unit);
   }
   const std::vector<double> v = t->to_double();
   std::vector<bool> keep(v.size(), true);
@@ -106,9 +112,10 @@ std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
                                                     : "throughput column '" + o.throughput + "'";
     if (!o.throughput.empty()) {
       const data::Column& thr = *table.find(o.throughput);
-      throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column +
-                      ": found " + thr.value_text(first_bad) + ", expected a finite throughput > 0 (" +
-                      std::to_string(bad) + " such rows in all). Fix them, or pass --drop-invalid to "
+      throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column + ": found " +
+                      thr.value_text(first_bad) + ", expected a finite throughput > 0 (" +
+                      std::to_string(bad) +
+                      " such rows in all). Fix them, or pass --drop-invalid to "
                       "drop and count them");
     }
     throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column + ": found " + found +
@@ -117,8 +124,10 @@ std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
   }
   table.filter_rows(keep);
   if (table.rows() == 0) {
-    throw DataError("'" + o.csv + "': all " + std::to_string(v.size()) + " rows have an invalid "
-                    "target '" + o.target + "'; nothing to import");
+    throw DataError("'" + o.csv + "': all " + std::to_string(v.size()) +
+                    " rows have an invalid "
+                    "target '" +
+                    o.target + "'; nothing to import");
   }
   return bad;
 }
@@ -159,8 +168,8 @@ void merge_existing(const ImportOptions& o, const StoreReader& old, const std::s
                     "', the import says --target " + table.target());
   }
   merged.append(table);
-  merged.attributes()["source"] =
-      merged.attribute_string("source") + "; " + data::attribute_text(table.attributes().at("source"));
+  merged.attributes()["source"] = merged.attribute_string("source") + "; " +
+                                  data::attribute_text(table.attributes().at("source"));
   table = std::move(merged);
   s.appended = true;
 }
@@ -173,7 +182,8 @@ void copy_others(const StoreReader& old, const std::set<std::string>& ours, Stor
                  std::vector<data::MeasurementTable>& kept, std::vector<std::string>& kept_names) {
   std::set<std::string> packed;
   for (const auto& pack : old.packs()) {
-    const bool touched = std::any_of(pack.sets.begin(), pack.sets.end(), [&](const std::string& s) { return ours.count(s) > 0; });
+    const bool touched = std::any_of(pack.sets.begin(), pack.sets.end(),
+                                     [&](const std::string& s) { return ours.count(s) > 0; });
     if (!touched) w.copy_pack(old, pack.path);
     for (const auto& set : pack.sets) {
       packed.insert(set);
@@ -191,15 +201,19 @@ void copy_others(const StoreReader& old, const std::set<std::string>& ours, Stor
 // Rewrites the store through a temporary file: its other sets copied, these written (appended
 // to or replacing sets of the same path when the options say so).
 // --set-by: the rows of each value of the column as set/<value>, values in sorted order.
-std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(const ImportOptions& o, const data::MeasurementTable& t,
-                                                                            const std::vector<std::size_t>& line_of_row) {
+std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(
+    const ImportOptions& o, const data::MeasurementTable& t,
+    const std::vector<std::size_t>& line_of_row) {
   const data::Column* c = t.find(o.set_by);
-  if (!c) throw DataError("'" + o.csv + "' has no column '" + o.set_by + "' to split into sets (--set-by); its columns: " + column_list(t));
+  if (!c)
+    throw DataError("'" + o.csv + "' has no column '" + o.set_by +
+                    "' to split into sets (--set-by); its columns: " + column_list(t));
   // Each value's rows in one pass (10^4 values of 5*10^5 rows: a copy of the table per value
   // was quadratic, 24 GB and the OOM killer).
   const std::vector<double> numbers = c->is_numeric() ? c->to_double() : std::vector<double>{};
   std::map<std::string, std::vector<std::size_t>> rows_of;  // sorted by value
-  for (std::size_t i = 0; i < t.rows(); ++i) rows_of[c->is_numeric() ? format_g(numbers[i]) : c->str()[i]].push_back(i);
+  for (std::size_t i = 0; i < t.rows(); ++i)
+    rows_of[c->is_numeric() ? format_g(numbers[i]) : c->str()[i]].push_back(i);
   std::vector<std::pair<std::string, data::MeasurementTable>> out;
   for (const auto& [v, rows] : rows_of) {
     const std::string path = o.set + "/" + v;
@@ -207,9 +221,12 @@ std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(cons
     try {
       validate_set_path(path);
     } catch (const ConfigError&) {
-      throw DataError("'" + o.csv + "' line " + std::to_string(line_of_row[first]) + " column '" + o.set_by + "': value '" + v +
-                      "' cannot name a set (letters, digits and . _ + - only); rename it in the file, or import "
-                      "without --set-by and fit with --by " + o.set_by + ", which keeps any value");
+      throw DataError("'" + o.csv + "' line " + std::to_string(line_of_row[first]) + " column '" +
+                      o.set_by + "': value '" + v +
+                      "' cannot name a set (letters, digits and . _ + - only); rename it in the "
+                      "file, or import "
+                      "without --set-by and fit with --by " +
+                      o.set_by + ", which keeps any value");
     }
     data::MeasurementTable part = t.take_rows(rows);
     part.attributes() = provenance(o, path);
@@ -254,16 +271,19 @@ ImportSummary import_csv(const ImportOptions& o) {
   CsvTable csv = read_csv(o.csv, copts);
   s.rows_read = csv.table.rows();
   if (!o.throughput.empty()) add_time_from_throughput(csv, o);
-  s.rows_dropped = check_target(csv.table, o, [&csv](std::size_t i) { return "line " + std::to_string(csv.line_of_row[i]); });
+  s.rows_dropped = check_target(
+      csv.table, o, [&csv](std::size_t i) { return "line " + std::to_string(csv.line_of_row[i]); });
   for (const auto& e : csv.empty) {
     if (e.column == o.target) continue;  // check_target has said what became of those rows
-    s.notes.push_back("'" + o.csv + "' column '" + e.column + "': " + std::to_string(e.count) + " empty cell(s), the first on line " +
-                      std::to_string(e.first_line) + ", kept as missing (NaN); a fit that reads the column refuses "
+    s.notes.push_back("'" + o.csv + "' column '" + e.column + "': " + std::to_string(e.count) +
+                      " empty cell(s), the first on line " + std::to_string(e.first_line) +
+                      ", kept as missing (NaN); a fit that reads the column refuses "
                       "them unless --drop-invalid drops their rows");
   }
   data::MeasurementTable table = std::move(csv.table);
   if (!o.set_by.empty()) {
-    std::vector<std::pair<std::string, data::MeasurementTable>> parts = split_by_column(o, table, csv.line_of_row);
+    std::vector<std::pair<std::string, data::MeasurementTable>> parts =
+        split_by_column(o, table, csv.line_of_row);
     NamedTables sets;
     for (auto& [name, part] : parts) {
       sets.emplace_back(name, &part);
@@ -284,7 +304,8 @@ ImportSummary import_csv(const ImportOptions& o) {
 
 std::size_t check_table(const ImportOptions& o, data::MeasurementTable& table) {
   o.validate();
-  if (!o.throughput.empty()) throw ConfigError("throughput applies to CSV imports; compute the time column first");
+  if (!o.throughput.empty())
+    throw ConfigError("throughput applies to CSV imports; compute the time column first");
   return check_target(table, o, [](std::size_t i) { return "row " + std::to_string(i); });
 }
 
@@ -303,14 +324,16 @@ namespace {
 std::string set_segment(const std::string& name, const std::string& fallback) {
   std::string out = name.empty() ? fallback : name;
   for (char& c : out) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return out;
 }
 
 // Values that are not > 0 are refused (a time), or dropped with drop_invalid.
-std::size_t check_values(data::MeasurementTable& t, const ImportOptions& o, const std::string& set) {
+std::size_t check_values(data::MeasurementTable& t, const ImportOptions& o,
+                         const std::string& set) {
   const auto& v = t.column(kExtrapValueColumn).f64();
   std::vector<bool> keep(v.size());
   std::size_t bad = 0;
@@ -330,7 +353,8 @@ std::size_t check_values(data::MeasurementTable& t, const ImportOptions& o, cons
 
 ImportSummary import_extrap(const ImportOptions& o) {
   if (o.set.size() < 2 || o.set[0] != '/' || o.set.find('/', 1) != std::string::npos) {
-    throw ConfigError("--set '" + o.set + "': with --format extrap give one level, e.g. /myapp; the sets "
+    throw ConfigError("--set '" + o.set +
+                      "': with --format extrap give one level, e.g. /myapp; the sets "
                       "become /myapp/<region>/<metric>");
   }
   if (o.append && o.replace) throw ConfigError("--append and --force exclude each other");
@@ -343,11 +367,12 @@ ImportSummary import_extrap(const ImportOptions& o) {
     if (!x.metric.empty()) path += "/" + set_segment(x.metric, "metric");
     validate_set_path(path);
     if (!seen.insert(path).second) {
-      throw DataError("'" + o.csv + "': region '" + x.region + "' metric '" + x.metric + "' gives set '" + path +
-                      "' twice");
+      throw DataError("'" + o.csv + "': region '" + x.region + "' metric '" + x.metric +
+                      "' gives set '" + path + "' twice");
     }
     s.rows_read += x.table.rows();
-    s.rows_dropped += check_values(x.table, o, "region '" + x.region + "' metric '" + x.metric + "'");
+    s.rows_dropped +=
+        check_values(x.table, o, "region '" + x.region + "' metric '" + x.metric + "'");
     data::Attributes& a = x.table.attributes();
     a["framework"] = o.set.substr(1);
     a["model"] = set_segment(x.region, "all");

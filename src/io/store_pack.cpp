@@ -30,8 +30,9 @@ H5Group ordered_group(hid_t parent, const std::string& name, const std::string& 
   H5Plist lcpl(h5_check(H5Pcreate(H5P_LINK_CREATE), "link creation plist"));
   h5_check_status(H5Pset_create_intermediate_group(lcpl.get(), 1), "intermediate groups");
   H5Plist gcpl(h5_check(H5Pcreate(H5P_GROUP_CREATE), "group creation plist"));
-  h5_check_status(H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
-                  "track creation order");
+  h5_check_status(
+      H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+      "track creation order");
   return H5Group(h5_check(H5Gcreate2(parent, name.c_str(), lcpl.get(), gcpl.get(), H5P_DEFAULT),
                           "create " + where + " group '" + name + "'"));
 }
@@ -49,7 +50,8 @@ void write_whole(hid_t group, const Column& col, std::size_t chunk_rows, const s
     return;
   }
   H5Dataset d = create_column(group, {col.name(), col.type()}, col.size(), chunk_rows, where);
-  if (col.size() > 0) write_column(d.get(), col.type(), col, 0, "write " + where + " dataset '" + col.name() + "'");
+  if (col.size() > 0)
+    write_column(d.get(), col.type(), col, 0, "write " + where + " dataset '" + col.name() + "'");
 }
 
 // The sets' values of one attribute as a column of its kind.
@@ -65,7 +67,8 @@ Column attribute_column(const std::string& name, const std::vector<data::Attribu
       for (const auto& a : all) v.push_back(std::get<std::int64_t>(a.at(name)));
       return Column(name, std::move(v));
     }
-    case ColumnType::string: break;
+    case ColumnType::string:
+      break;
   }
   std::vector<std::string> v;
   for (const auto& a : all) v.push_back(std::get<std::string>(a.at(name)));
@@ -78,9 +81,12 @@ class Gather {
   Gather(std::string name, ColumnType type) : name_(std::move(name)), type_(type) {}
   void add(const Column& c, std::size_t from, std::size_t to) {
     const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
-    if (type_ == ColumnType::float64) f64_.insert(f64_.end(), c.f64().begin() + f, c.f64().begin() + t);
-    if (type_ == ColumnType::int64) i64_.insert(i64_.end(), c.i64().begin() + f, c.i64().begin() + t);
-    if (type_ == ColumnType::string) str_.insert(str_.end(), c.str().begin() + f, c.str().begin() + t);
+    if (type_ == ColumnType::float64)
+      f64_.insert(f64_.end(), c.f64().begin() + f, c.f64().begin() + t);
+    if (type_ == ColumnType::int64)
+      i64_.insert(i64_.end(), c.i64().begin() + f, c.i64().begin() + t);
+    if (type_ == ColumnType::string)
+      str_.insert(str_.end(), c.str().begin() + f, c.str().begin() + t);
   }
   Column take() {
     if (type_ == ColumnType::float64) return Column(name_, std::move(f64_));
@@ -115,8 +121,10 @@ std::string pack_signature(const data::MeasurementTable& t) {
   return sig;
 }
 
-void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> sets, const std::string& where) {
-  std::sort(sets.begin(), sets.end(), [](const NamedTable& a, const NamedTable& b) { return a.first < b.first; });
+void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> sets,
+                const std::string& where) {
+  std::sort(sets.begin(), sets.end(),
+            [](const NamedTable& a, const NamedTable& b) { return a.first < b.first; });
   const std::string w = where + " pack '" + path + "'";
   std::vector<data::Attributes> attrs;
   std::vector<std::string> names;
@@ -136,9 +144,13 @@ void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> set
   H5Group varying = ordered_group(pack.get(), kAttributes, w);
   for (const auto& entry : attrs.front()) {
     const std::string& key = entry.first;
-    const bool same = std::all_of(attrs.begin(), attrs.end(), [&](const data::Attributes& a) { return a.at(key) == entry.second; });
-    if (same) write_attribute(pack.get(), key, entry.second);
-    else write_whole(varying.get(), attribute_column(key, attrs), kPackChunkRows, w);
+    const bool same = std::all_of(attrs.begin(), attrs.end(), [&](const data::Attributes& a) {
+      return a.at(key) == entry.second;
+    });
+    if (same)
+      write_attribute(pack.get(), key, entry.second);
+    else
+      write_whole(varying.get(), attribute_column(key, attrs), kPackChunkRows, w);
   }
   H5Group index = ordered_group(pack.get(), kIndex, w);
   write_whole(index.get(), Column("set", std::move(names)), kPackChunkRows, w);
@@ -150,14 +162,16 @@ void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> set
   }
 }
 
-
 namespace {
 
-std::vector<std::int64_t> read_ints(hid_t group, const std::string& name, std::size_t n, const std::string& w) {
-  H5Dataset d(h5_check(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open " + w + " index '" + name + "'"));
+std::vector<std::int64_t> read_ints(hid_t group, const std::string& name, std::size_t n,
+                                    const std::string& w) {
+  H5Dataset d(
+      h5_check(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open " + w + " index '" + name + "'"));
   H5Dataspace sp(h5_check(H5Dget_space(d.get()), "space of " + w));
   if (H5Sget_simple_extent_npoints(sp.get()) != static_cast<hssize_t>(n)) {
-    throw DataError(w + " index '" + name + "' has " + std::to_string(H5Sget_simple_extent_npoints(sp.get())) +
+    throw DataError(w + " index '" + name + "' has " +
+                    std::to_string(H5Sget_simple_extent_npoints(sp.get())) +
                     " entries, 'set' has " + std::to_string(n) + "; the pack is damaged");
   }
   return read_column(d.get(), {name, ColumnType::int64}, 0, n, w).i64();
@@ -173,14 +187,17 @@ std::size_t length_of(hid_t dset, const std::string& w) {
 
 namespace {
 
-std::vector<ColumnInfo> datasets_of(hid_t pack, const char* group, std::size_t length, const std::string& w) {
+std::vector<ColumnInfo> datasets_of(hid_t pack, const char* group, std::size_t length,
+                                    const std::string& w) {
   H5Group g(h5_check(H5Gopen2(pack, group, H5P_DEFAULT), "open " + w + " " + group));
   std::vector<ColumnInfo> out;
   for (const auto& name : member_names(g.get())) {
     const std::string wd = w + " " + group + " '" + name + "'";
     H5Dataset d(h5_check(H5Dopen2(g.get(), name.c_str(), H5P_DEFAULT), "open " + wd));
     const std::size_t n = length_of(d.get(), wd);
-    if (n != length) throw DataError(wd + " has " + std::to_string(n) + " entries, expected " + std::to_string(length));
+    if (n != length)
+      throw DataError(wd + " has " + std::to_string(n) + " entries, expected " +
+                      std::to_string(length));
     out.push_back({name, column_type_of(d.get(), wd)});
   }
   return out;
@@ -189,11 +206,14 @@ std::vector<ColumnInfo> datasets_of(hid_t pack, const char* group, std::size_t l
 void check_index(const PackIndex& x, std::size_t total_rows, const std::string& w) {
   for (std::size_t i = 0; i < x.names.size(); ++i) {
     if (i > 0 && !(x.names[i - 1] < x.names[i])) {
-      throw DataError(w + " index 'set' is not sorted and unique at entry " + std::to_string(i) + " ('" + x.names[i] + "')");
+      throw DataError(w + " index 'set' is not sorted and unique at entry " + std::to_string(i) +
+                      " ('" + x.names[i] + "')");
     }
-    if (x.first[i] < 0 || x.rows[i] < 0 || static_cast<std::size_t>(x.first[i] + x.rows[i]) > total_rows) {
+    if (x.first[i] < 0 || x.rows[i] < 0 ||
+        static_cast<std::size_t>(x.first[i] + x.rows[i]) > total_rows) {
       throw DataError(w + " set '" + x.names[i] + "': rows [" + std::to_string(x.first[i]) + ", +" +
-                      std::to_string(x.rows[i]) + ") are outside the pack's " + std::to_string(total_rows) + " rows");
+                      std::to_string(x.rows[i]) + ") are outside the pack's " +
+                      std::to_string(total_rows) + " rows");
     }
   }
 }
@@ -216,7 +236,8 @@ std::size_t bytes_of(const Column& c) {
   return n;
 }
 
-std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path, const std::string& where) {
+std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path,
+                                            const std::string& where) {
   const std::string w = where + " pack '" + path + "'";
   auto x = std::make_shared<PackIndex>();
   x->path = path;
@@ -225,9 +246,11 @@ std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path,
   x->shared = read_attributes(pack.get(), w);
   const auto version = x->shared.find(kPackAttribute);
   if (version == x->shared.end() || data::attribute_text(version->second) != kPackVersion) {
-    throw DataError(w + " has " + kPackAttribute + "='" +
-                    (version == x->shared.end() ? std::string() : data::attribute_text(version->second)) +
-                    "', expected '" + kPackVersion + "'. It was written by another perfit version; re-import it");
+    throw DataError(
+        w + " has " + kPackAttribute + "='" +
+        (version == x->shared.end() ? std::string() : data::attribute_text(version->second)) +
+        "', expected '" + kPackVersion +
+        "'. It was written by another perfit version; re-import it");
   }
   x->shared.erase(version);
   x->shared[kFormatAttribute] = std::string(kFormatVersion);
@@ -241,7 +264,9 @@ std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path,
   x->varying = datasets_of(pack.get(), kAttributes, x->names.size(), w);
   H5Group cols(h5_check(H5Gopen2(pack.get(), kColumns, H5P_DEFAULT), "open " + w + " columns"));
   if (detail::member_names(cols.get()).empty()) throw DataError(w + " has no column datasets");
-  H5Dataset d0(h5_check(H5Dopen2(cols.get(), detail::member_names(cols.get()).front().c_str(), H5P_DEFAULT), "open " + w));
+  H5Dataset d0(
+      h5_check(H5Dopen2(cols.get(), detail::member_names(cols.get()).front().c_str(), H5P_DEFAULT),
+               "open " + w));
   const std::size_t total = length_of(d0.get(), w);
   x->total_rows = total;
   x->columns = datasets_of(pack.get(), kColumns, total, w);
@@ -264,13 +289,18 @@ IndexMemo& index_memo() {
 }  // namespace
 
 Pack::Pack(hid_t file, std::shared_ptr<const PackIndex> index, std::string where)
-    : file_(file), index_(std::move(index)), where_(std::move(where) + " pack '" + index_->path + "'"),
-      varying_sets_(index_->varying.size()), column_sets_(index_->columns.size()) {}
+    : file_(file),
+      index_(std::move(index)),
+      where_(std::move(where) + " pack '" + index_->path + "'"),
+      varying_sets_(index_->varying.size()),
+      column_sets_(index_->columns.size()) {}
 
-hid_t Pack::dataset(std::vector<H5Dataset>& open, std::size_t k, const char* group, const std::string& name) const {
+hid_t Pack::dataset(std::vector<H5Dataset>& open, std::size_t k, const char* group,
+                    const std::string& name) const {
   if (!open[k].valid()) {
     const std::string p = index_->path + "/" + group + "/" + name;
-    open[k] = H5Dataset(h5_check(H5Dopen2(file_, p.c_str(), H5P_DEFAULT), "open " + where_ + " " + group + " '" + name + "'"));
+    open[k] = H5Dataset(h5_check(H5Dopen2(file_, p.c_str(), H5P_DEFAULT),
+                                 "open " + where_ + " " + group + " '" + name + "'"));
   }
   return open[k].get();
 }
@@ -296,9 +326,11 @@ Column Pack::slice(bool attribute, std::size_t k, std::size_t begin, std::size_t
         cache.decoded.clear();
         cache.bytes = 0;
       }
-      const hid_t d = attribute ? dataset(varying_sets_, k, kAttributes, ci.name) : dataset(column_sets_, k, kColumns, ci.name);
-      Column block = read_column(d, ci, first, std::min(kPackChunkRows, length - first),
-                                 where_ + (attribute ? " attribute '" : " column '") + ci.name + "'");
+      const hid_t d = attribute ? dataset(varying_sets_, k, kAttributes, ci.name)
+                                : dataset(column_sets_, k, kColumns, ci.name);
+      Column block =
+          read_column(d, ci, first, std::min(kPackChunkRows, length - first),
+                      where_ + (attribute ? " attribute '" : " column '") + ci.name + "'");
       cache.bytes += bytes_of(block);
       it = cache.decoded.emplace(std::make_tuple(attribute, k, b), std::move(block)).first;
     }
@@ -329,13 +361,15 @@ SetInfo Pack::info(std::size_t i) const {
   return si;
 }
 
-data::MeasurementTable Pack::read(std::size_t i, const std::vector<ColumnInfo>& wanted, std::size_t begin,
-                                  std::size_t end) const {
+data::MeasurementTable Pack::read(std::size_t i, const std::vector<ColumnInfo>& wanted,
+                                  std::size_t begin, std::size_t end) const {
   data::MeasurementTable t;
   const auto& cols = index_->columns;
   for (const auto& ci : wanted) {
     const auto k = static_cast<std::size_t>(
-        std::find_if(cols.begin(), cols.end(), [&](const ColumnInfo& c) { return c.name == ci.name; }) - cols.begin());
+        std::find_if(cols.begin(), cols.end(),
+                     [&](const ColumnInfo& c) { return c.name == ci.name; }) -
+        cols.begin());
     if (k == cols.size()) throw DataError(where_ + " has no column '" + ci.name + "'");
     t.add_column(slice(false, k, static_cast<std::size_t>(index_->first[i]) + begin, end - begin));
   }
@@ -353,9 +387,11 @@ PackedSets::PackedSets(hid_t file, const std::string& file_name) {
     }
   }
   if (indexes.empty()) {
-    H5Group root(h5_check(H5Gopen2(file, kPackRoot, H5P_DEFAULT), "open '" + file_name + "' " + kPackRoot));
+    H5Group root(
+        h5_check(H5Gopen2(file, kPackRoot, H5P_DEFAULT), "open '" + file_name + "' " + kPackRoot));
     for (const auto& name : member_names(root.get())) {
-      indexes.push_back(read_index(file, std::string(kPackRoot) + "/" + name, "'" + file_name + "'"));
+      indexes.push_back(
+          read_index(file, std::string(kPackRoot) + "/" + name, "'" + file_name + "'"));
     }
     std::lock_guard<std::mutex> lock(index_memo().m);
     auto& files = index_memo().files;

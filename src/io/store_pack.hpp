@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "perfit/data/measurement_table.hpp"
 #include "h5_handle.hpp"
+#include "perfit/data/measurement_table.hpp"
 #include "perfit/io/store_reader.hpp"
 
 namespace perfit::io::detail {
@@ -23,16 +23,17 @@ std::string pack_signature(const data::MeasurementTable& t);
 
 // Writes `sets` (one signature) as the pack group `path`, sorted by set path; each set's
 // `checksum` attribute is computed from its rows, as for a set written alone.
-void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> sets, const std::string& where);
+void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> sets,
+                const std::string& where);
 
 // What a pack's index says: read once per file and shared by every reader of it (a selection
 // opens the store a few times per set; each open reading 10^5 paths cost 0.1 s).
 struct PackIndex {
-  std::string path;  // /@packs/<n>
+  std::string path;                // /@packs/<n>
   std::vector<std::string> names;  // sorted
   std::vector<std::int64_t> first;
   std::vector<std::int64_t> rows;
-  data::Attributes shared;  // with perfit_format, as a set's
+  data::Attributes shared;          // with perfit_format, as a set's
   std::vector<ColumnInfo> varying;  // attributes/ datasets
   std::vector<ColumnInfo> columns;  // columns/ datasets
   std::size_t total_rows = 0;       // of each columns/ dataset
@@ -56,11 +57,12 @@ class Pack {
   SetInfo info(std::size_t i) const;
   std::optional<data::AttributeValue> attribute(std::size_t i, const std::string& name) const;
   // Rows [begin, end) of set i's `wanted` columns (no attributes: info has them).
-  data::MeasurementTable read(std::size_t i, const std::vector<ColumnInfo>& wanted, std::size_t begin,
-                              std::size_t end) const;
+  data::MeasurementTable read(std::size_t i, const std::vector<ColumnInfo>& wanted,
+                              std::size_t begin, std::size_t end) const;
 
  private:
-  hid_t dataset(std::vector<H5Dataset>& open, std::size_t k, const char* group, const std::string& name) const;
+  hid_t dataset(std::vector<H5Dataset>& open, std::size_t k, const char* group,
+                const std::string& name) const;
   // Entries [begin, begin + count) of attributes/ (attribute = true) or columns/ dataset k.
   data::Column slice(bool attribute, std::size_t k, std::size_t begin, std::size_t count) const;
 

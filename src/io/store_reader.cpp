@@ -1,19 +1,19 @@
 #include "perfit/io/store_reader.hpp"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
-#include "store_pack.hpp"
 #include "perfit/core/error.hpp"
-#include "perfit/io/file_seal.hpp"
 #include "perfit/core/text.hpp"
+#include "perfit/io/file_seal.hpp"
 #include "perfit/io/store_format.hpp"
+#include "store_pack.hpp"
 
 namespace perfit::io {
 
@@ -52,7 +52,8 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
   }
   if (H5Fis_hdf5(path_.c_str()) <= 0) {
     hdf5_error_stack();
-    throw DataError("'" + path_ + "' is not an HDF5 file. perfit stores are HDF5 "
+    throw DataError("'" + path_ +
+                    "' is not an HDF5 file. perfit stores are HDF5 "
                     "(docs/hdf5-format.md); convert CSV with `perfit import`");
   }
   file_ = open_h5_read(path_).to_id();
@@ -76,8 +77,10 @@ std::vector<std::string> StoreReader::find_sets() const {
 std::vector<std::string> StoreReader::sets() const {
   std::vector<std::string> s = find_sets();
   if (s.empty()) {
-    throw DataError("'" + path_ + "' is an HDF5 file but holds no perfit measurement set (no "
-                    "group with attribute '" + std::string(kFormatAttribute) +
+    throw DataError("'" + path_ +
+                    "' is an HDF5 file but holds no perfit measurement set (no "
+                    "group with attribute '" +
+                    std::string(kFormatAttribute) +
                     "'; see docs/hdf5-format.md). Create sets with `perfit import` or "
                     "`perfit synth`");
   }
@@ -91,7 +94,8 @@ bool StoreReader::has_group(const std::string& name) const {
 
 bool StoreReader::has_set(const std::string& set) const {
   // Link by link from the root instead of walking the file: a store may hold hundreds of sets.
-  if (set.size() < 2 || set.front() != '/' || set.back() == '/' || set.find("//") != std::string::npos) {
+  if (set.size() < 2 || set.front() != '/' || set.back() == '/' ||
+      set.find("//") != std::string::npos) {
     return false;
   }
   if (packs_->find(set)) return true;
@@ -153,7 +157,8 @@ std::shared_ptr<const StoreReader> open_store(const std::string& path) {
   FileSet key;
   {
     std::lock_guard<std::mutex> lock(info_memo().m);
-    if (info_memo().alive == 0 || !file_set(path, "", key)) return std::make_shared<const StoreReader>(path);
+    if (info_memo().alive == 0 || !file_set(path, "", key))
+      return std::make_shared<const StoreReader>(path);
     const auto it = info_memo().readers.find(key);
     if (it != info_memo().readers.end()) return it->second;
   }
@@ -189,7 +194,9 @@ SetInfo StoreReader::info(const std::string& set) const {
   return si;
 }
 
-SetInfo describe_set(const std::string& path, const std::string& set) { return open_store(path)->info(set); }
+SetInfo describe_set(const std::string& path, const std::string& set) {
+  return open_store(path)->info(set);
+}
 
 std::size_t StoreReader::rows(const std::string& set) const {
   if (const auto hit = packs_->find(set)) return hit->pack->rows(hit->index);
@@ -264,8 +271,8 @@ SetInfo StoreReader::describe(const std::string& set) const {
       info.rows = n;
       first = false;
     } else if (n != info.rows) {
-      throw DataError(w + " has " + std::to_string(n) + " rows, but '" +
-                      info.columns.front().name + "' has " + std::to_string(info.rows) +
+      throw DataError(w + " has " + std::to_string(n) + " rows, but '" + info.columns.front().name +
+                      "' has " + std::to_string(info.rows) +
                       "; all columns of a set must have the same length");
     }
     info.columns.push_back({name, detail::column_type_of(d.get(), w)});
@@ -282,8 +289,8 @@ data::MeasurementTable StoreReader::read_group(const std::string& path, RowRange
   const SetInfo si = describe(path);
   const std::size_t end = std::min(range.end, si.rows);
   if (range.begin > end) {
-    throw DataError(where(path) + ": rows from " + std::to_string(range.begin) + " asked, it holds " +
-                    std::to_string(si.rows));
+    throw DataError(where(path) + ": rows from " + std::to_string(range.begin) +
+                    " asked, it holds " + std::to_string(si.rows));
   }
   return load(si, si.columns, range.begin, end);
 }
@@ -328,7 +335,8 @@ data::MeasurementTable StoreReader::load(const SetInfo& si, const std::vector<Co
     t.attributes() = si.attributes;
     return t;
   }
-  H5Group g(h5_check(H5Gopen2(file_.get(), si.path.c_str(), H5P_DEFAULT), "open " + where(si.path)));
+  H5Group g(
+      h5_check(H5Gopen2(file_.get(), si.path.c_str(), H5P_DEFAULT), "open " + where(si.path)));
   data::MeasurementTable t;
   for (const auto& ci : wanted) {
     const std::string w = where(si.path) + " dataset '" + ci.name + "'";

@@ -1,17 +1,17 @@
 #include "perfit/io/store_writer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <cctype>
 
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
-#include "store_pack.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/store_format.hpp"
+#include "store_pack.hpp"
 
 namespace perfit::io {
 
@@ -28,7 +28,8 @@ void validate_set_path(const std::string& set) {
       ok = i + 1 < set.size() && set[i + 1] != '/';
       ++levels;
     } else {
-      ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
+      ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' ||
+           c == '-';
     }
   }
   if (!ok || levels < 2 || levels > 3) {
@@ -59,7 +60,8 @@ StoreWriter::StoreWriter(std::string path, Seal seal) : path_(std::move(path)), 
   // call paths (25 rows each) 33.4 -> 22.6 MB and 1.9 -> 1.4 s. Readable by HDF5 >= 1.10
   // (Debian 12's h5py included).
   H5Plist fapl(h5_check(H5Pcreate(H5P_FILE_ACCESS), "file access plist"));
-  h5_check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST), "file format bounds");
+  h5_check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST),
+                  "file format bounds");
   const hid_t id = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get());
   if (id < 0) {
     const std::string stack = hdf5_error_stack();
@@ -71,20 +73,23 @@ StoreWriter::StoreWriter(std::string path, Seal seal) : path_(std::move(path)), 
 
 void StoreWriter::copy_set(const StoreReader& src, const std::string& set) {
   H5Plist lcpl = link_create_plist();
-  h5_check_status(H5Ocopy(src.id(), set.c_str(), file_.get(), set.c_str(), H5P_DEFAULT,
-                          lcpl.get()),
+  h5_check_status(H5Ocopy(src.id(), set.c_str(), file_.get(), set.c_str(), H5P_DEFAULT, lcpl.get()),
                   "copy set '" + set + "' from '" + src.path() + "' to '" + path_ + "'");
 }
 
-std::string StoreWriter::next_pack() { return std::string(kPackRoot) + "/" + std::to_string(packs_++); }
+std::string StoreWriter::next_pack() {
+  return std::string(kPackRoot) + "/" + std::to_string(packs_++);
+}
 
 void StoreWriter::copy_pack(const StoreReader& src, const std::string& pack) {
   H5Plist lcpl = link_create_plist();
-  h5_check_status(H5Ocopy(src.id(), pack.c_str(), file_.get(), next_pack().c_str(), H5P_DEFAULT, lcpl.get()),
-                  "copy pack '" + pack + "' from '" + src.path() + "' to '" + path_ + "'");
+  h5_check_status(
+      H5Ocopy(src.id(), pack.c_str(), file_.get(), next_pack().c_str(), H5P_DEFAULT, lcpl.get()),
+      "copy pack '" + pack + "' from '" + src.path() + "' to '" + path_ + "'");
 }
 
-void StoreWriter::write_sets(const std::vector<std::pair<std::string, const data::MeasurementTable*>>& sets) {
+void StoreWriter::write_sets(
+    const std::vector<std::pair<std::string, const data::MeasurementTable*>>& sets) {
   std::map<std::string, std::vector<detail::NamedTable>> shapes;
   for (const auto& s : sets) {
     validate_set_path(s.first);
@@ -117,7 +122,8 @@ void StoreWriter::write_group(const std::string& path, const data::MeasurementTa
   stream_group(path, cols, table.rows(), table.attributes()).write(0, table);
 }
 
-GroupWriter StoreWriter::stream_group(const std::string& path, const std::vector<GroupColumn>& columns, std::size_t rows,
+GroupWriter StoreWriter::stream_group(const std::string& path,
+                                      const std::vector<GroupColumn>& columns, std::size_t rows,
                                       const data::Attributes& attributes) {
   return GroupWriter(create_group(path, {}, rows, attributes, false).release_group(), columns, rows,
                      "'" + path_ + "' group '" + path + "'");
@@ -176,9 +182,13 @@ void StoreWriter::close() {
 
 SetWriter::SetWriter(H5Id group, std::vector<ColumnInfo> columns, std::size_t rows,
                      std::string where)
-    : checksum_(columns.size()), group_(std::move(group)), columns_(std::move(columns)), rows_(rows),
+    : checksum_(columns.size()),
+      group_(std::move(group)),
+      columns_(std::move(columns)),
+      rows_(rows),
       where_(std::move(where)) {
-  for (const auto& c : columns_) datasets_.push_back(detail::create_column(group_.get(), c, rows_, kChunkRows, where_).to_id());
+  for (const auto& c : columns_)
+    datasets_.push_back(detail::create_column(group_.get(), c, rows_, kChunkRows, where_).to_id());
 }
 
 void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {

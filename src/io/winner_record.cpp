@@ -19,31 +19,37 @@ constexpr const char* kWhat = "a winner's record";
 const char* const kParts[] = {"params", "ranges", "history"};
 
 void open_record(WireReader& in) {
-  if (in.count() != kRecordVersion) throw DataError("a winner's record is not one this perfit writes (layout version)");
+  if (in.count() != kRecordVersion)
+    throw DataError("a winner's record is not one this perfit writes (layout version)");
 }
 
 // Column::Storage's alternatives are in ColumnType's order; WireTag names them otherwise.
 Column::Storage storage_of(WireTag t) {
   switch (t) {
-    case WireTag::number: return std::vector<double>{};
-    case WireTag::integer: return std::vector<std::int64_t>{};
-    case WireTag::text: break;
+    case WireTag::number:
+      return std::vector<double>{};
+    case WireTag::integer:
+      return std::vector<std::int64_t>{};
+    case WireTag::text:
+      break;
   }
   return std::vector<std::string>{};
 }
 bool holds(const Column::Storage& s, WireTag t) {
-  return t == WireTag::number ? std::holds_alternative<std::vector<double>>(s)
+  return t == WireTag::number    ? std::holds_alternative<std::vector<double>>(s)
          : t == WireTag::integer ? std::holds_alternative<std::vector<std::int64_t>>(s)
                                  : std::holds_alternative<std::vector<std::string>>(s);
 }
 
 // fields[k] for the k-th name read: made on the first winner (`first`), checked on the others.
 template <class Field>
-Field& field_at(std::vector<Field>& fields, std::size_t k, std::string_view name, WireTag t, bool first) {
+Field& field_at(std::vector<Field>& fields, std::size_t k, std::string_view name, WireTag t,
+                bool first) {
   if (first) {
     fields.push_back({std::string(name), storage_of(t)});
   } else if (k >= fields.size() || fields[k].name != name || !holds(fields[k].values, t)) {
-    throw ConfigError("a winner without a '" + (k < fields.size() ? fields[k].name : std::string(name)) +
+    throw ConfigError("a winner without a '" +
+                      (k < fields.size() ? fields[k].name : std::string(name)) +
                       "' field of the first winner's type");
   }
   return fields[k];
@@ -72,14 +78,17 @@ template <class Field>
 std::size_t append_table(WireReader& in, std::vector<Field>& to) {
   const std::uint64_t cols = in.count();
   const bool first = to.empty();
-  if (!first && cols != to.size()) throw ConfigError("a winner whose table has " + std::to_string(cols) + " columns, not " + std::to_string(to.size()));
+  if (!first && cols != to.size())
+    throw ConfigError("a winner whose table has " + std::to_string(cols) + " columns, not " +
+                      std::to_string(to.size()));
   std::uint64_t rows = 0;
   for (std::size_t k = 0; k < cols; ++k) {
     const std::string_view name = in.text_view();
     const WireTag t = in.tag();
     Field& f = field_at(to, k, name, t, first);
     const std::uint64_t n = in.elements(t == WireTag::text ? sizeof(std::uint64_t) : 8);
-    if (k > 0 && n != rows) throw DataError("a winner's record is malformed (columns of unequal length)");
+    if (k > 0 && n != rows)
+      throw DataError("a winner's record is malformed (columns of unequal length)");
     rows = n;
     append_values(in, f.values, n);
   }
@@ -90,7 +99,8 @@ template <class Field>
 data::MeasurementTable take(std::vector<Field>& fields) {
   data::MeasurementTable t;
   for (auto& f : fields) {
-    Column::Storage empty = std::visit([](const auto& v) { return Column::Storage(std::decay_t<decltype(v)>{}); }, f.values);
+    Column::Storage empty = std::visit(
+        [](const auto& v) { return Column::Storage(std::decay_t<decltype(v)>{}); }, f.values);
     t.add_column(Column(f.name, std::move(f.values)));
     f.values = std::move(empty);
   }
@@ -106,7 +116,8 @@ std::string winner_record(const ResultFile& r) {
   out.table(params_table(r.params, true));
   out.table(ranges_table(r.ranges));
   out.numbers(r.history);
-  out.numbers({r.metrics.mape, r.metrics.rmse, r.metrics.r2, r.metrics.gmae, r.metrics.max_rel_err});
+  out.numbers(
+      {r.metrics.mape, r.metrics.rmse, r.metrics.r2, r.metrics.gmae, r.metrics.max_rel_err});
   return out.take();
 }
 
@@ -117,7 +128,9 @@ void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t
     const std::string_view key = in.text_view();
     switch (in.tag()) {
       case WireTag::number:
-      case WireTag::integer: in.take(8); break;
+      case WireTag::integer:
+        in.take(8);
+        break;
       case WireTag::text: {
         std::size_t& w = widths[std::string(key)];
         w = std::max(w, in.text_view().size());
@@ -132,7 +145,8 @@ void WinnerColumns::add(const std::string& record) {
   const bool first = fields_.empty();
   const std::uint64_t n = in.count();
   if (!first && n != record_fields_) {
-    throw ConfigError("a winner with " + std::to_string(n) + " fields, not the first winner's " + std::to_string(record_fields_));
+    throw ConfigError("a winner with " + std::to_string(n) + " fields, not the first winner's " +
+                      std::to_string(record_fields_));
   }
   for (std::size_t k = 0; k < n; ++k) {
     const std::string_view name = in.text_view();
@@ -140,7 +154,8 @@ void WinnerColumns::add(const std::string& record) {
     append_values(in, field_at(fields_, k, name, t, first).values, 1);
     if (first && name == "set") set_field_ = k;
   }
-  if (first && (fields_.empty() || fields_[set_field_].name != "set")) throw DataError("a winner's record without a set");
+  if (first && (fields_.empty() || fields_[set_field_].name != "set"))
+    throw DataError("a winner's record without a set");
   record_fields_ = n;
   const std::size_t counts[3] = {append_table(in, params_), append_table(in, ranges_), 0};
   const std::uint64_t h = in.elements(sizeof(double));
@@ -148,7 +163,8 @@ void WinnerColumns::add(const std::string& record) {
   const std::size_t at = history_.size();
   history_.resize(at + h);
   if (h > 0) std::memcpy(history_.data() + at, p, h * sizeof(double));
-  if (in.elements(sizeof(double)) != std::size(kWinnerMetrics)) throw DataError("a winner's record is malformed (metrics)");
+  if (in.elements(sizeof(double)) != std::size(kWinnerMetrics))
+    throw DataError("a winner's record is malformed (metrics)");
   if (first) {
     for (const char* m : kWinnerMetrics) fields_.push_back({m, std::vector<double>{}});
     for (const char* part : kParts) {
@@ -157,9 +173,11 @@ void WinnerColumns::add(const std::string& record) {
     }
   }
   std::size_t k = n;
-  for (std::size_t m = 0; m < std::size(kWinnerMetrics); ++m) append_values(in, fields_[k++].values, 1);
+  for (std::size_t m = 0; m < std::size(kWinnerMetrics); ++m)
+    append_values(in, fields_[k++].values, 1);
   if (!in.done()) throw DataError("a winner's record is malformed (bytes after its metrics)");
-  const std::int64_t sizes[3] = {static_cast<std::int64_t>(counts[0]), static_cast<std::int64_t>(counts[1]),
+  const std::int64_t sizes[3] = {static_cast<std::int64_t>(counts[0]),
+                                 static_cast<std::int64_t>(counts[1]),
                                  static_cast<std::int64_t>(h)};
   for (int part = 0; part < 3; ++part) {
     std::get<std::vector<std::int64_t>>(fields_[k++].values).push_back(first_[part]);
@@ -172,11 +190,13 @@ const std::string& WinnerColumns::last_set() const {
   return std::get<std::vector<std::string>>(fields_.at(set_field_).values).back();
 }
 
-std::vector<GroupColumn> WinnerColumns::shape(const std::map<std::string, std::size_t>& widths) const {
+std::vector<GroupColumn> WinnerColumns::shape(
+    const std::map<std::string, std::size_t>& widths) const {
   std::vector<GroupColumn> out;
   for (const auto& f : fields_) {
     const auto it = widths.find(f.name);
-    out.push_back({f.name, static_cast<data::ColumnType>(f.values.index()), it == widths.end() ? 0 : it->second});
+    out.push_back({f.name, static_cast<data::ColumnType>(f.values.index()),
+                   it == widths.end() ? 0 : it->second});
   }
   return out;
 }

@@ -14,16 +14,19 @@ void Runner::apply(const std::vector<double>& arrivals, std::size_t epoch) {
           "MPI_Bcast (migrants)");
   }
   if (buf.empty()) return;
-  Rng rng = Rng::derive(seed_, 0x51A7000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
+  Rng rng = Rng::derive(
+      seed_, 0x51A7000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
   de::DeState s = opt_.state();
   received_ += accept_immigrants(s, buf, dim_, o_.replace, rng);
   opt_.set_state(std::move(s));
 }
 
 std::vector<double> Runner::emigrants(std::size_t epoch) {
-  Rng rng = Rng::derive(seed_, 0xE1000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
+  Rng rng = Rng::derive(seed_,
+                        0xE1000000ULL + static_cast<std::uint64_t>(L_.island) * 1000003ULL + epoch);
   // An island whose population shrank (L-SHADE) or is small (per-island options) sends fewer.
-  const std::size_t k = std::min<std::size_t>(o_.migrants, static_cast<std::size_t>(opt_.state().pop.cols()));
+  const std::size_t k =
+      std::min<std::size_t>(o_.migrants, static_cast<std::size_t>(opt_.state().pop.cols()));
   return select_emigrants(opt_.state(), k, o_.emigrants, rng);
 }
 
@@ -34,9 +37,9 @@ void Runner::migrate_sync(std::size_t epoch) {
     const auto& in = t.in[static_cast<std::size_t>(L_.island)];
     const auto& out = t.out[static_cast<std::size_t>(L_.island)];
     MPI_Comm graph = MPI_COMM_NULL;
-    check(MPI_Dist_graph_create_adjacent(L_.leaders_comm.get(), static_cast<int>(in.size()), in.data(),
-                                         MPI_UNWEIGHTED, static_cast<int>(out.size()), out.data(),
-                                         MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
+    check(MPI_Dist_graph_create_adjacent(L_.leaders_comm.get(), static_cast<int>(in.size()),
+                                         in.data(), MPI_UNWEIGHTED, static_cast<int>(out.size()),
+                                         out.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
           "MPI_Dist_graph_create_adjacent");
     mpi::Communicator g(graph);
     const std::vector<double> mine = emigrants(epoch);
@@ -113,7 +116,8 @@ void Runner::drain_async() {
                      L_.leaders_comm.get()),
         "MPI_Alltoall (message counts)");
   for (int src = 0; src < L_.n_islands; ++src) {
-    while (received_from_[static_cast<std::size_t>(src)] < incoming[static_cast<std::size_t>(src)]) {
+    while (received_from_[static_cast<std::size_t>(src)] <
+           incoming[static_cast<std::size_t>(src)]) {
       MPI_Status st;
       check(MPI_Probe(src, kMigrantTag, L_.leaders_comm.get(), &st), "MPI_Probe (drain)");
       int count = 0;
@@ -125,7 +129,8 @@ void Runner::drain_async() {
       ++received_from_[static_cast<std::size_t>(src)];
     }
   }
-  check(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE),
+  check(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(),
+                    MPI_STATUSES_IGNORE),
         "MPI_Waitall (sends)");
   send_requests_.clear();
   send_buffers_.clear();

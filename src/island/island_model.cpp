@@ -6,7 +6,6 @@ namespace perfit::island {
 
 using mpi::check;
 
-
 std::uint64_t island_seed(std::uint64_t seed, int island) {
   return island == 0 ? seed : Rng::derive(seed, static_cast<std::uint64_t>(island)).next();
 }
@@ -22,8 +21,10 @@ IslandLayout make_layout(MPI_Comm world, int ranks_per_island) {
   check(MPI_Comm_rank(world, &L.world_rank), "MPI_Comm_rank");
   check(MPI_Comm_size(world, &L.world_size), "MPI_Comm_size");
   if (ranks_per_island < 1 || L.world_size % ranks_per_island != 0) {
-    throw ConfigError("the job has " + std::to_string(L.world_size) + " ranks, which do not split "
-                      "into islands of ranks_per_island=" + std::to_string(ranks_per_island));
+    throw ConfigError("the job has " + std::to_string(L.world_size) +
+                      " ranks, which do not split "
+                      "into islands of ranks_per_island=" +
+                      std::to_string(ranks_per_island));
   }
   L.island = L.world_rank / ranks_per_island;
   L.n_islands = L.world_size / ranks_per_island;
@@ -43,7 +44,6 @@ IslandLayout serial_layout() {
   L.world = MPI_COMM_NULL;
   return L;
 }
-
 
 namespace detail {
 
@@ -67,7 +67,8 @@ void Runner::evolve_epoch() {
     }
     opt_.step();
     const std::size_t g = opt_.state().generation;
-    if (h_.on_generation && L_.world_rank == 0 && h_.progress_every > 0 && g % h_.progress_every == 0) {
+    if (h_.on_generation && L_.world_rank == 0 && h_.progress_every > 0 &&
+        g % h_.progress_every == 0) {
       h_.on_generation(opt_.state(), opt_.elapsed());
     }
   }
@@ -80,7 +81,8 @@ IslandSummary Runner::run() {
   sent_to_.assign(static_cast<std::size_t>(L_.n_islands), 0);
   received_from_.assign(static_cast<std::size_t>(L_.n_islands), 0);
   start(S, epoch, t0_);
-  every_epochs_ = h_.checkpoint_every == 0 ? 0 : (h_.checkpoint_every + o_.interval - 1) / o_.interval;
+  every_epochs_ =
+      h_.checkpoint_every == 0 ? 0 : (h_.checkpoint_every + o_.interval - 1) / o_.interval;
   last_evals_ = opt_.state().evaluations;
   last_t_ = now_s();
   Step step = Step::go_on;
@@ -95,7 +97,8 @@ IslandSummary Runner::run() {
     }
     const Vote mine = Vote::of(status_, opt_.state().cost.minCoeff());
     const double tm = now_s();
-    step = o_.mode == MigrationMode::sync ? sync_epoch(S, mine, epoch, te, tm) : async_epoch(S, mine, epoch, te, tm);
+    step = o_.mode == MigrationMode::sync ? sync_epoch(S, mine, epoch, te, tm)
+                                          : async_epoch(S, mine, epoch, te, tm);
   }
   if (o_.mode == MigrationMode::async) drain_async();
   S.epochs = epoch;
@@ -114,17 +117,20 @@ IslandSummary Runner::run() {
 }
 
 // sync: every island ends the epoch together; the leaders vote, then all migrate at once.
-Step Runner::sync_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te, double tm) {
+Step Runner::sync_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te,
+                        double tm) {
   Vote::Wire w = mine.wire();  // non-leaders get their leader's copy of the answer
   if (L_.leader() && L_.n_islands > 1) {
     check(MPI_Allreduce(MPI_IN_PLACE, w.data(), 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get()),
           "MPI_Allreduce (epoch vote)");
   }
-  if (L_.island_size > 1) check(MPI_Bcast(w.data(), 5, MPI_DOUBLE, 0, L_.island_comm.get()), "MPI_Bcast (vote)");
+  if (L_.island_size > 1)
+    check(MPI_Bcast(w.data(), 5, MPI_DOUBLE, 0, L_.island_comm.get()), "MPI_Bcast (vote)");
   const Vote job = Vote::from_wire(w);
   const double tv = now_s();
   vote_s_ += tv - tm;
-  if (job.interrupted) return Step::interrupted;  // the epoch is not done: a resumed run finishes it
+  if (job.interrupted)
+    return Step::interrupted;  // the epoch is not done: a resumed run finishes it
   if (!job.stop()) {
     migrate_sync(epoch);
     epoch_end_ = opt_.state().generation + o_.interval;
@@ -140,7 +146,8 @@ Step Runner::sync_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, d
 
 // async: arrivals whenever present; one vote among the leaders in flight at a time, whose
 // answer the leaders act on at the epoch it completes.
-Step Runner::async_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te, double tm) {
+Step Runner::async_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te,
+                         double tm) {
   int step = static_cast<int>(Step::go_on);
   std::vector<double> arrivals;
   if (L_.leader()) {
@@ -161,21 +168,27 @@ Step Runner::async_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, 
       check(MPI_Test(&vote_, &done, MPI_STATUS_IGNORE), "MPI_Test (vote)");
       if (done) {
         const Vote job = Vote::from_wire(vote_out_);
-        step = static_cast<int>(job.interrupted ? Step::interrupted : job.stop() ? Step::stop : Step::go_on);
+        step = static_cast<int>(job.interrupted ? Step::interrupted
+                                : job.stop()    ? Step::stop
+                                                : Step::go_on);
         vote_spread_ = job.worst - job.best;
         S.history.push_back(job.best);
       }
     }
     if (vote_ == MPI_REQUEST_NULL && step == static_cast<int>(Step::go_on)) {
       vote_in_ = mine.wire();
-      check(MPI_Iallreduce(vote_in_.data(), vote_out_.data(), 5, MPI_DOUBLE, MPI_MAX, L_.leaders_comm.get(), &vote_),
+      check(MPI_Iallreduce(vote_in_.data(), vote_out_.data(), 5, MPI_DOUBLE, MPI_MAX,
+                           L_.leaders_comm.get(), &vote_),
             "MPI_Iallreduce (vote)");
     }
   } else if (L_.leader()) {
-    step = static_cast<int>(mine.interrupted ? Step::interrupted : mine.stop() ? Step::stop : Step::go_on);
+    step = static_cast<int>(mine.interrupted ? Step::interrupted
+                            : mine.stop()    ? Step::stop
+                                             : Step::go_on);
     S.history.push_back(mine.best);
   }
-  if (L_.island_size > 1) check(MPI_Bcast(&step, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
+  if (L_.island_size > 1)
+    check(MPI_Bcast(&step, 1, MPI_INT, 0, L_.island_comm.get()), "MPI_Bcast (decision)");
   vote_s_ += now_s() - tv;
   apply(arrivals, epoch);
   if (step == static_cast<int>(Step::go_on)) epoch_end_ = opt_.state().generation + o_.interval;
@@ -184,18 +197,21 @@ Step Runner::async_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, 
   // An island that has stopped only polls until the vote ends: no line for those epochs
   // (they would read evals/s=0, migration=99%).
   if (opt_.state().evaluations > last_evals_) {
-    report_epoch(epoch, S.history.empty() ? mine.best : S.history.back(), vote_spread_, te, tm, t_end);
+    report_epoch(epoch, S.history.empty() ? mine.best : S.history.back(), vote_spread_, te, tm,
+                 t_end);
   }
   return static_cast<Step>(step);
 }
 
 // World rank 0's progress line of an epoch: throughput since the last one, migration share.
-void Runner::report_epoch(std::size_t epoch, double best, double spread, double te, double tm, double t_end) {
+void Runner::report_epoch(std::size_t epoch, double best, double spread, double te, double tm,
+                          double t_end) {
   if (!h_.on_epoch || L_.world_rank != 0) return;
   const std::size_t ev = opt_.state().evaluations;
-  h_.on_epoch({epoch, best, spread,
-               static_cast<double>(ev - last_evals_) * L_.n_islands / std::max(t_end - last_t_, 1e-9),
-               (t_end - tm) / std::max(t_end - te, 1e-9)});
+  h_.on_epoch(
+      {epoch, best, spread,
+       static_cast<double>(ev - last_evals_) * L_.n_islands / std::max(t_end - last_t_, 1e-9),
+       (t_end - tm) / std::max(t_end - te, 1e-9)});
   last_evals_ = ev;
   last_t_ = t_end;
 }
@@ -211,13 +227,17 @@ void Runner::finish(IslandSummary& S) {
   int mine_p = de::significance(status_), job_p = mine_p;
   std::vector<double> per_rank(static_cast<std::size_t>(L_.world_size), in.cost);
   if (L_.world_size > 1) {
-    check(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC, L_.world), "MPI_Allreduce (best)");
-    check(MPI_Bcast(S.best.data(), static_cast<int>(dim_), MPI_DOUBLE, out.rank, L_.world), "MPI_Bcast (best)");
-    check(MPI_Allreduce(&ev, &total, 1, MPI_LONG_LONG, MPI_SUM, L_.world), "MPI_Allreduce (evaluations)");
+    check(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC, L_.world),
+          "MPI_Allreduce (best)");
+    check(MPI_Bcast(S.best.data(), static_cast<int>(dim_), MPI_DOUBLE, out.rank, L_.world),
+          "MPI_Bcast (best)");
+    check(MPI_Allreduce(&ev, &total, 1, MPI_LONG_LONG, MPI_SUM, L_.world),
+          "MPI_Allreduce (evaluations)");
     // The most significant reason over all islands (a target met on island 3 is the job's).
     check(MPI_Allreduce(&mine_p, &job_p, 1, MPI_INT, MPI_MAX, L_.world), "MPI_Allreduce (reason)");
     double b = in.cost;
-    check(MPI_Allgather(&b, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, L_.world), "MPI_Allgather (bests)");
+    check(MPI_Allgather(&b, 1, MPI_DOUBLE, per_rank.data(), 1, MPI_DOUBLE, L_.world),
+          "MPI_Allgather (bests)");
   }
   S.best_cost = out.cost;
   S.best_island = out.rank / std::max(1, L_.island_size);

@@ -37,7 +37,8 @@ void Runner::start(IslandSummary& S, std::size_t& epoch, double& t0) {
     }
     if (L_.island_size > 1) {
       long long n = static_cast<long long>(mine.size());
-      check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, L_.island_comm.get()), "MPI_Bcast (checkpoint size)");
+      check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, L_.island_comm.get()),
+            "MPI_Bcast (checkpoint size)");
       mine.resize(static_cast<std::size_t>(n));
       check(MPI_Bcast(mine.data(), static_cast<int>(n), MPI_UINT64_T, 0, L_.island_comm.get()),
             "MPI_Bcast (checkpoint)");
@@ -49,7 +50,8 @@ void Runner::start(IslandSummary& S, std::size_t& epoch, double& t0) {
   epoch_end_ = snap.epoch_end_generation;
   JobSnapshot job = h_.resume_job;
   if (L_.world_size > 1) {
-    long long n[2] = {static_cast<long long>(job.epochs_done), static_cast<long long>(job.history.size())};
+    long long n[2] = {static_cast<long long>(job.epochs_done),
+                      static_cast<long long>(job.history.size())};
     check(MPI_Bcast(n, 2, MPI_LONG_LONG, 0, L_.world), "MPI_Bcast (job checkpoint)");
     job.epochs_done = static_cast<std::size_t>(n[0]);
     job.history.resize(static_cast<std::size_t>(n[1]));
@@ -89,7 +91,8 @@ void Runner::checkpoint(const IslandSummary& S, std::size_t epochs_done, double 
       }
     }
   }
-  if (L_.world_rank == 0 && h_.checkpoint) h_.checkpoint(islands, {epochs_done, S.history, now_s() - t0});
+  if (L_.world_rank == 0 && h_.checkpoint)
+    h_.checkpoint(islands, {epochs_done, S.history, now_s() - t0});
 }
 
 }  // namespace perfit::island::detail

@@ -37,13 +37,16 @@ struct Vote {
   double worst = 0.0;        // the same (reduced: the highest island best)
 
   static Vote of(de::StopReason st, double best) {
-    return {detail::hard_stop(st), st == de::StopReason::converged, st == de::StopReason::interrupted, best, best};
+    return {detail::hard_stop(st), st == de::StopReason::converged,
+            st == de::StopReason::interrupted, best, best};
   }
   bool stop() const { return hard_stop || converged; }
   // Five doubles that one MPI_MAX reduces: "every island converged" and "the lowest best"
   // travel negated.
   using Wire = std::array<double, 5>;
-  Wire wire() const { return {hard_stop ? 1.0 : 0.0, converged ? -1.0 : 0.0, -best, worst, interrupted ? 1.0 : 0.0}; }
+  Wire wire() const {
+    return {hard_stop ? 1.0 : 0.0, converged ? -1.0 : 0.0, -best, worst, interrupted ? 1.0 : 0.0};
+  }
   static Vote from_wire(const Wire& w) { return {w[0] > 0, -w[1] > 0, w[4] > 0, -w[2], w[3]}; }
 };
 
@@ -51,9 +54,11 @@ struct Vote {
 enum class Step { go_on = 0, stop = 1, interrupted = 2 };
 
 // Per-island DE options: heterogeneous list or the base, with the island's own seed.
-inline de::DeOptions options_for(const de::DeOptions& base, const IslandOptions& o, int island, int n_islands,
-                                  std::size_t dim) {
-  de::DeOptions d = o.per_island.empty() ? base : o.per_island[static_cast<std::size_t>(island) % o.per_island.size()];
+inline de::DeOptions options_for(const de::DeOptions& base, const IslandOptions& o, int island,
+                                 int n_islands, std::size_t dim) {
+  de::DeOptions d = o.per_island.empty()
+                        ? base
+                        : o.per_island[static_cast<std::size_t>(island) % o.per_island.size()];
   d.seed = island_seed(base.seed, island);
   d.population = population_per_island(d, o, n_islands, dim);
   return d;
@@ -61,10 +66,15 @@ inline de::DeOptions options_for(const de::DeOptions& base, const IslandOptions&
 
 class Runner {
  public:
-  Runner(const IslandLayout& L, std::size_t dim, const de::DeOptions& base,
-         const IslandOptions& o, const de::BatchObjective& f, const RunHooks& h)
-      : L_(L), dim_(dim), o_(o), h_(h), opt_(dim, options_for(base, o, L.island, L.n_islands, dim), f),
-        seed_(base.seed), stride_(1 + dim) {}
+  Runner(const IslandLayout& L, std::size_t dim, const de::DeOptions& base, const IslandOptions& o,
+         const de::BatchObjective& f, const RunHooks& h)
+      : L_(L),
+        dim_(dim),
+        o_(o),
+        h_(h),
+        opt_(dim, options_for(base, o, L.island, L.n_islands, dim), f),
+        seed_(base.seed),
+        stride_(1 + dim) {}
 
   IslandSummary run();
 
@@ -73,7 +83,8 @@ class Runner {
   void evolve_epoch();
   Step sync_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te, double tm);
   Step async_epoch(IslandSummary& S, const Vote& mine, std::size_t epoch, double te, double tm);
-  void report_epoch(std::size_t epoch, double best, double spread, double te, double tm, double t_end);
+  void report_epoch(std::size_t epoch, double best, double spread, double te, double tm,
+                    double t_end);
   void migrate_sync(std::size_t epoch);
   void post_async(std::size_t epoch);
   std::vector<double> poll_async();
@@ -91,8 +102,8 @@ class Runner {
   de::DeOptimizer opt_;
   std::uint64_t seed_;
   std::size_t stride_;
-  std::size_t epoch_end_ = 0;  // generation the current epoch runs to
-  double t0_ = 0.0;            // the job's start on this rank's clock (earlier on a resume)
+  std::size_t epoch_end_ = 0;     // generation the current epoch runs to
+  double t0_ = 0.0;               // the job's start on this rank's clock (earlier on a resume)
   std::size_t every_epochs_ = 0;  // sync checkpoints: every this many epochs (0: never)
   std::size_t last_evals_ = 0;    // evaluations and time at the last epoch report
   double last_t_ = 0.0;

@@ -78,7 +78,8 @@ IslandSnapshot from_words(const std::vector<std::uint64_t>& w, std::size_t dim) 
   const std::size_t d = r.count(), np = r.count(), acols = r.count();
   if (d != dim) {
     throw DataError("checkpoint island state searches " + std::to_string(d) + " params, this run " +
-                    std::to_string(dim) + " (a checkpoint of a search over every param, written with "
+                    std::to_string(dim) +
+                    " (a checkpoint of a search over every param, written with "
                     "separable: off or before variable projection, resumes with --separable off)");
   }
   s.archive_used = r.count();

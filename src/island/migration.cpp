@@ -9,10 +9,12 @@ namespace perfit::island {
 
 namespace {
 constexpr std::pair<const char*, EmigrantPolicy> kEmigrants[] = {
-    {"best", EmigrantPolicy::best}, {"random", EmigrantPolicy::random},
+    {"best", EmigrantPolicy::best},
+    {"random", EmigrantPolicy::random},
     {"tournament", EmigrantPolicy::tournament}};
 constexpr std::pair<const char*, ReplacePolicy> kReplace[] = {
-    {"worst", ReplacePolicy::worst}, {"random", ReplacePolicy::random_non_best},
+    {"worst", ReplacePolicy::worst},
+    {"random", ReplacePolicy::random_non_best},
     {"fair", ReplacePolicy::fair}};
 
 std::vector<std::size_t> by_cost(const de::DeState& s) {
@@ -67,7 +69,8 @@ std::vector<double> select_emigrants(const de::DeState& s, std::size_t k, Emigra
     case EmigrantPolicy::tournament:  // binary tournament: the better of two random ones
       for (std::size_t i = 0; i < k; ++i) {
         const std::size_t a = rng.below(np), b = rng.below(np);
-        chosen.push_back(s.cost(static_cast<Eigen::Index>(a)) <= s.cost(static_cast<Eigen::Index>(b)) ? a : b);
+        chosen.push_back(
+            s.cost(static_cast<Eigen::Index>(a)) <= s.cost(static_cast<Eigen::Index>(b)) ? a : b);
       }
       break;
   }
@@ -90,8 +93,9 @@ std::size_t accept_immigrants(de::DeState& s, const std::vector<double>& packed,
   // Best migrants first, so that with fair replacement the strongest get the places.
   std::vector<std::size_t> m(n);
   std::iota(m.begin(), m.end(), 0);
-  std::stable_sort(m.begin(), m.end(),
-                   [&](std::size_t a, std::size_t b) { return packed[a * stride] < packed[b * stride]; });
+  std::stable_sort(m.begin(), m.end(), [&](std::size_t a, std::size_t b) {
+    return packed[a * stride] < packed[b * stride];
+  });
   std::size_t accepted = 0;
   std::vector<bool> replaced(np, false);
   for (const std::size_t j : m) {
@@ -118,7 +122,8 @@ std::size_t accept_immigrants(de::DeState& s, const std::vector<double>& packed,
     replaced[target] = true;
     s.cost(static_cast<Eigen::Index>(target)) = cost;
     for (std::size_t d = 0; d < dim; ++d) {
-      s.pop(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(target)) = packed[j * stride + 1 + d];
+      s.pop(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(target)) =
+          packed[j * stride + 1 + d];
     }
     ++accepted;
   }

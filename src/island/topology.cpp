@@ -10,10 +10,12 @@
 namespace perfit::island {
 
 namespace {
-constexpr std::pair<const char*, TopologyKind> kKinds[] = {
-    {"ring", TopologyKind::ring},   {"ring-bi", TopologyKind::ring_bi},
-    {"torus", TopologyKind::torus}, {"full", TopologyKind::full},
-    {"random", TopologyKind::random_regular}, {"custom", TopologyKind::custom}};
+constexpr std::pair<const char*, TopologyKind> kKinds[] = {{"ring", TopologyKind::ring},
+                                                           {"ring-bi", TopologyKind::ring_bi},
+                                                           {"torus", TopologyKind::torus},
+                                                           {"full", TopologyKind::full},
+                                                           {"random", TopologyKind::random_regular},
+                                                           {"custom", TopologyKind::custom}};
 }
 
 TopologyKind parse_topology(const std::string& s) {

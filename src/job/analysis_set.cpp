@@ -4,27 +4,29 @@
 
 #include <algorithm>
 
-#include "perfit/job/set_binding.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/data/row_validity.hpp"
 #include "perfit/fit/run_config.hpp"
 #include "perfit/io/model_config.hpp"
 #include "perfit/io/store_reader.hpp"
+#include "perfit/job/set_binding.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/mpi/agreement.hpp"
 
 namespace perfit::job {
 
 bool is_joint_option(const std::string& key) {
-  return key == "by" || key == "shared" || key == "per_group" || key == "pooled" || key == "pool_strength";
+  return key == "by" || key == "shared" || key == "per_group" || key == "pooled" ||
+         key == "pool_strength";
 }
 
 const OptionTable<fit::RunConfig>& analysis_option_table(bool with_out, bool joint) {
   static const auto make = [](bool out, bool groups) {
     OptionTable<fit::RunConfig> t;
     for (const auto& o : fit::run_config_option_table()) {
-      const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" || o.key == "progress_every" ||
-                          o.key.rfind("islands.", 0) == 0 || (!groups && is_joint_option(o.key));
+      const bool single = o.key == "checkpoint_dir" || o.key == "checkpoint_every" ||
+                          o.key == "progress_every" || o.key.rfind("islands.", 0) == 0 ||
+                          (!groups && is_joint_option(o.key));
       if (!single && (out || o.key != "out")) t.push_back(o);
     }
     return t;
@@ -59,23 +61,29 @@ std::vector<std::string> set_columns(const fit::RunConfig& cfg, const SetSource&
   return names;
 }
 
-std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path,
+                                               const fit::RunConfig& cfg,
                                                const std::vector<std::string>& columns, bool note,
                                                const SetSource& source) {
-  const BoundSpec bound = bind_to_set(io::load_model(name_or_path), cfg.factors, describe(cfg, source),
-                                     "'" + cfg.data + "' set '" + cfg.set + "'");
+  const BoundSpec bound =
+      bind_to_set(io::load_model(name_or_path), cfg.factors, describe(cfg, source),
+                  "'" + cfg.data + "' set '" + cfg.set + "'");
   if (note) note_unused(bound);
   return std::make_shared<const model::Model>(bound.spec, columns);
 }
 
-AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns, const SetSource& source) {
-  const std::shared_ptr<const io::StoreReader> reader = source.given ? nullptr : io::open_store(cfg.data);
+AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns,
+                              const SetSource& source) {
+  const std::shared_ptr<const io::StoreReader> reader =
+      source.given ? nullptr : io::open_store(cfg.data);
   const io::SetInfo info = reader ? reader->info(cfg.set) : describe(cfg, source);
   AnalysisSet s;
   for (const auto& c : info.columns) s.set_columns.push_back(c.name);
-  s.target = info.attributes.count("target") ? data::attribute_text(info.attributes.at("target")) : "";
+  s.target =
+      info.attributes.count("target") ? data::attribute_text(info.attributes.at("target")) : "";
   if (s.target.empty()) {
-    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has no 'target' attribute naming its "
+    throw DataError("'" + cfg.data + "' set '" + cfg.set +
+                    "' has no 'target' attribute naming its "
                     "measured-time column; re-import it with --target");
   }
   for (const std::string& extra : {s.target, cfg.cost.weight_column}) {
@@ -97,13 +105,14 @@ AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string
   }
   const data::RowValidity v = data::check_rows(*table, columns);
   if (v.rows_invalid > 0 && !cfg.drop_invalid) {
-    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has NaN or inf values the models need: " +
-                    data::describe_invalid(v) + ". Fix the data, or drop those rows with --drop-invalid");
+    throw DataError("'" + cfg.data + "' set '" + cfg.set +
+                    "' has NaN or inf values the models need: " + data::describe_invalid(v) +
+                    ". Fix the data, or drop those rows with --drop-invalid");
   }
   if (v.rows_invalid > 0) {
     table->filter_rows(v.keep);
-    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", v.rows_invalid, info.rows,
-                 data::describe_invalid(v));
+    spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", v.rows_invalid,
+                 info.rows, data::describe_invalid(v));
   }
   s.dropped = v.rows_invalid;
   s.rows = table;

@@ -29,13 +29,15 @@ bool to_number(const std::string& s, double& v) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, double>> parse_values(const std::string& text, const std::string& flag) {
+std::vector<std::pair<std::string, double>> parse_values(const std::string& text,
+                                                         const std::string& flag) {
   std::vector<std::pair<std::string, double>> out;
   for (const std::string& item : items(text)) {
     const auto eq = item.find('=');
     double v = 0;
     if (eq == std::string::npos || eq == 0 || !to_number(item.substr(eq + 1), v)) {
-      throw ConfigError(flag + " item '" + item + "' is not NAME=NUMBER (e.g. " + flag + " p=64,b=256,d=1.28e6)");
+      throw ConfigError(flag + " item '" + item + "' is not NAME=NUMBER (e.g. " + flag +
+                        " p=64,b=256,d=1.28e6)");
     }
     out.emplace_back(item.substr(0, eq), v);
   }
@@ -48,8 +50,10 @@ std::vector<FactorRange> parse_ranges(const std::string& text, const std::string
     const auto eq = item.find('='), dots = item.find("..");
     FactorRange r;
     if (eq == std::string::npos || eq == 0 || dots == std::string::npos || dots < eq ||
-        !to_number(item.substr(eq + 1, dots - eq - 1), r.lo) || !to_number(item.substr(dots + 2), r.hi)) {
-      throw ConfigError(flag + " item '" + item + "' is not NAME=LO..HI (e.g. " + flag + " p=1..1024)");
+        !to_number(item.substr(eq + 1, dots - eq - 1), r.lo) ||
+        !to_number(item.substr(dots + 2), r.hi)) {
+      throw ConfigError(flag + " item '" + item + "' is not NAME=LO..HI (e.g. " + flag +
+                        " p=1..1024)");
     }
     r.name = item.substr(0, eq);
     out.push_back(r);
@@ -69,7 +73,8 @@ void check_factors(const std::vector<std::string>& needed, const std::vector<std
   if (missing.empty() && unknown.empty()) return;
   std::string msg = where + ": ";
   if (!missing.empty()) msg += "missing factor(s) " + join(missing);
-  if (!unknown.empty()) msg += std::string(missing.empty() ? "" : "; ") + "unknown factor(s) " + join(unknown);
+  if (!unknown.empty())
+    msg += std::string(missing.empty() ? "" : "; ") + "unknown factor(s) " + join(unknown);
   throw ConfigError(msg + ". Model '" + model + "' uses: " + join(needed));
 }
 

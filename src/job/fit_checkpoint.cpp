@@ -18,9 +18,9 @@ namespace {
 
 // Keys that do not change the result: a resumed run may set them differently.
 bool result_neutral(const std::string& key) {
-  return key == "out" || key == "progress_every" || key == "checkpoint_dir" || key == "checkpoint_every";
+  return key == "out" || key == "progress_every" || key == "checkpoint_dir" ||
+         key == "checkpoint_every";
 }
-
 
 }  // namespace
 
@@ -37,7 +37,8 @@ io::Checkpoint checkpoint_header(const fit::RunConfig& cfg, const std::string& m
   return c;
 }
 
-std::optional<io::Checkpoint> load_for_resume(const fit::RunConfig& cfg, const io::Checkpoint& now) {
+std::optional<io::Checkpoint> load_for_resume(const fit::RunConfig& cfg,
+                                              const io::Checkpoint& now) {
   const std::string path = io::checkpoint_path(cfg.checkpoint_dir);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -52,7 +53,8 @@ std::optional<io::Checkpoint> load_for_resume(const fit::RunConfig& cfg, const i
                       now.set + "' checksum " + now.data_checksum + ")");
   }
   if (c.model_yaml != now.model_yaml) {
-    throw ConfigError(refuse + "the model differs from the one checkpointed (model_yaml); fit "
+    throw ConfigError(refuse +
+                      "the model differs from the one checkpointed (model_yaml); fit "
                       "with the same model, or use another --checkpoint-dir");
   }
   if (c.ranks != now.ranks) {
@@ -81,10 +83,12 @@ void prepare_checkpoint_dir(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) {
     throw IoError("cannot create checkpoint directory '" + dir + "'");
   }
-  io::check_output({io::checkpoint_path(dir), "--checkpoint-dir", io::FileKind::checkpoint, {}, true});
+  io::check_output(
+      {io::checkpoint_path(dir), "--checkpoint-dir", io::FileKind::checkpoint, {}, true});
 }
 
-void add_checkpoint_hook(island::RunHooks& hooks, const io::Checkpoint& header, const std::string& dir) {
+void add_checkpoint_hook(island::RunHooks& hooks, const io::Checkpoint& header,
+                         const std::string& dir) {
   hooks.checkpoint = [header, dir](const std::vector<std::vector<std::uint64_t>>& islands,
                                    const island::JobSnapshot& job) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -105,9 +109,7 @@ std::vector<std::string>& command_line() {
 }
 }  // namespace
 
-void remember_command_line(int argc, char** argv) {
-  command_line().assign(argv, argv + argc);
-}
+void remember_command_line(int argc, char** argv) { command_line().assign(argv, argv + argc); }
 
 std::string resume_command() {
   std::string s;

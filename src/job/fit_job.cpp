@@ -8,27 +8,27 @@
 #include <functional>
 #include <optional>
 
+#include "perfit/core/error.hpp"
+#include "perfit/core/interrupt.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/data/checksum.hpp"
+#include "perfit/data/row_validity.hpp"
+#include "perfit/data/splits.hpp"
+#include "perfit/fit/engine.hpp"
+#include "perfit/fit/run_config.hpp"
+#include "perfit/io/model_config.hpp"
+#include "perfit/io/output_guard.hpp"
+#include "perfit/io/set_glob.hpp"
+#include "perfit/io/store_reader.hpp"
 #include "perfit/job/fit_checkpoint.hpp"
 #include "perfit/job/fit_progress.hpp"
-#include "perfit/data/splits.hpp"
-#include "perfit/io/set_glob.hpp"
-#include "perfit/job/several_sets.hpp"
 #include "perfit/job/fit_result.hpp"
 #include "perfit/job/fitted_rows.hpp"
 #include "perfit/job/joint_fit.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/result_report.hpp"
 #include "perfit/job/set_binding.hpp"
-#include "perfit/core/error.hpp"
-#include "perfit/core/interrupt.hpp"
-#include "perfit/core/text.hpp"
-#include "perfit/data/checksum.hpp"
-#include "perfit/data/row_validity.hpp"
-#include "perfit/fit/engine.hpp"
-#include "perfit/fit/run_config.hpp"
-#include "perfit/io/model_config.hpp"
-#include "perfit/io/output_guard.hpp"
-#include "perfit/io/store_reader.hpp"
+#include "perfit/job/several_sets.hpp"
 #include "perfit/model/grouped_model.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
@@ -41,22 +41,23 @@ namespace {
 struct Setup {
   fit::RunConfig cfg;
   model::ModelSpec spec;
-  std::shared_ptr<const io::StoreReader> store;  // shared with the selection that chose the model
+  std::shared_ptr<const io::StoreReader> store;   // shared with the selection that chose the model
   std::shared_ptr<data::MeasurementTable> given;  // FitJob::table
   io::SetInfo info;
   std::shared_ptr<const model::Model> model;
   std::vector<std::string> load;  // columns the fit reads: factors, target, weights
-  std::vector<std::string> read;  // of which in the set (not the group indicators), and the --by columns
-  JointFit joint;                 // --by: a joint fit of groups
+  std::vector<std::string>
+      read;        // of which in the set (not the group indicators), and the --by columns
+  JointFit joint;  // --by: a joint fit of groups
   std::vector<std::string> columns;  // the Model's columns: the set's, and the group indicators
   std::string target;
-  std::string checksum;           // the set's, written at import
-  io::Checkpoint header;          // what a checkpoint of this run records
+  std::string checksum;                       // the set's, written at import
+  io::Checkpoint header;                      // what a checkpoint of this run records
   std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
 };
 
-
-fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table, bool quiet) {
+fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table,
+                            bool quiet) {
   const fit::RunConfig& cfg = s.cfg;
   fit::FitProblem p;
   p.model = s.model;
@@ -74,7 +75,8 @@ fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::Measurem
 
 void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   s.cfg = a.cfg;
-  const bool several = !a.table && io::is_set_glob(s.cfg.set);  // several sets fitted together, each a group
+  const bool several =
+      !a.table && io::is_set_glob(s.cfg.set);  // several sets fitted together, each a group
   if (several && s.cfg.by.empty()) s.cfg.by = kSetColumn;
   s.cfg.resolve(a.write);
   const fit::RunConfig& c = s.cfg;
@@ -87,7 +89,8 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
   }
   if (a.table) {
-    if (world_size > 1) throw ConfigError("rows given in memory are fitted serially; run MPI fits with the CLI");
+    if (world_size > 1)
+      throw ConfigError("rows given in memory are fitted serially; run MPI fits with the CLI");
     s.given = a.table;
     s.info = {c.set, a.table->rows(), {}, a.table->attributes()};
     for (const auto& col : a.table->columns()) s.info.columns.push_back({col.name(), col.type()});
@@ -105,24 +108,31 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   if (a.model) {
     s.spec = *a.model;
   } else {
-    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info, "'" + c.data + "' set '" + c.set + "'");
+    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info,
+                                        "'" + c.data + "' set '" + c.set + "'");
     if (rank == 0) note_unused(bound);
     s.spec = bound.spec;
   }
   if (!c.by.empty()) {  // every rank reads the --by columns of the whole set
-    s.joint = plan_joint_fit(c, s.spec, names, [&](const std::vector<std::string>& by) {
-      data::MeasurementTable keys;
-      if (!s.given) return s.store->read(c.set, by);
-      for (const auto& col : by) keys.add_column(s.given->column(col));
-      return keys;
-    }, "'" + c.data + "' set '" + c.set + "'");
+    s.joint = plan_joint_fit(
+        c, s.spec, names,
+        [&](const std::vector<std::string>& by) {
+          data::MeasurementTable keys;
+          if (!s.given) return s.store->read(c.set, by);
+          for (const auto& col : by) keys.add_column(s.given->column(col));
+          return keys;
+        },
+        "'" + c.data + "' set '" + c.set + "'");
   }
   s.columns = names;
   s.model = std::make_shared<const model::Model>(s.spec, names);
-  s.load = s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
-  s.target = s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
+  s.load =
+      s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
+  s.target =
+      s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
   if (s.target.empty()) {
-    throw DataError("'" + c.data + "' set '" + c.set + "' has no 'target' attribute naming its "
+    throw DataError("'" + c.data + "' set '" + c.set +
+                    "' has no 'target' attribute naming its "
                     "measured-time column; re-import it with --target");
   }
   for (const std::string& extra : {s.target, c.cost.weight_column, c.scale}) {
@@ -136,13 +146,15 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
   for (const auto& col : s.joint.groups.by) {
     if (std::find(s.read.begin(), s.read.end(), col) == s.read.end()) s.read.push_back(col);
   }
-  if (s.given && !a.table) s.given = std::make_shared<data::MeasurementTable>(only_columns(*s.given, s.read));
+  if (s.given && !a.table)
+    s.given = std::make_shared<data::MeasurementTable>(only_columns(*s.given, s.read));
   // The set's own fingerprint, written at import: the same whatever rows a rank loads.
   s.checksum = s.info.attributes.count("checksum")
                    ? data::attribute_text(s.info.attributes.at("checksum"))
                    : "none (store written before perfit kept set checksums)";
   // Only a run with checkpoints records one (its YAML is a third of a small fit's set-up).
-  if (!c.checkpoint_dir.empty()) s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
+  if (!c.checkpoint_dir.empty())
+    s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
   if (a.resume && c.checkpoint_dir.empty()) {
     throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
   }
@@ -161,22 +173,27 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
   std::vector<double> counts(v.invalid.begin(), v.invalid.end());
   counts.push_back(static_cast<double>(v.rows_invalid));
   if (island != MPI_COMM_NULL) {
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_DOUBLE,
-                             MPI_SUM, island), "MPI_Allreduce (invalid rows)");
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()),
+                             MPI_DOUBLE, MPI_SUM, island),
+               "MPI_Allreduce (invalid rows)");
   }
   data::RowValidity total = v;
-  for (std::size_t i = 0; i < v.invalid.size(); ++i) total.invalid[i] = static_cast<std::size_t>(counts[i]);
+  for (std::size_t i = 0; i < v.invalid.size(); ++i)
+    total.invalid[i] = static_cast<std::size_t>(counts[i]);
   const auto bad_rows = static_cast<std::size_t>(counts.back());
   const fit::RunConfig& c = s.cfg;
   agreed([&] {
     if (bad_rows > 0 && !c.drop_invalid) {
-      throw DataError("'" + c.data + "' set '" + c.set + "' has NaN or inf values the model needs: " +
-                      describe_invalid(total) + ". Fix the data, or drop those rows with "
+      throw DataError("'" + c.data + "' set '" + c.set +
+                      "' has NaN or inf values the model needs: " + describe_invalid(total) +
+                      ". Fix the data, or drop those rows with "
                       "--drop-invalid (config key drop_invalid: true)");
     }
     if (bad_rows > 0 && bad_rows == s.info.rows) {
-      throw DataError("'" + c.data + "' set '" + c.set + "': every row has a NaN or inf value the "
-                      "model needs (" + describe_invalid(total) + "); nothing is left to fit");
+      throw DataError("'" + c.data + "' set '" + c.set +
+                      "': every row has a NaN or inf value the "
+                      "model needs (" +
+                      describe_invalid(total) + "); nothing is left to fit");
     }
   });
   if (bad_rows > 0) {
@@ -224,44 +241,56 @@ struct Ranks {
 };
 
 // This rank's slice of the rows, NaN/inf rows refused or dropped, checked by binding an evaluator.
-std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s, const island::IslandLayout& layout,
+std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s,
+                                                  const island::IslandLayout& layout,
                                                   std::size_t& dropped) {
   const fit::RunConfig& cfg = s.cfg;
   // Not a structured binding: lambdas cannot capture those before clang 16.
   const auto slice = layout.row_slice(s.info.rows);
   auto table = s.given ? s.given : std::make_shared<data::MeasurementTable>();
-  if (s.given && slice.second - slice.first < s.given->rows()) {  // several sets over ranks sharing an island
+  if (s.given &&
+      slice.second - slice.first < s.given->rows()) {  // several sets over ranks sharing an island
     std::vector<bool> mine(s.given->rows(), false);
-    std::fill(mine.begin() + static_cast<std::ptrdiff_t>(slice.first), mine.begin() + static_cast<std::ptrdiff_t>(slice.second), true);
+    std::fill(mine.begin() + static_cast<std::ptrdiff_t>(slice.first),
+              mine.begin() + static_cast<std::ptrdiff_t>(slice.second), true);
     table = std::make_shared<data::MeasurementTable>(data::select_rows(*s.given, mine));
   }
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
-  if (!s.given) agreed([&] { *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second}); });
+  if (!s.given)
+    agreed([&] {
+      *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second});
+    });
   if (!s.joint.empty()) {
     add_group_columns(*table, s.joint.groups, "'" + cfg.data + "' set '" + cfg.set + "'");
-    // Text columns do not travel between ranks (a pooled fit gathers its rows): the indicators stand for them.
+    // Text columns do not travel between ranks (a pooled fit gathers its rows): the indicators
+    // stand for them.
     std::erase_if(table->columns(), [&](const data::Column& col) {
       return std::find(s.load.begin(), s.load.end(), col.name()) == s.load.end() &&
-             std::find(s.joint.groups.by.begin(), s.joint.groups.by.end(), col.name()) != s.joint.groups.by.end();
+             std::find(s.joint.groups.by.begin(), s.joint.groups.by.end(), col.name()) !=
+                 s.joint.groups.by.end();
     });
   }
-  dropped = drop_invalid_rows(s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
+  dropped = drop_invalid_rows(
+      s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
   agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
   return table;
 }
 
-void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s, const island::IslandLayout& layout,
-               std::size_t rows) {
-  if (!spdlog::should_log(level)) return;  // a selection's winners log at debug: their search dimension costs a model analysis
+void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s,
+               const island::IslandLayout& layout, std::size_t rows) {
+  if (!spdlog::should_log(level))
+    return;  // a selection's winners log at debug: their search dimension costs a model analysis
   const fit::RunConfig& cfg = s.cfg;
   const island::IslandOptions& isl = s.cfg.islands;
   const std::size_t searched = fit::search_dimension(*s.model, cfg.cost, cfg.separable);
-  spdlog::log(level, "fit model={} set={} rows={} params={} searched={} strategy={} population={} "
-              "seed={} threads={} ranks={}", s.spec.name, cfg.set, rows, s.model->n_params(), searched,
+  spdlog::log(level,
+              "fit model={} set={} rows={} params={} searched={} strategy={} population={} "
+              "seed={} threads={} ranks={}",
+              s.spec.name, cfg.set, rows, s.model->n_params(), searched,
               de::to_string(cfg.de.strategy),
-              island::population_per_island(cfg.de, isl, layout.n_islands, searched),
-              cfg.de.seed, cfg.threads, r.size);
+              island::population_per_island(cfg.de, isl, layout.n_islands, searched), cfg.de.seed,
+              cfg.threads, r.size);
   if (r.parallel()) {
     spdlog::log(level, "islands={} ranks_per_island={} topology={} mode={} interval={} migrants={}",
                 layout.n_islands, layout.island_size, island::to_string(isl.topology.kind),
@@ -296,7 +325,8 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   }
   r.agreed([&] {
     if (!std::isfinite(fr.cost)) {
-      throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" + cfg.set +
+      throw DataError("the fit of model '" + s.spec.name + "' to '" + cfg.data + "' set '" +
+                      cfg.set +
                       "' found no finite cost: every candidate predicted NaN, inf or a negative "
                       "time on some row. Check the model's bounds (a log or division that can "
                       "reach 0) against the set's values; no result was written");
@@ -305,18 +335,25 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   const double peak_rss = peak_rss_mib(r.parallel() ? r.comm : MPI_COMM_NULL);
   // Interrupted without a checkpoint dir: the best so far is written, marked as such.
   out.code = fr.reason == de::StopReason::interrupted ? kInterruptedExit : 0;
-  std::vector<io::MeasuredRange> ranges = measured_ranges(*s.model, table, cfg.factors, r.parallel() ? r.comm : MPI_COMM_NULL);
-  std::erase_if(ranges, [](const io::MeasuredRange& m) { return model::is_group_indicator(m.name); });
-  if (!s.joint.empty()) {  // each group's own: a group measured at small scales only is flagged beyond them
-    const auto own = group_ranges(*s.model, table, ranges, s.joint.groups.labels, r.parallel() ? r.comm : MPI_COMM_NULL);
+  std::vector<io::MeasuredRange> ranges =
+      measured_ranges(*s.model, table, cfg.factors, r.parallel() ? r.comm : MPI_COMM_NULL);
+  std::erase_if(ranges,
+                [](const io::MeasuredRange& m) { return model::is_group_indicator(m.name); });
+  if (!s.joint.empty()) {  // each group's own: a group measured at small scales only is flagged
+                           // beyond them
+    const auto own = group_ranges(*s.model, table, ranges, s.joint.groups.labels,
+                                  r.parallel() ? r.comm : MPI_COMM_NULL);
     ranges.insert(ranges.end(), own.begin(), own.end());
   }
   if (r.rank != 0) return out;  // rank 0 writes the result
-  out.result = make_result({s.cfg, s.spec, s.joint.groups, s.target, s.checksum, table.attribute_string("unit", "s"),
-                            s.info.rows - dropped, dropped, r.size}, fr);
+  out.result =
+      make_result({s.cfg, s.spec, s.joint.groups, s.target, s.checksum,
+                   table.attribute_string("unit", "s"), s.info.rows - dropped, dropped, r.size},
+                  fr);
   out.result->peak_rss_mib = peak_rss;
   out.result->ranges = std::move(ranges);
-  if (!std::isnan(job.choice_log_sd)) {  // select's measure of its choice, in place of a forward check
+  if (!std::isnan(
+          job.choice_log_sd)) {  // select's measure of its choice, in place of a forward check
     out.result->choice_log_sd = job.choice_log_sd;
     out.result->choice_dof = job.choice_dof;
     out.result->choice_how = job.choice_how;
@@ -326,7 +363,8 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fi
   if (const std::size_t k = job.constants_estimated; k > 0) {
     io::ResultFile& res = *out.result;
     if (res.noise_dof > k) {
-      res.noise_log_sd *= std::sqrt(static_cast<double>(res.noise_dof) / static_cast<double>(res.noise_dof - k));
+      res.noise_log_sd *=
+          std::sqrt(static_cast<double>(res.noise_dof) / static_cast<double>(res.noise_dof - k));
       res.noise_dof -= k;
     } else {
       res.noise_log_sd = std::numeric_limits<double>::quiet_NaN();
@@ -362,21 +400,28 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   Setup s;
   r.agreed([&] { prepare(job, s, r.rank, r.size); });
   const fit::RunConfig& cfg = s.cfg;
-  const std::size_t searched = r.parallel() ? fit::search_dimension(*s.model, cfg.cost, cfg.separable) : 0;
+  const std::size_t searched =
+      r.parallel() ? fit::search_dimension(*s.model, cfg.cost, cfg.separable) : 0;
   // A joint fit of many searched params polishes from its groups' own fits, with no DE to run
   // on islands: by default its ranks share the rows instead.
-  const bool polished = !s.joint.empty() && searched > fit::kSearchFromStartDims && cfg.islands.ranks_per_island == 0;
+  const bool polished =
+      !s.joint.empty() && searched > fit::kSearchFromStartDims && cfg.islands.ranks_per_island == 0;
   const island::IslandLayout layout =
-      r.parallel() ? island::make_layout(comm, polished ? r.size : island::resolve_ranks_per_island(s.cfg.islands, r.size, searched))
+      r.parallel() ? island::make_layout(comm, polished ? r.size
+                                                        : island::resolve_ranks_per_island(
+                                                              s.cfg.islands, r.size, searched))
                    : island::serial_layout();
   std::size_t dropped = 0;
   const auto table = load_rows(r, s, layout, dropped);
-  log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout, s.info.rows - dropped);
+  log_start(job.verbose ? spdlog::level::info : spdlog::level::debug, r, s, layout,
+            s.info.rows - dropped);
   island::RunHooks hooks;
   hooks.progress_every = job.verbose ? cfg.progress_every : 0;
-  hooks.interrupted = job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
+  hooks.interrupted =
+      job.interrupted ? job.interrupted : std::function<bool()>(perfit::interrupted);
   add_checkpointing(hooks, s, r.rank, comm, r.parallel(), job.periodic_checkpoints);
-  if (hooks.progress_every > 0) add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
+  if (hooks.progress_every > 0)
+    add_progress(hooks, layout, static_cast<double>(s.info.rows - dropped));
   if (!s.joint.empty()) {
     s.spec = choose_pools(s.joint, cfg, fit_problem(s, table, !job.verbose), layout);
     s.model = std::make_shared<const model::Model>(s.spec, s.columns);
@@ -385,7 +430,8 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   {
     const GracefulScope graceful;  // SIGTERM/SIGINT/SIGUSR1 now stop at a generation boundary
     fit::FitProblem problem = fit_problem(s, table, !job.verbose);
-    // A selection's winner carries what select measured; a joint fit's groups have scales of their own.
+    // A selection's winner carries what select measured; a joint fit's groups have scales of their
+    // own.
     problem.forward_check = cfg.forward_check && s.joint.empty() && std::isnan(job.choice_log_sd);
     if (!s.joint.empty()) problem.start = joint_start(*s.model, s.joint.alone);
     report = fit::fit(problem, cfg.search(), s.cfg.islands, layout, hooks);

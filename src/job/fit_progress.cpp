@@ -14,7 +14,8 @@ double peak_rss_mib(MPI_Comm comm) {
   ::getrusage(RUSAGE_SELF, &u);
   double mine = static_cast<double>(u.ru_maxrss) / 1024.0, most = mine;  // ru_maxrss is KiB
   if (comm != MPI_COMM_NULL) {
-    mpi::check(MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, comm), "MPI_Reduce (peak memory)");
+    mpi::check(MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, comm),
+               "MPI_Reduce (peak memory)");
   }
   return most;
 }
@@ -22,13 +23,15 @@ double peak_rss_mib(MPI_Comm comm) {
 void add_progress(island::RunHooks& hooks, const island::IslandLayout& layout, double rows) {
   if (layout.world_size > 1) {
     hooks.on_epoch = [](const island::EpochReport& r) {
-      spdlog::info("epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
-                   r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
+      spdlog::info(
+          "epoch={} best_cost={:.6g} island_spread={:.3g} evals/s={:.4g} migration={:.1f}%",
+          r.epoch, r.best_cost, r.spread, r.evals_per_second, 100.0 * r.migration_fraction);
     };
   } else {
     hooks.on_generation = [rows](const de::DeState& st, double sec) {
-      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}", st.generation,
-                   st.evaluations, st.history.back(), st.evaluations / std::max(sec, 1e-9),
+      spdlog::info("gen={} evals={} best_cost={:.6g} evals/s={:.4g} row-evals/s={:.3g}",
+                   st.generation, st.evaluations, st.history.back(),
+                   st.evaluations / std::max(sec, 1e-9),
                    rows * st.evaluations / std::max(sec, 1e-9));
     };
   }

@@ -22,10 +22,12 @@ void add_params(io::ResultFile& r, const model::ModelSpec& spec, const fit::FitR
   }
   r.warnings = ident.warnings;
   if (const std::vector<std::string> pressed = pressed_bounds(r); !pressed.empty()) {
-    r.warnings.push_back(join(pressed) + (pressed.size() > 1 ? " sit" : " sits") +
-                         " at a bound the data press on: the model cannot follow the data there, and beyond the "
-                         "measured range its predictions may miss by more than their intervals say; widen the bounds "
-                         "and refit, or compare models with perfit select");
+    r.warnings.push_back(
+        join(pressed) + (pressed.size() > 1 ? " sit" : " sits") +
+        " at a bound the data press on: the model cannot follow the data there, and beyond the "
+        "measured range its predictions may miss by more than their intervals say; widen the "
+        "bounds "
+        "and refit, or compare models with perfit select");
   }
 }
 
@@ -66,9 +68,11 @@ void add_forward_check(io::ResultFile& r, const fit::ChoiceSpread& f) {
   r.choice_step_log = f.step_log;
   r.choice_growth = f.growth;
   if (r.choice_log_sd > 0.05 && r.choice_log_sd > 3.0 * r.noise_log_sd) {
-    r.warnings.push_back("refitted without its largest scales, the model misses them by " + format_g(100.0 * f.log_sd, 2) +
-                         "% (rms ln) against " + format_g(100.0 * r.noise_log_sd, 2) +
-                         "% inside the measured range: it may not follow the data's shape beyond it (intervals there "
+    r.warnings.push_back("refitted without its largest scales, the model misses them by " +
+                         format_g(100.0 * f.log_sd, 2) + "% (rms ln) against " +
+                         format_g(100.0 * r.noise_log_sd, 2) +
+                         "% inside the measured range: it may not follow the data's shape beyond "
+                         "it (intervals there "
                          "hold that error); compare models with perfit select");
   }
 }
@@ -109,8 +113,10 @@ io::ResultFile make_result(const FitRun& s, const fit::FitReport& fr) {
   add_search(r, fr, c.cost.lambda);
   add_bootstrap(r, fr.bootstrap);
   fit::ChoiceSpread forward = fr.forward;
-  if (!c.forward_check) forward.how = "no forward check (turned off: forward_check false)";
-  else if (!s.groups.empty()) forward.how = "no forward check: a joint fit's groups have scales of their own";
+  if (!c.forward_check)
+    forward.how = "no forward check (turned off: forward_check false)";
+  else if (!s.groups.empty())
+    forward.how = "no forward check: a joint fit's groups have scales of their own";
   add_forward_check(r, forward);
   r.perfit_version = version();
   r.git_revision = git_revision();

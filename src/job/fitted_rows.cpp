@@ -7,8 +7,8 @@
 
 namespace perfit::job {
 
-KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& rows, const std::string& target,
-                   const Eigen::VectorXd& x, std::size_t max_rows) {
+KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& rows,
+                   const std::string& target, const Eigen::VectorXd& x, std::size_t max_rows) {
   KeptRows out;
   const std::size_t n = rows.rows();
   out.stride = n > max_rows ? (n + max_rows - 1) / max_rows : 1;
@@ -24,7 +24,8 @@ KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& r
     out.rows.add_column(std::move(kept));
   }
   const model::Model m(spec, out.rows.column_names());
-  const Eigen::VectorXd predicted = model::Evaluator(m, out.rows).predict(x);  // no target attribute: predictions only
+  const Eigen::VectorXd predicted =
+      model::Evaluator(m, out.rows).predict(x);  // no target attribute: predictions only
   const std::vector<double> measured = out.rows.column(target).to_double();
   std::vector<double> p(predicted.begin(), predicted.end()), residual(measured.size());
   for (std::size_t i = 0; i < measured.size(); ++i) residual[i] = measured[i] - p[i];
@@ -38,7 +39,8 @@ KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& r
 std::string data_from_result(const std::string& data, const std::string& out) {
   thread_local std::string last_data, last_out, last_cwd, last;
   std::error_code ec;
-  const std::string cwd = std::filesystem::current_path(ec).string();  // Python may chdir between fits
+  const std::string cwd =
+      std::filesystem::current_path(ec).string();  // Python may chdir between fits
   if (data == last_data && out == last_out && cwd == last_cwd) return last;
   std::string rel;
   if (!out.empty() && std::filesystem::is_regular_file(data, ec)) {

@@ -13,12 +13,12 @@ namespace perfit::job {
 
 namespace {
 
-void require_columns(const data::MeasurementTable& t, const std::vector<std::string>& by, const std::string& where,
-                     bool config) {
+void require_columns(const data::MeasurementTable& t, const std::vector<std::string>& by,
+                     const std::string& where, bool config) {
   for (const auto& c : by) {
     if (t.find(c)) continue;
-    const std::string msg = where + " has no column '" + c + "' to split the groups by; columns: " +
-                            join(t.column_names());
+    const std::string msg = where + " has no column '" + c +
+                            "' to split the groups by; columns: " + join(t.column_names());
     if (config) throw ConfigError(msg);
     throw DataError(msg);
   }
@@ -48,7 +48,8 @@ std::size_t Groups::index(const std::string& label) const {
   return it == labels.end() ? 0 : static_cast<std::size_t>(it - labels.begin()) + 1;
 }
 
-std::string group_label(const data::MeasurementTable& t, const std::vector<std::string>& by, std::size_t i) {
+std::string group_label(const data::MeasurementTable& t, const std::vector<std::string>& by,
+                        std::size_t i) {
   std::string s;
   for (std::size_t k = 0; k < by.size(); ++k) s += (k ? " / " : "") + t.column(by[k]).value_text(i);
   return s;
@@ -64,19 +65,20 @@ std::vector<std::string> group_values(const Groups& g, const std::string& label)
     at = next + 3;
   }
   if (v.size() != g.by.size()) {
-    throw ConfigError("group '" + label + "' does not split into one value per column of --by " + join(g.by) +
-                      " (a value holds ' / '): name the group's columns in --at");
+    throw ConfigError("group '" + label + "' does not split into one value per column of --by " +
+                      join(g.by) + " (a value holds ' / '): name the group's columns in --at");
   }
   return v;
 }
 
-Groups find_groups(const data::MeasurementTable& t, const std::vector<std::string>& by, const std::string& where) {
+Groups find_groups(const data::MeasurementTable& t, const std::vector<std::string>& by,
+                   const std::string& where) {
   require_columns(t, by, where, false);
   std::set<std::string> seen;
   for (std::size_t i = 0; i < t.rows(); ++i) seen.insert(group_label(t, by, i));
   if (seen.size() < 2) {
-    throw DataError(where + ": --by " + join(by) + " gives " + std::to_string(seen.size()) + " group" +
-                    (seen.size() == 1 ? " ('" + *seen.begin() + "')" : "s") +
+    throw DataError(where + ": --by " + join(by) + " gives " + std::to_string(seen.size()) +
+                    " group" + (seen.size() == 1 ? " ('" + *seen.begin() + "')" : "s") +
                     "; a joint fit needs rows of two or more groups (fit one set without --by)");
   }
   Groups g;
@@ -119,13 +121,16 @@ std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::
     for (std::sregex_iterator m(w.begin(), w.end(), copy), end; m != end; ++m) {
       const std::size_t k = std::stoul((*m)[2].str());
       named.append(at, (*m)[0].first);
-      named += k >= 1 && k <= g.labels.size() ? (*m)[1].str() + " (group '" + g.labels[k - 1] + "')" : (*m)[0].str();
+      named += k >= 1 && k <= g.labels.size() ? (*m)[1].str() + " (group '" + g.labels[k - 1] + "')"
+                                              : (*m)[0].str();
       at = (*m)[0].second;
     }
     out.push_back(named.append(at, w.cend()));
   }
   // Then, per group whose own runs leave constants undetermined, what it got instead.
-  auto in = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  auto in = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
   for (std::size_t k = 1; k <= g.labels.size(); ++k) {
     std::vector<std::string> borrowed, guessed;
     for (const auto& p : params) {
@@ -136,11 +141,16 @@ std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::
     if (borrowed.empty() && guessed.empty()) continue;
     std::vector<std::string> all = borrowed;
     all.insert(all.end(), guessed.begin(), guessed.end());
-    std::string w = "group '" + g.labels[k - 1] + "': its own runs do not determine " + join(all) + ";";
-    if (!borrowed.empty()) w += " pooled, " + join(borrowed) + " take the other groups' values (drawn toward their common value);";
+    std::string w =
+        "group '" + g.labels[k - 1] + "': its own runs do not determine " + join(all) + ";";
+    if (!borrowed.empty())
+      w += " pooled, " + join(borrowed) +
+           " take the other groups' values (drawn toward their common value);";
     if (!guessed.empty()) {
-      w += " fitted per group, " + join(guessed) + (guessed.size() > 1 ? " are guesses" : " is a guess") + ": pool " +
-           (guessed.size() > 1 ? "them" : "it") + " (--pooled) or measure the group at more configurations;";
+      w += " fitted per group, " + join(guessed) +
+           (guessed.size() > 1 ? " are guesses" : " is a guess") + ": pool " +
+           (guessed.size() > 1 ? "them" : "it") +
+           " (--pooled) or measure the group at more configurations;";
     }
     w.pop_back();
     out.push_back(w);
@@ -150,10 +160,17 @@ std::vector<std::string> group_warnings(const Groups& g, const std::vector<std::
 
 Groups groups_of(const io::ResultFile& r) {
   if (r.group_by.empty()) return {};
-  Groups g{split_list(r.group_by), split_lines(r.group_labels), split_list(r.group_per_group),
-           split_list(r.group_pooled), {}, r.pool_how};
-  for (const auto& v : split_list(r.pool_strengths)) g.pool_strengths.push_back(std::strtod(v.c_str(), nullptr));
-  std::erase_if(g.per_group, [&](const std::string& c) { return std::find(g.pooled.begin(), g.pooled.end(), c) != g.pooled.end(); });
+  Groups g{split_list(r.group_by),
+           split_lines(r.group_labels),
+           split_list(r.group_per_group),
+           split_list(r.group_pooled),
+           {},
+           r.pool_how};
+  for (const auto& v : split_list(r.pool_strengths))
+    g.pool_strengths.push_back(std::strtod(v.c_str(), nullptr));
+  std::erase_if(g.per_group, [&](const std::string& c) {
+    return std::find(g.pooled.begin(), g.pooled.end(), c) != g.pooled.end();
+  });
   return g;
 }
 
@@ -170,7 +187,8 @@ void set_groups(io::ResultFile& r, const Groups& g) {
   for (const auto& c : g.pooled) pooled += (pooled.empty() ? "" : ",") + c;
   r.group_pooled = pooled;
   std::string strengths;
-  for (const double v : g.pool_strengths) strengths += (strengths.empty() ? "" : ",") + format_g(v, 17);
+  for (const double v : g.pool_strengths)
+    strengths += (strengths.empty() ? "" : ",") + format_g(v, 17);
   r.pool_strengths = strengths;
   r.pool_how = g.pool_how;
 }

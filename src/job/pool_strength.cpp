@@ -56,7 +56,8 @@ struct FewShotFold {
   data::Fold alone;       // its two smallest scales only, the same rows held out
 };
 
-std::vector<FewShotFold> few_shot_folds(const data::MeasurementTable& t, std::size_t n_groups, const std::string& scale) {
+std::vector<FewShotFold> few_shot_folds(const data::MeasurementTable& t, std::size_t n_groups,
+                                        const std::string& scale) {
   std::vector<FewShotFold> out;
   if (scale.empty() || !t.find(scale)) return out;
   const std::vector<double> x = t.column(scale).to_double();
@@ -92,7 +93,8 @@ std::vector<FewShotFold> few_shot_folds(const data::MeasurementTable& t, std::si
     data::Fold alone = fold;
     alone.name = "group " + std::to_string(g) + " alone at its two smallest scales";
     alone.train_rows = 0;
-    for (std::size_t i = 0; i < t.rows(); ++i) alone.train_rows += (alone.train[i] = group[i] == g && x[i] <= cut[g]) ? 1 : 0;
+    for (std::size_t i = 0; i < t.rows(); ++i)
+      alone.train_rows += (alone.train[i] = group[i] == g && x[i] <= cut[g]) ? 1 : 0;
     out.push_back({g, std::move(fold), std::move(alone)});
   }
   return out;
@@ -111,8 +113,9 @@ namespace {
 
 // The empirical-Bayes strengths times the multiplier that predicts the few-shot folds best
 // (ties to the stronger pooling); unchanged without such folds.
-void scale_by_held_out(PoolChoice& c, const model::ModelSpec& base, std::size_t n_groups, const model::ConstantKinds& kinds,
-                       const fit::FitProblem& p, const de::FitOptions& options, MPI_Comm world) {
+void scale_by_held_out(PoolChoice& c, const model::ModelSpec& base, std::size_t n_groups,
+                       const model::ConstantKinds& kinds, const fit::FitProblem& p,
+                       const de::FitOptions& options, MPI_Comm world) {
   const std::string scale = p.scale.empty() ? model::scale_column(*p.model) : p.scale;
   const std::vector<FewShotFold> folds = few_shot_folds(*p.rows, n_groups, scale);
   if (folds.empty()) {
@@ -134,8 +137,10 @@ void scale_by_held_out(PoolChoice& c, const model::ModelSpec& base, std::size_t 
       }
       fit::FoldJob j{p, &f.fold};
       j.problem.model = std::make_shared<const model::Model>(
-          model::expand_for_groups(base, n_groups, kinds.per_group, times(c.pooled, m)), p.rows->column_names());
-      // The held-out group starts at the others' values: its own were fitted on the rows it predicts.
+          model::expand_for_groups(base, n_groups, kinds.per_group, times(c.pooled, m)),
+          p.rows->column_names());
+      // The held-out group starts at the others' values: its own were fitted on the rows it
+      // predicts.
       j.problem.start = joint_start(*j.problem.model, c.alone, f.group);
       jobs.push_back(std::move(j));
     }
@@ -144,16 +149,19 @@ void scale_by_held_out(PoolChoice& c, const model::ModelSpec& base, std::size_t 
   std::vector<double> scores;
   std::size_t best = 0;
   for (std::size_t i = 0; i < grid.size(); ++i) {
-    const std::vector<fit::FoldFit> of(fits.begin() + static_cast<std::ptrdiff_t>(i * folds.size()),
-                                       fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * folds.size()));
+    const std::vector<fit::FoldFit> of(
+        fits.begin() + static_cast<std::ptrdiff_t>(i * folds.size()),
+        fits.begin() + static_cast<std::ptrdiff_t>((i + 1) * folds.size()));
     scores.push_back(fit::pool(of, p.cost.residual).cost);
     if (scores[i] <= scores[best]) best = i;
   }
   c.pooled = times(c.pooled, grid[best]);
   std::string curve;
-  for (std::size_t i = 0; i < grid.size(); ++i) curve += (i ? " " : "") + format_g(grid[i]) + ":" + format_g(scores[i], 3);
+  for (std::size_t i = 0; i < grid.size(); ++i)
+    curve += (i ? " " : "") + format_g(grid[i]) + ":" + format_g(scores[i], 3);
   c.how += ", times " + format_g(grid[best]) + " as predicted " + std::to_string(folds.size()) +
-           " groups best from their two smallest scales (held-out cost per multiplier " + curve + ")";
+           " groups best from their two smallest scales (held-out cost per multiplier " + curve +
+           ")";
 }
 
 }  // namespace
@@ -163,8 +171,8 @@ namespace {
 // Every group fitted alone on its own rows with the base model: one small search per group,
 // the groups spread over the ranks, where one search over every group's constants at once
 // grew with the groups (100 groups: 152 s for this step).
-Alone fit_alone(const model::ModelSpec& base, std::size_t n_groups, const fit::FitProblem& p, const de::FitOptions& options,
-                MPI_Comm world) {
+Alone fit_alone(const model::ModelSpec& base, std::size_t n_groups, const fit::FitProblem& p,
+                const de::FitOptions& options, MPI_Comm world) {
   const std::vector<std::size_t> group = row_groups(*p.rows, n_groups);
   std::vector<data::Fold> folds(n_groups);
   for (std::size_t g = 1; g <= n_groups; ++g) {
@@ -172,7 +180,8 @@ Alone fit_alone(const model::ModelSpec& base, std::size_t n_groups, const fit::F
     f.name = "group " + std::to_string(g) + " alone";
     f.test.assign(group.size(), false);
     f.train.resize(group.size());
-    for (std::size_t i = 0; i < group.size(); ++i) f.train_rows += (f.train[i] = group[i] == g) ? 1 : 0;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      f.train_rows += (f.train[i] = group[i] == g) ? 1 : 0;
   }
   const auto model = std::make_shared<const model::Model>(base, p.rows->column_names());
   std::vector<fit::FoldJob> jobs;
@@ -185,7 +194,9 @@ Alone fit_alone(const model::ModelSpec& base, std::size_t n_groups, const fit::F
   a.names = model->param_names();
   double cost = 0.0;
   for (const fit::FoldFit& f : fit::fit_folds(jobs, options, world, false)) {
-    a.params.push_back(f.failed ? Eigen::VectorXd::Constant(static_cast<Eigen::Index>(a.names.size()), NAN) : f.params);
+    a.params.push_back(
+        f.failed ? Eigen::VectorXd::Constant(static_cast<Eigen::Index>(a.names.size()), NAN)
+                 : f.params);
     if (f.failed) continue;
     cost += f.train_cost * static_cast<double>(f.train_rows);
     a.rows += f.train_rows;
@@ -197,7 +208,8 @@ Alone fit_alone(const model::ModelSpec& base, std::size_t n_groups, const fit::F
 }  // namespace
 
 double Alone::median_of(const std::string& constant, std::size_t skip) const {
-  const auto k = static_cast<Eigen::Index>(std::find(names.begin(), names.end(), constant) - names.begin());
+  const auto k =
+      static_cast<Eigen::Index>(std::find(names.begin(), names.end(), constant) - names.begin());
   std::vector<double> values;
   for (std::size_t g = 1; g <= params.size(); ++g) {
     if (g != skip && std::isfinite(params[g - 1](k))) values.push_back(params[g - 1](k));
@@ -209,21 +221,26 @@ Eigen::VectorXd joint_start(const model::Model& m, const Alone& alone, std::size
   Eigen::VectorXd x(static_cast<Eigen::Index>(m.n_params()));
   for (std::size_t i = 0; i < m.n_params(); ++i) {
     const auto [constant, g] = model::split_group_param(m.param_names()[i]);
-    const auto k = static_cast<Eigen::Index>(std::find(alone.names.begin(), alone.names.end(), constant) - alone.names.begin());
+    const auto k = static_cast<Eigen::Index>(
+        std::find(alone.names.begin(), alone.names.end(), constant) - alone.names.begin());
     double v = NAN;
-    if (g > 0 && g <= alone.params.size() && g != skip && k < static_cast<Eigen::Index>(alone.names.size())) {
+    if (g > 0 && g <= alone.params.size() && g != skip &&
+        k < static_cast<Eigen::Index>(alone.names.size())) {
       v = alone.params[g - 1](k);
     }
-    if (!std::isfinite(v) && k < static_cast<Eigen::Index>(alone.names.size())) v = alone.median_of(constant, skip);
+    if (!std::isfinite(v) && k < static_cast<Eigen::Index>(alone.names.size()))
+      v = alone.median_of(constant, skip);
     const auto& spec = m.spec().params[i];
     // Where no group fitted: the middle of the bounds, as a search would start.
-    x(static_cast<Eigen::Index>(i)) = std::isfinite(v) ? std::clamp(v, spec.lo, spec.hi) : m.from_unit(i, 0.5);
+    x(static_cast<Eigen::Index>(i)) =
+        std::isfinite(v) ? std::clamp(v, spec.lo, spec.hi) : m.from_unit(i, 0.5);
   }
   return x;
 }
 
-PoolChoice choose_pool_strength(const model::ModelSpec& base, std::size_t n_groups, const model::ConstantKinds& kinds,
-                                const fit::FitProblem& problem, double given, const de::FitOptions& options,
+PoolChoice choose_pool_strength(const model::ModelSpec& base, std::size_t n_groups,
+                                const model::ConstantKinds& kinds, const fit::FitProblem& problem,
+                                double given, const de::FitOptions& options,
                                 const island::IslandLayout& layout) {
   PoolChoice c;
   if (!std::isnan(given)) {
@@ -241,13 +258,17 @@ PoolChoice choose_pool_strength(const model::ModelSpec& base, std::size_t n_grou
   std::string spreads;
   for (std::size_t k = 0; k < kinds.pooled.size(); ++k) {
     const std::string& name = kinds.pooled[k];
-    const auto i = static_cast<std::size_t>(std::find(c.alone.names.begin(), c.alone.names.end(), name) - c.alone.names.begin());
+    const auto i = static_cast<std::size_t>(
+        std::find(c.alone.names.begin(), c.alone.names.end(), name) - c.alone.names.begin());
     std::vector<double> values;
     for (const auto& v : c.alone.params) {
-      if (std::isfinite(v(static_cast<Eigen::Index>(i)))) values.push_back(v(static_cast<Eigen::Index>(i)));
+      if (std::isfinite(v(static_cast<Eigen::Index>(i))))
+        values.push_back(v(static_cast<Eigen::Index>(i)));
     }
     const double typical = values.empty() ? 0.0 : std::fabs(median(values));
-    const double scale = typical > 0.0 && std::isfinite(typical) ? typical : 1e-3 * (base.params[i].hi - base.params[i].lo);
+    const double scale = typical > 0.0 && std::isfinite(typical)
+                             ? typical
+                             : 1e-3 * (base.params[i].hi - base.params[i].lo);
     if (!std::isnan(given)) {
       c.pooled[k].scale = scale;
       continue;
@@ -260,11 +281,13 @@ PoolChoice choose_pool_strength(const model::ModelSpec& base, std::size_t n_grou
     spreads += (spreads.empty() ? "" : ", ") + name + " " + format_g(100.0 * tau, 3) + "%";
   }
   if (std::isnan(given)) {
-    c.how = "empirical Bayes: the groups' robust spread, each group fitted alone (" + spreads + "), against the noise (cost " +
-            format_g(noise, 3) + " over " + std::to_string(c.alone.rows) + " rows)";
+    c.how = "empirical Bayes: the groups' robust spread, each group fitted alone (" + spreads +
+            "), against the noise (cost " + format_g(noise, 3) + " over " +
+            std::to_string(c.alone.rows) + " rows)";
     scale_by_held_out(c, base, n_groups, kinds, p, options, layout.world);
   }
-  spdlog::log(problem.quiet ? spdlog::level::debug : spdlog::level::info, "pooled {}: {}", join(kinds.pooled), c.how);
+  spdlog::log(problem.quiet ? spdlog::level::debug : spdlog::level::info, "pooled {}: {}",
+              join(kinds.pooled), c.how);
   return c;
 }
 

@@ -16,7 +16,9 @@ ResultNames::ResultNames(const io::ResultFile& r, const std::string& path) : ran
   bindings_ = model::parse_factor_bindings(cfg.factors);
 }
 
-std::string ResultNames::column(const std::string& name) const { return model::column_of(bindings_, name); }
+std::string ResultNames::column(const std::string& name) const {
+  return model::column_of(bindings_, name);
+}
 
 const model::FactorBinding* ResultNames::fixed(const std::string& name) const {
   for (const auto& b : bindings_) {
@@ -46,13 +48,15 @@ data::MeasurementTable ResultNames::bind(const data::MeasurementTable& t, model:
   }
   std::vector<std::string> held;
   for (const auto& f : model::Model::factors(spec)) {
-    const auto m = std::find_if(ranges_.begin(), ranges_.end(), [&](const io::MeasuredRange& x) { return x.name == f; });
+    const auto m = std::find_if(ranges_.begin(), ranges_.end(),
+                                [&](const io::MeasuredRange& x) { return x.name == f; });
     if (out.find(f) || m == ranges_.end() || m->lo != m->hi || out.columns().empty()) continue;
     out.add_column(data::Column(f, std::vector<double>(out.rows(), m->lo)));
     held.push_back(f + "=" + format_g(m->lo, 10));
   }
   if (!held.empty()) {
-    const std::string line = where + ": " + join(held) + " not given: held at the one value the fit measured";
+    const std::string line =
+        where + ": " + join(held) + " not given: held at the one value the fit measured";
     if (note) {
       *note = line;
     } else {

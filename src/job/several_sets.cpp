@@ -8,24 +8,30 @@ namespace perfit::job {
 
 namespace {
 
-std::string attribute_or(const data::Attributes& a, const std::string& key, const std::string& fallback) {
+std::string attribute_or(const data::Attributes& a, const std::string& key,
+                         const std::string& fallback) {
   const auto it = a.find(key);
   return it == a.end() ? fallback : data::attribute_text(it->second);
 }
 
 // Every set must read as the first does: the same target and unit, the same columns.
-void check_like_first(const io::SetInfo& first, const io::SetInfo& other, const std::string& where) {
-  for (const auto& [key, fallback] : {std::pair<std::string, std::string>{"target", ""}, {"unit", "s"}}) {
-    const std::string a = attribute_or(first.attributes, key, fallback), b = attribute_or(other.attributes, key, fallback);
+void check_like_first(const io::SetInfo& first, const io::SetInfo& other,
+                      const std::string& where) {
+  for (const auto& [key, fallback] :
+       {std::pair<std::string, std::string>{"target", ""}, {"unit", "s"}}) {
+    const std::string a = attribute_or(first.attributes, key, fallback),
+                      b = attribute_or(other.attributes, key, fallback);
     if (a != b) {
-      throw DataError(where + ": set '" + other.path + "' has " + key + " '" + b + "' where '" + first.path + "' has '" +
-                      a + "'; a joint fit of several sets needs one " + key + " (re-import them alike)");
+      throw DataError(where + ": set '" + other.path + "' has " + key + " '" + b + "' where '" +
+                      first.path + "' has '" + a + "'; a joint fit of several sets needs one " +
+                      key + " (re-import them alike)");
     }
   }
   for (const auto& col : other.columns) {
     if (col.name == kSetColumn) {
-      throw DataError(where + ": set '" + other.path + "' has a column named '" + kSetColumn +
-                      "', the name a joint fit of several sets gives each row's set; rename that column");
+      throw DataError(
+          where + ": set '" + other.path + "' has a column named '" + kSetColumn +
+          "', the name a joint fit of several sets gives each row's set; rename that column");
     }
   }
 }
@@ -44,10 +50,13 @@ SeveralSets read_several_sets(const io::StoreReader& store, const std::string& p
     check_like_first(out.info, info, where);
     std::vector<std::string> columns;
     for (const auto& col : out.info.columns) columns.push_back(col.name);
-    data::MeasurementTable t = store.read(path, columns);  // a set without one of them: refused by name
+    data::MeasurementTable t =
+        store.read(path, columns);  // a set without one of them: refused by name
     names.insert(names.end(), t.rows(), path);
-    if (out.sets++ == 0) *out.rows = std::move(t);
-    else out.rows->append(t);
+    if (out.sets++ == 0)
+      *out.rows = std::move(t);
+    else
+      out.rows->append(t);
   }
   out.rows->add_column(data::Column(kSetColumn, std::move(names)));
   out.rows->attributes() = out.info.attributes;
@@ -58,7 +67,8 @@ SeveralSets read_several_sets(const io::StoreReader& store, const std::string& p
   return out;
 }
 
-data::MeasurementTable only_columns(const data::MeasurementTable& t, const std::vector<std::string>& columns) {
+data::MeasurementTable only_columns(const data::MeasurementTable& t,
+                                    const std::vector<std::string>& columns) {
   data::MeasurementTable out;
   for (const auto& c : columns) out.add_column(t.column(c));
   out.attributes() = t.attributes();

@@ -1,7 +1,6 @@
 #include "perfit/model/bounded_lsq.hpp"
 
 #include <Eigen/Cholesky>
-
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -49,7 +48,13 @@ constexpr double kBlockPivotFloor = 1e-9;
 
 class Bvls {
  public:
-  explicit Bvls(BlockQP q) : s_(std::move(q)), lo_(s_.lo), hi_(s_.hi), n_(s_.size()), owner_(static_cast<std::size_t>(n_), -1), local_(owner_) {
+  explicit Bvls(BlockQP q)
+      : s_(std::move(q)),
+        lo_(s_.lo),
+        hi_(s_.hi),
+        n_(s_.size()),
+        owner_(static_cast<std::size_t>(n_), -1),
+        local_(owner_) {
     Eigen::Index k = 0;
     for (std::size_t b = 0; b < s_.blocks.size(); ++b) {
       for (Eigen::Index i = 0; i < s_.blocks[b].rows(); ++i, ++k) {
@@ -57,7 +62,8 @@ class Bvls {
         local_[static_cast<std::size_t>(k)] = static_cast<int>(i);
       }
     }
-    for (const Eigen::Index h0 = k; k < n_; ++k) local_[static_cast<std::size_t>(k)] = static_cast<int>(k - h0);
+    for (const Eigen::Index h0 = k; k < n_; ++k)
+      local_[static_cast<std::size_t>(k)] = static_cast<int>(k - h0);
     dirty_.assign(s_.blocks.size(), 1);
   }
 
@@ -70,7 +76,9 @@ class Bvls {
       if (s_.diagonal(k) > 0.0) {
         d_(k) = 1.0 / std::sqrt(s_.diagonal(k));
       } else {
-        c(k) = s_.v(k) > 0.0 ? s_.hi(k) : s_.v(k) < 0.0 ? s_.lo(k) : std::clamp(0.0, s_.lo(k), s_.hi(k));
+        c(k) = s_.v(k) > 0.0   ? s_.hi(k)
+               : s_.v(k) < 0.0 ? s_.lo(k)
+                               : std::clamp(0.0, s_.lo(k), s_.hi(k));
         at_[static_cast<std::size_t>(k)] = At::zero_column;
       }
     }
@@ -79,7 +87,8 @@ class Bvls {
     for (Eigen::Index k = 0; k < n_; ++k) {
       const auto i = static_cast<std::size_t>(k);
       x_(k) = at_[i] == At::zero_column ? 0.0 : std::clamp(0.0, s_.lo(k), s_.hi(k));
-      const signed char b = bounds && bounds->size() == static_cast<std::size_t>(n_) ? (*bounds)[i] : 0;
+      const signed char b =
+          bounds && bounds->size() == static_cast<std::size_t>(n_) ? (*bounds)[i] : 0;
       if (at_[i] == At::free && b != 0) {
         at_[i] = b < 0 ? At::lower : At::upper;
         x_(k) = b < 0 ? s_.lo(k) : s_.hi(k);
@@ -95,12 +104,14 @@ class Bvls {
       touch(k);
     }
     for (Eigen::Index k = 0; k < n_; ++k) {
-      if (at_[static_cast<std::size_t>(k)] != At::zero_column) c(k) = std::clamp(x_(k) * d_(k), lo(k), hi(k));
+      if (at_[static_cast<std::size_t>(k)] != At::zero_column)
+        c(k) = std::clamp(x_(k) * d_(k), lo(k), hi(k));
     }
     if (bounds) {
       bounds->assign(static_cast<std::size_t>(n_), 0);
       for (std::size_t k = 0; k < at_.size(); ++k) {
-        if (at_[k] == At::lower || at_[k] == At::upper) (*bounds)[k] = static_cast<signed char>(at_[k]);
+        if (at_[k] == At::lower || at_[k] == At::upper)
+          (*bounds)[k] = static_cast<signed char>(at_[k]);
       }
     }
     return c;
@@ -172,7 +183,8 @@ class Bvls {
     for (auto& m : mine_) m.clear();
     for (const Eigen::Index k : free_) {
       const int b = owner_[static_cast<std::size_t>(k)];
-      (b < 0 ? hub_free : mine_[static_cast<std::size_t>(b)]).push_back(local_[static_cast<std::size_t>(k)]);
+      (b < 0 ? hub_free : mine_[static_cast<std::size_t>(b)])
+          .push_back(local_[static_cast<std::size_t>(k)]);
     }
     const auto mh = static_cast<Eigen::Index>(hub_free.size());
     Eigen::MatrixXd S(mh, mh);
@@ -225,7 +237,8 @@ class Bvls {
       if (mine_[b].empty()) continue;
       Eigen::VectorXd zb = solved_[b].col(mh);
       if (mh > 0) zb.noalias() -= solved_[b].leftCols(mh) * zh;
-      for (std::size_t a = 0; a < mine_[b].size(); ++a) z_(start + mine_[b][a]) = zb(static_cast<Eigen::Index>(a));
+      for (std::size_t a = 0; a < mine_[b].size(); ++a)
+        z_(start + mine_[b][a]) = zb(static_cast<Eigen::Index>(a));
     }
     return true;
   }
@@ -293,7 +306,7 @@ class Bvls {
     return best;
   }
 
-  BlockQP s_;  // scaled to a unit diagonal
+  BlockQP s_;                // scaled to a unit diagonal
   Eigen::VectorXd lo_, hi_;  // the bounds as given
   Eigen::Index n_;
   std::vector<int> owner_, local_;  // per variable: its block (-1: the hub) and place in it

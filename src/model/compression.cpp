@@ -1,7 +1,6 @@
 #include "perfit/model/compression.hpp"
 
 #include <Eigen/Core>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -62,7 +61,8 @@ std::vector<std::vector<double>> factor_values(const data::MeasurementTable& t,
 // The configurations in order of first appearance, those of a joint fit's groups together
 // (grouped_model.hpp: one indicator column per group), so that a group's constants meet one
 // run of rows (projection.hpp evaluates them there only).
-std::vector<std::size_t> group_order(const std::vector<std::vector<double>>& cols, const std::vector<std::string>& factors,
+std::vector<std::size_t> group_order(const std::vector<std::vector<double>>& cols,
+                                     const std::vector<std::string>& factors,
                                      const std::vector<std::size_t>& first_rows) {
   std::vector<std::size_t> order(first_rows.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -80,21 +80,24 @@ std::vector<std::size_t> group_order(const std::vector<std::vector<double>>& col
       }
     }
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return group[x] < group[y]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return group[x] < group[y]; });
   return order;
 }
 
 }  // namespace
 
-std::size_t count_configurations(const data::MeasurementTable& t, const std::vector<std::string>& factors) {
+std::size_t count_configurations(const data::MeasurementTable& t,
+                                 const std::vector<std::string>& factors) {
   const auto cols = factor_values(t, factors);
   Grouper g(cols);
   for (std::size_t i = 0; i < t.rows(); ++i) g.id(i);
   return g.first_rows().size();
 }
 
-CompressedRows compress_rows(const data::MeasurementTable& t, const std::vector<std::string>& factors,
-                             const CostOptions& cost, const std::vector<double>& row_weights) {
+CompressedRows compress_rows(const data::MeasurementTable& t,
+                             const std::vector<std::string>& factors, const CostOptions& cost,
+                             const std::vector<double>& row_weights) {
   PERFIT_ASSERT(cost.residual != Residual::ape, "ape cannot be compressed");
   const std::size_t n = t.rows();
   const auto cols = factor_values(t, factors);
@@ -117,10 +120,20 @@ CompressedRows compress_rows(const data::MeasurementTable& t, const std::vector<
     const auto c = static_cast<Eigen::Index>(id[i]);
     const double w = weight_of(i);
     switch (cost.residual) {
-      case Residual::rel_sq: s1[c] += w / y[i]; s2[c] += w / (y[i] * y[i]); break;
-      case Residual::sq: s0[c] += w; s1[c] += w * y[i]; break;
-      case Residual::sq_log: s0[c] += w; s1[c] += w * std::log(y[i]); break;
-      case Residual::ape: break;
+      case Residual::rel_sq:
+        s1[c] += w / y[i];
+        s2[c] += w / (y[i] * y[i]);
+        break;
+      case Residual::sq:
+        s0[c] += w;
+        s1[c] += w * y[i];
+        break;
+      case Residual::sq_log:
+        s0[c] += w;
+        s1[c] += w * std::log(y[i]);
+        break;
+      case Residual::ape:
+        break;
     }
   }
   std::vector<double> target(m), weight(m);
@@ -131,9 +144,16 @@ CompressedRows compress_rows(const data::MeasurementTable& t, const std::vector<
         target[k] = s1[c] / s2[c];
         weight[k] = s1[c] * s1[c] / s2[c];
         break;
-      case Residual::sq: target[k] = s1[c] / s0[c]; weight[k] = s0[c]; break;
-      case Residual::sq_log: target[k] = std::exp(s1[c] / s0[c]); weight[k] = s0[c]; break;
-      case Residual::ape: break;
+      case Residual::sq:
+        target[k] = s1[c] / s0[c];
+        weight[k] = s0[c];
+        break;
+      case Residual::sq_log:
+        target[k] = std::exp(s1[c] / s0[c]);
+        weight[k] = s0[c];
+        break;
+      case Residual::ape:
+        break;
     }
     if (!(weight[k] > 0.0)) {  // a configuration whose rows all weigh 0: it adds nothing
       weight[k] = 0.0;

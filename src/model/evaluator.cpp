@@ -4,10 +4,10 @@
 #include <limits>
 #include <thread>
 
-#include "perfit/core/assert.hpp"
-#include "perfit/core/error.hpp"
 #include "block_threads.hpp"
 #include "lincomb_kernel.hpp"
+#include "perfit/core/assert.hpp"
+#include "perfit/core/error.hpp"
 #include "tape_kernel.hpp"
 
 namespace perfit::model {
@@ -114,7 +114,8 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
     : model_(&model), cost_(std::move(cost)), options_(options) {
   cost_.validate();
   if (options_.block_rows == 0) options_.block_rows = 1024;
-  options_.block_rows = (options_.block_rows + 7) / 8 * 8;  // every block starts aligned (detail::Scratch)
+  options_.block_rows =
+      (options_.block_rows + 7) / 8 * 8;  // every block starts aligned (detail::Scratch)
   if (options_.threads == 0) options_.threads = 1;
   for (const auto& name : model.columns_used()) {
     const data::Column& c = table.column(name);
@@ -146,7 +147,8 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
   for (std::size_t i = 0; i < n; ++i) {
     if (!(std::isfinite(y[i]) && y[i] > 0.0)) {
       throw DataError("target column '" + target + "' row " + std::to_string(i) + " is " +
-                      std::to_string(y[i]) + "; measured times must be finite and > 0 "
+                      std::to_string(y[i]) +
+                      "; measured times must be finite and > 0 "
                       "(re-import with --drop-invalid)");
     }
   }
@@ -162,7 +164,8 @@ Evaluator::Evaluator(const Model& model, const data::MeasurementTable& table, Co
     }
     weights_ = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(n));
     weight_sum_ = weights_.sum();
-    if (!(weight_sum_ > 0.0)) throw DataError("weight column '" + cost_.weight_column + "' is all zero");
+    if (!(weight_sum_ > 0.0))
+      throw DataError("weight column '" + cost_.weight_column + "' is all zero");
   } else {
     weight_sum_ = static_cast<double>(n);
   }
@@ -190,17 +193,22 @@ double Evaluator::block_residual(const double* pred, std::size_t begin, std::siz
     return weighted ? (e * weights_.array().segment(b, ni)).sum() : e.sum();
   };
   switch (cost_.residual) {
-    case Residual::rel_sq: return sum((r * inv_measured_.array().segment(b, ni) - 1.0).square());
-    case Residual::sq_log: return sum((r.log() - log_measured_.array().segment(b, ni)).square());
-    case Residual::ape: return sum((r * inv_measured_.array().segment(b, ni) - 1.0).abs());
-    case Residual::sq: return sum((r - measured_.array().segment(b, ni)).square());
+    case Residual::rel_sq:
+      return sum((r * inv_measured_.array().segment(b, ni) - 1.0).square());
+    case Residual::sq_log:
+      return sum((r.log() - log_measured_.array().segment(b, ni)).square());
+    case Residual::ape:
+      return sum((r * inv_measured_.array().segment(b, ni) - 1.0).abs());
+    case Residual::sq:
+      return sum((r - measured_.array().segment(b, ni)).square());
   }
   return 0.0;
 }
 
 template <class Sink>
-void Evaluator::for_blocks(const detail::TapeKernel& k, const Eigen::Ref<const Eigen::MatrixXd>& pop,
-                           std::size_t b0, std::size_t b1, Sink&& sink) const {
+void Evaluator::for_blocks(const detail::TapeKernel& k,
+                           const Eigen::Ref<const Eigen::MatrixXd>& pop, std::size_t b0,
+                           std::size_t b1, Sink&& sink) const {
   std::vector<double> scal;
   k.scalars(pop, scal);
   const std::size_t block = options_.block_rows;
@@ -219,8 +227,8 @@ namespace {
 // Accumulates each candidate's residual sum.
 struct CostSink {
   const Evaluator* ev;
-  double (*fused)(bool, const detail::LinResolved*, std::size_t, double, std::size_t,
-                  const double*, const double*, const double*, const double*);
+  double (*fused)(bool, const detail::LinResolved*, std::size_t, double, std::size_t, const double*,
+                  const double*, const double*, const double*);
   const double *inv, *y, *logy, *w;
   Eigen::VectorXd* acc;
   std::size_t begin = 0, n = 0;
@@ -230,9 +238,8 @@ struct CostSink {
     (*acc)(static_cast<Eigen::Index>(j)) += (ev->*block_residual)(pred, begin, n);
   }
   void lincomb(std::size_t j, const detail::LinResolved* r, std::size_t nr, double offset) {
-    (*acc)(static_cast<Eigen::Index>(j)) +=
-        fused(w != nullptr, r, nr, offset, n, inv + begin, y + begin, logy + begin,
-              w ? w + begin : nullptr);
+    (*acc)(static_cast<Eigen::Index>(j)) += fused(w != nullptr, r, nr, offset, n, inv + begin,
+                                                  y + begin, logy + begin, w ? w + begin : nullptr);
   }
 };
 
@@ -259,14 +266,29 @@ void Evaluator::residual_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                                        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n_cand)));
   decltype(&fused_cost<Residual::rel_sq>) fused = nullptr;
   switch (cost_.residual) {
-    case Residual::rel_sq: fused = &fused_cost<Residual::rel_sq>; break;
-    case Residual::sq_log: fused = &fused_cost<Residual::sq_log>; break;
-    case Residual::ape: fused = &fused_cost<Residual::ape>; break;
-    case Residual::sq: fused = &fused_cost<Residual::sq>; break;
+    case Residual::rel_sq:
+      fused = &fused_cost<Residual::rel_sq>;
+      break;
+    case Residual::sq_log:
+      fused = &fused_cost<Residual::sq_log>;
+      break;
+    case Residual::ape:
+      fused = &fused_cost<Residual::ape>;
+      break;
+    case Residual::sq:
+      fused = &fused_cost<Residual::sq>;
+      break;
   }
   auto work = [&](std::size_t t) {
-    CostSink sink{this, fused, inv_measured_.data(), measured_.data(), log_measured_.data(),
-                  weights_.size() > 0 ? weights_.data() : nullptr, &partial[t], 0, 0,
+    CostSink sink{this,
+                  fused,
+                  inv_measured_.data(),
+                  measured_.data(),
+                  log_measured_.data(),
+                  weights_.size() > 0 ? weights_.data() : nullptr,
+                  &partial[t],
+                  0,
+                  0,
                   &Evaluator::block_residual};
     for_blocks(*kernel_, pop, n_blocks * t / threads, n_blocks * (t + 1) / threads, sink);
   };
@@ -299,7 +321,8 @@ void Evaluator::costs(const Eigen::Ref<const Eigen::MatrixXd>& pop,
 void Evaluator::costs_from_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
                                 Eigen::Ref<Eigen::VectorXd> sums, double total_weight) const {
   for (Eigen::Index j = 0; j < sums.size(); ++j) {
-    sums(j) = sums(j) / total_weight + cost_.lambda * penalty(pop.col(j)) + model_->pooling(pop.col(j));
+    sums(j) =
+        sums(j) / total_weight + cost_.lambda * penalty(pop.col(j)) + model_->pooling(pop.col(j));
   }
 }
 
@@ -315,7 +338,8 @@ Eigen::VectorXd Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x) c
   return out;
 }
 
-void Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> out) const {
+void Evaluator::predict(const Eigen::Ref<const Eigen::VectorXd>& x,
+                        Eigen::Ref<Eigen::VectorXd> out) const {
   PERFIT_ASSERT(static_cast<std::size_t>(out.size()) == rows(), "predict: output size");
   const std::size_t n_blocks = (rows() + options_.block_rows - 1) / options_.block_rows;
   StoreSink sink{out.data()};
@@ -339,10 +363,18 @@ Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorX
   Eigen::VectorXd r(n + (pen ? x.size() : 0) + pooled);
   Eigen::ArrayXd e;
   switch (cost_.residual) {
-    case Residual::rel_sq: e = pred * inv_measured_.array() - 1.0; break;
-    case Residual::sq_log: e = pred.log() - log_measured_.array(); break;
-    case Residual::ape: e = (pred * inv_measured_.array() - 1.0).abs().sqrt(); break;
-    case Residual::sq: e = pred - measured_.array(); break;
+    case Residual::rel_sq:
+      e = pred * inv_measured_.array() - 1.0;
+      break;
+    case Residual::sq_log:
+      e = pred.log() - log_measured_.array();
+      break;
+    case Residual::ape:
+      e = (pred * inv_measured_.array() - 1.0).abs().sqrt();
+      break;
+    case Residual::sq:
+      e = pred - measured_.array();
+      break;
   }
   // Negative predictions are infeasible (cost +inf), whatever the residual kind.
   e = (pred < 0.0).select(std::numeric_limits<double>::quiet_NaN(), e);
@@ -353,7 +385,7 @@ Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorX
     for (Eigen::Index k = 0; k < x.size(); ++k) {
       const double u = model_->to_unit(static_cast<std::size_t>(k), x(k));
       r(n + k) = cost_.penalty == Penalty::l2 ? std::sqrt(cost_.lambda) * u
-                                               : std::sqrt(cost_.lambda * std::fabs(u));
+                                              : std::sqrt(cost_.lambda * std::fabs(u));
     }
   }
   // Each pooled copy's distance from the copies' mean: the squares sum to Model::pooling.
@@ -363,7 +395,8 @@ Eigen::VectorXd Evaluator::residual_vector(const Eigen::Ref<const Eigen::VectorX
     double mean = 0.0;
     for (const std::size_t i : p.params) mean += x(static_cast<Eigen::Index>(i));
     mean /= static_cast<double>(p.params.size());
-    for (const std::size_t i : p.params) r(at++) = std::sqrt(p.weight) * (x(static_cast<Eigen::Index>(i)) - mean);
+    for (const std::size_t i : p.params)
+      r(at++) = std::sqrt(p.weight) * (x(static_cast<Eigen::Index>(i)) - mean);
   }
   return r;
 }

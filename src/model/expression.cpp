@@ -9,15 +9,24 @@ namespace perfit::model {
 
 const char* to_string(Func f) {
   switch (f) {
-    case Func::log: return "log";
-    case Func::log2: return "log2";
-    case Func::exp: return "exp";
-    case Func::sqrt: return "sqrt";
-    case Func::abs: return "abs";
-    case Func::min: return "min";
-    case Func::max: return "max";
-    case Func::ceil: return "ceil";
-    case Func::floor: return "floor";
+    case Func::log:
+      return "log";
+    case Func::log2:
+      return "log2";
+    case Func::exp:
+      return "exp";
+    case Func::sqrt:
+      return "sqrt";
+    case Func::abs:
+      return "abs";
+    case Func::min:
+      return "min";
+    case Func::max:
+      return "max";
+    case Func::ceil:
+      return "ceil";
+    case Func::floor:
+      return "floor";
   }
   return "?";
 }
@@ -33,11 +42,10 @@ struct FuncInfo {
   Func func;
   std::size_t arity;
 };
-constexpr FuncInfo kFuncs[] = {{"log", Func::log, 1},   {"log2", Func::log2, 1},
-                               {"exp", Func::exp, 1},   {"sqrt", Func::sqrt, 1},
-                               {"abs", Func::abs, 1},   {"min", Func::min, 2},
-                               {"max", Func::max, 2},   {"ceil", Func::ceil, 1},
-                               {"floor", Func::floor, 1}};
+constexpr FuncInfo kFuncs[] = {
+    {"log", Func::log, 1},   {"log2", Func::log2, 1}, {"exp", Func::exp, 1},
+    {"sqrt", Func::sqrt, 1}, {"abs", Func::abs, 1},   {"min", Func::min, 2},
+    {"max", Func::max, 2},   {"ceil", Func::ceil, 1}, {"floor", Func::floor, 1}};
 
 class Parser {
  public:
@@ -54,8 +62,8 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& msg, std::size_t pos) const {
-    throw ConfigError("syntax error in " + what_ + " at column " + std::to_string(pos + 1) +
-                      ": " + msg + "\n" + caret(s_, pos));
+    throw ConfigError("syntax error in " + what_ + " at column " + std::to_string(pos + 1) + ": " +
+                      msg + "\n" + caret(s_, pos));
   }
   void skip() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
@@ -234,12 +242,17 @@ namespace {
 int precedence(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::add:
-    case Expr::Kind::sub: return 1;
+    case Expr::Kind::sub:
+      return 1;
     case Expr::Kind::mul:
-    case Expr::Kind::div: return 2;
-    case Expr::Kind::neg: return 3;
-    case Expr::Kind::pow: return 4;
-    default: return 5;
+    case Expr::Kind::div:
+      return 2;
+    case Expr::Kind::neg:
+      return 3;
+    case Expr::Kind::pow:
+      return 4;
+    default:
+      return 5;
   }
 }
 
@@ -252,16 +265,24 @@ std::string text_of(const Expr& e) {
       const auto r = std::to_chars(buf, buf + sizeof buf, e.value);
       return std::string(buf, r.ptr);
     }
-    case Expr::Kind::ident: return e.name;
-    case Expr::Kind::neg: return "-" + text_at(e.args[0], 3);
-    case Expr::Kind::add: return text_at(e.args[0], 1) + " + " + text_at(e.args[1], 2);
-    case Expr::Kind::sub: return text_at(e.args[0], 1) + " - " + text_at(e.args[1], 2);
-    case Expr::Kind::mul: return text_at(e.args[0], 2) + "*" + text_at(e.args[1], 3);
-    case Expr::Kind::div: return text_at(e.args[0], 2) + "/" + text_at(e.args[1], 3);
-    case Expr::Kind::pow: return text_at(e.args[0], 5) + "^" + text_at(e.args[1], 4);
+    case Expr::Kind::ident:
+      return e.name;
+    case Expr::Kind::neg:
+      return "-" + text_at(e.args[0], 3);
+    case Expr::Kind::add:
+      return text_at(e.args[0], 1) + " + " + text_at(e.args[1], 2);
+    case Expr::Kind::sub:
+      return text_at(e.args[0], 1) + " - " + text_at(e.args[1], 2);
+    case Expr::Kind::mul:
+      return text_at(e.args[0], 2) + "*" + text_at(e.args[1], 3);
+    case Expr::Kind::div:
+      return text_at(e.args[0], 2) + "/" + text_at(e.args[1], 3);
+    case Expr::Kind::pow:
+      return text_at(e.args[0], 5) + "^" + text_at(e.args[1], 4);
     case Expr::Kind::call: {
       std::string out = std::string(to_string(e.func)) + "(";
-      for (std::size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + text_at(e.args[i], 1);
+      for (std::size_t i = 0; i < e.args.size(); ++i)
+        out += (i ? ", " : "") + text_at(e.args[i], 1);
       return out + ")";
     }
   }

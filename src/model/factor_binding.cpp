@@ -18,7 +18,8 @@ std::vector<FactorBinding> parse_factor_bindings(const std::string& text) {
     const std::string entry = text.substr(start, end - start);
     const std::size_t eq = entry.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size()) {
-      throw ConfigError("factors '" + text + "': entry '" + entry + "' is not NAME=COLUMN or "
+      throw ConfigError("factors '" + text + "': entry '" + entry +
+                        "' is not NAME=COLUMN or "
                         "NAME=NUMBER (e.g. p=n_accelerators,d=1)");
     }
     FactorBinding b;
@@ -32,7 +33,8 @@ std::vector<FactorBinding> parse_factor_bindings(const std::string& text) {
       b.column = rhs;
     }
     for (const auto& o : out) {
-      if (o.factor == b.factor) throw ConfigError("factors '" + text + "': factor '" + b.factor + "' is bound twice");
+      if (o.factor == b.factor)
+        throw ConfigError("factors '" + text + "': factor '" + b.factor + "' is bound twice");
     }
     out.push_back(b);
     start = end + 1;
@@ -40,7 +42,8 @@ std::vector<FactorBinding> parse_factor_bindings(const std::string& text) {
   return out;
 }
 
-std::vector<FactorBinding> bindings_for(const ModelSpec& spec, const std::vector<FactorBinding>& bindings) {
+std::vector<FactorBinding> bindings_for(const ModelSpec& spec,
+                                        const std::vector<FactorBinding>& bindings) {
   const std::vector<std::string> reads = Model::factors(spec);
   std::vector<FactorBinding> out;
   for (const auto& b : bindings) {
@@ -59,7 +62,8 @@ std::string column_of(const std::vector<FactorBinding>& bindings, const std::str
 std::string to_text(const std::vector<FactorBinding>& bindings) {
   std::string out;
   for (const auto& b : bindings) {
-    out += (out.empty() ? "" : ",") + b.factor + "=" + (b.column.empty() ? format_real(b.value) : b.column);
+    out += (out.empty() ? "" : ",") + b.factor + "=" +
+           (b.column.empty() ? format_real(b.value) : b.column);
   }
   return out;
 }
@@ -68,7 +72,8 @@ std::string scale_column(const Model& m) {
   const auto& used = m.columns_used();
   if (std::find(used.begin(), used.end(), "p") != used.end()) return "p";
   for (const auto& t : m.spec().terms) {
-    if (t.name == "p" && std::find(used.begin(), used.end(), t.expression) != used.end()) return t.expression;
+    if (t.name == "p" && std::find(used.begin(), used.end(), t.expression) != used.end())
+      return t.expression;
   }
   return "";
 }

@@ -25,7 +25,8 @@ std::string rewrite(const std::string& text, const std::string& what, std::size_
                     const std::vector<std::string>& per_group) {
   std::vector<std::pair<std::size_t, std::string>> at;
   const std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
-    if (e->kind == Expr::Kind::ident && contains(per_group, e->name)) at.emplace_back(e->pos, e->name);
+    if (e->kind == Expr::Kind::ident && contains(per_group, e->name))
+      at.emplace_back(e->pos, e->name);
     for (const auto& a : e->args) walk(a);
   };
   walk(parse_expression(text, what));
@@ -53,18 +54,21 @@ std::pair<std::string, std::size_t> split_group_param(const std::string& name) {
   const std::size_t at = name.rfind(kSeparator);
   if (at == std::string::npos || at == 0 || at + kSeparator.size() >= name.size()) return {name, 0};
   const std::string digits = name.substr(at + kSeparator.size());
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return {name, 0};
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return {name, 0};
   return {name.substr(0, at), static_cast<std::size_t>(std::stoul(digits))};
 }
 
 bool is_group_indicator(const std::string& column) {
-  return column.size() > kIndicator.size() && column.compare(0, kIndicator.size(), kIndicator) == 0 &&
+  return column.size() > kIndicator.size() &&
+         column.compare(0, kIndicator.size(), kIndicator) == 0 &&
          std::all_of(column.begin() + static_cast<std::ptrdiff_t>(kIndicator.size()), column.end(),
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
 ConstantKinds constant_kinds(const ModelSpec& spec, const std::vector<std::string>& shared,
-                             const std::vector<std::string>& per_group, const std::vector<std::string>& pooled) {
+                             const std::vector<std::string>& per_group,
+                             const std::vector<std::string>& pooled) {
   std::vector<std::string> names;
   for (const auto& p : spec.params) names.push_back(p.name);
   const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists = {
@@ -72,13 +76,13 @@ ConstantKinds constant_kinds(const ModelSpec& spec, const std::vector<std::strin
   for (std::size_t a = 0; a < lists.size(); ++a) {
     for (const auto& n : *lists[a].second) {
       if (!contains(names, n)) {
-        throw ConfigError("'" + n + "' (in " + lists[a].first + ") is not a constant of model '" + spec.name +
-                          "'; its constants: " + join(names));
+        throw ConfigError("'" + n + "' (in " + lists[a].first + ") is not a constant of model '" +
+                          spec.name + "'; its constants: " + join(names));
       }
       for (std::size_t b = a + 1; b < lists.size(); ++b) {
         if (contains(*lists[b].second, n)) {
-          throw ConfigError("constant '" + n + "' is named both " + lists[a].first + " and " + lists[b].first +
-                            "; name it in one");
+          throw ConfigError("constant '" + n + "' is named both " + lists[a].first + " and " +
+                            lists[b].first + "; name it in one");
         }
       }
     }
@@ -90,7 +94,8 @@ ConstantKinds constant_kinds(const ModelSpec& spec, const std::vector<std::strin
   return k;
 }
 
-ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const std::vector<std::string>& per_group_only,
+ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups,
+                            const std::vector<std::string>& per_group_only,
                             const std::vector<PoolStrength>& pooled) {
   std::vector<std::string> per_group = per_group_only;  // every constant with a copy per group
   for (const auto& p : pooled) per_group.push_back(p.constant);
@@ -110,8 +115,9 @@ ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const s
       ParamSpec q = p;
       q.name = group_param(p.name, g);
       if (taken.count(q.name)) {
-        throw ConfigError("model '" + spec.name + "' already has a name '" + q.name + "', which the joint fit " +
-                          "needs for group " + std::to_string(g) + "'s '" + p.name + "'; rename it");
+        throw ConfigError("model '" + spec.name + "' already has a name '" + q.name +
+                          "', which the joint fit " + "needs for group " + std::to_string(g) +
+                          "'s '" + p.name + "'; rename it");
       }
       out.params.push_back(q);
     }
@@ -128,7 +134,8 @@ ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const s
     out.pools.push_back(std::move(pool));
   }
   out.expression = rewrite(spec.expression, "expression", n_groups, per_group);
-  for (auto& t : out.terms) t.expression = rewrite(t.expression, "term '" + t.name + "'", n_groups, per_group);
+  for (auto& t : out.terms)
+    t.expression = rewrite(t.expression, "term '" + t.name + "'", n_groups, per_group);
   if (!out.factors.empty() && !per_group.empty()) {
     for (std::size_t g = 1; g <= n_groups; ++g) out.factors.push_back(group_indicator(g));
   }

@@ -24,7 +24,8 @@ std::vector<double> others(const std::vector<double>& x, std::size_t param) {
 // `param` (equal other coordinates) that are longest, merged per value of `param` by the mean,
 // keeping only lines that cover the same range as the first.
 Points line_points(const Points& pts, std::size_t param) {
-  std::vector<std::pair<std::vector<double>, std::vector<std::size_t>>> lines;  // first-appearance order
+  std::vector<std::pair<std::vector<double>, std::vector<std::size_t>>>
+      lines;  // first-appearance order
   for (std::size_t i = 0; i < pts.y.size(); ++i) {
     const std::vector<double> o = others(pts.x[i], param);
     auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == o; });
@@ -41,7 +42,8 @@ Points line_points(const Points& pts, std::size_t param) {
     if (l.second.size() != longest) continue;
     for (const std::size_t i : l.second) {
       const double v = pts.x[i][param];
-      auto it = std::find_if(by_value.begin(), by_value.end(), [&](const auto& g) { return g.first == v; });
+      auto it = std::find_if(by_value.begin(), by_value.end(),
+                             [&](const auto& g) { return g.first == v; });
       if (it == by_value.end()) {
         by_value.push_back({v, {}});
         it = std::prev(by_value.end());
@@ -73,7 +75,8 @@ Points line_points(const Points& pts, std::size_t param) {
 
 double in_sample_smape(const PmnfHypothesis& h, const Points& pts) {
   double s = 0.0;
-  for (std::size_t i = 0; i < pts.y.size(); ++i) s += detail::smape_term(h.eval(pts.x[i]), pts.y[i]);
+  for (std::size_t i = 0; i < pts.y.size(); ++i)
+    s += detail::smape_term(h.eval(pts.x[i]), pts.y[i]);
   return s / static_cast<double>(pts.y.size()) * 100.0;
 }
 
@@ -103,22 +106,25 @@ PmnfHypothesis one_term(const PmnfHypothesis& single, const Points& pts) {
 
 }  // namespace
 
-PmnfHypothesis search_hypothesis(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
-                                 const SearchOptions& opt) {
+PmnfHypothesis search_hypothesis(const std::vector<std::vector<double>>& x,
+                                 const std::vector<double>& y, const SearchOptions& opt) {
   if (x.size() == 1) return search_single_parameter(x.front(), y, opt);
   if (x.size() != 2) {
     throw ConfigError("pmnf-search models one or two parameters, got " + std::to_string(x.size()));
   }
   const Points pts = detail::mean_per_point(x, y);
   if (pts.y.size() < 3) {
-    throw DataError("pmnf-search needs at least 3 distinct points, found " + std::to_string(pts.y.size()));
+    throw DataError("pmnf-search needs at least 3 distinct points, found " +
+                    std::to_string(pts.y.size()));
   }
   std::vector<PmnfHypothesis> singles;
   for (std::size_t p = 0; p < x.size(); ++p) {
     const Points line = line_points(pts, p);
     if (line.y.size() < 3) {
-      throw DataError("pmnf-search needs at least 3 values of each parameter along a line of the others; parameter " +
-                      std::to_string(p + 1) + " has " + std::to_string(line.y.size()));
+      throw DataError(
+          "pmnf-search needs at least 3 values of each parameter along a line of the others; "
+          "parameter " +
+          std::to_string(p + 1) + " has " + std::to_string(line.y.size()));
     }
     PmnfHypothesis s = detail::single_parameter(line, 0, opt);
     for (PmnfTerm& t : s.terms) {
@@ -141,7 +147,8 @@ PmnfHypothesis search_hypothesis(const std::vector<std::vector<double>>& x, cons
   if (kept.size() == 1) return one_term(singles[only], pts);
   PmnfTerm mult{kept[0].factors, 0.0};
   mult.factors.insert(mult.factors.end(), kept[1].factors.begin(), kept[1].factors.end());
-  const std::vector<std::vector<PmnfTerm>> shapes = {{mult}, {kept[0], kept[1]}, {kept[0], mult}, {kept[1], mult}};
+  const std::vector<std::vector<PmnfTerm>> shapes = {
+      {mult}, {kept[0], kept[1]}, {kept[0], mult}, {kept[1], mult}};
   PmnfHypothesis best;
   best.terms = shapes.front();
   best = scored(best, pts);  // Extra-P starts from the product even if a term is too small

@@ -1,8 +1,8 @@
 #include "perfit/model/hypothesis_search.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "hypothesis_search_detail.hpp"
@@ -19,20 +19,37 @@ struct Block {
 // Extra-P's create_default_building_blocks (with log terms; they are skipped per data set when
 // x is too small), in its order: ties keep the first.
 std::vector<Block> building_blocks(bool negative) {
-  std::vector<Block> b = {
-      {0, 1, 1}, {0, 1, 2}, {1, 4, 0}, {1, 3, 0}, {1, 4, 1}, {1, 3, 1}, {1, 4, 2}, {1, 3, 2}, {1, 2, 0},
-      {1, 2, 1}, {1, 2, 2}, {2, 3, 0}, {3, 4, 0}, {2, 3, 1}, {3, 4, 1}, {4, 5, 0}, {2, 3, 2}, {3, 4, 2},
-      {1, 1, 0}, {1, 1, 1}, {1, 1, 2}, {5, 4, 0}, {5, 4, 1}, {4, 3, 0}, {4, 3, 1}, {3, 2, 0}, {3, 2, 1},
-      {3, 2, 2}, {5, 3, 0}, {7, 4, 0}, {2, 1, 0}, {2, 1, 1}, {2, 1, 2}, {9, 4, 0}, {7, 3, 0}, {5, 2, 0},
-      {5, 2, 1}, {5, 2, 2}, {8, 3, 0}, {11, 4, 0}, {3, 1, 0}, {3, 1, 1}};
+  std::vector<Block> b = {{0, 1, 1}, {0, 1, 2}, {1, 4, 0}, {1, 3, 0},  {1, 4, 1}, {1, 3, 1},
+                          {1, 4, 2}, {1, 3, 2}, {1, 2, 0}, {1, 2, 1},  {1, 2, 2}, {2, 3, 0},
+                          {3, 4, 0}, {2, 3, 1}, {3, 4, 1}, {4, 5, 0},  {2, 3, 2}, {3, 4, 2},
+                          {1, 1, 0}, {1, 1, 1}, {1, 1, 2}, {5, 4, 0},  {5, 4, 1}, {4, 3, 0},
+                          {4, 3, 1}, {3, 2, 0}, {3, 2, 1}, {3, 2, 2},  {5, 3, 0}, {7, 4, 0},
+                          {2, 1, 0}, {2, 1, 1}, {2, 1, 2}, {9, 4, 0},  {7, 3, 0}, {5, 2, 0},
+                          {5, 2, 1}, {5, 2, 2}, {8, 3, 0}, {11, 4, 0}, {3, 1, 0}, {3, 1, 1}};
   if (negative) {
     b.insert(b.end(), {{0, 1, -1},  {0, 1, -2},  {-1, 4, -1}, {-1, 3, -1}, {-1, 4, -2}, {-1, 3, -2},
                        {-1, 2, -1}, {-1, 2, -2}, {-2, 3, -1}, {-3, 4, -1}, {-2, 3, -2}, {-3, 4, -2},
                        {-1, 1, -1}, {-1, 1, -2}, {-5, 4, -1}, {-4, 3, -1}, {-3, 2, -1}, {-3, 2, -2},
                        {-2, 1, -1}, {-2, 1, -2}, {-5, 2, -1}, {-5, 2, -2}, {-3, 1, -1}});
-    b.insert(b.end(), {{-1, 4, 0}, {-1, 3, 0}, {-1, 2, 0}, {-2, 3, 0}, {-3, 4, 0}, {-4, 5, 0}, {-1, 1, 0},
-                       {-5, 4, 0}, {-4, 3, 0}, {-3, 2, 0}, {-5, 3, 0}, {-7, 4, 0}, {-2, 1, 0}, {-9, 4, 0},
-                       {-7, 3, 0}, {-5, 2, 0}, {-8, 3, 0}, {-11, 4, 0}, {-3, 1, 0}});
+    b.insert(b.end(), {{-1, 4, 0},
+                       {-1, 3, 0},
+                       {-1, 2, 0},
+                       {-2, 3, 0},
+                       {-3, 4, 0},
+                       {-4, 5, 0},
+                       {-1, 1, 0},
+                       {-5, 4, 0},
+                       {-4, 3, 0},
+                       {-3, 2, 0},
+                       {-5, 3, 0},
+                       {-7, 4, 0},
+                       {-2, 1, 0},
+                       {-9, 4, 0},
+                       {-7, 3, 0},
+                       {-5, 2, 0},
+                       {-8, 3, 0},
+                       {-11, 4, 0},
+                       {-3, 1, 0}});
   }
   return b;
 }
@@ -113,7 +130,8 @@ PmnfHypothesis constant_model(const Points& pts) {
 
 double max_contribution(const PmnfTerm& t, const Points& pts) {
   double c = 0.0;
-  for (std::size_t i = 0; i < pts.y.size(); ++i) c = std::max(c, std::fabs(t.coefficient * t.basis(pts.x[i]) / pts.y[i]));
+  for (std::size_t i = 0; i < pts.y.size(); ++i)
+    c = std::max(c, std::fabs(t.coefficient * t.basis(pts.x[i]) / pts.y[i]));
   return c;
 }
 
@@ -127,12 +145,14 @@ void fit_coefficients(PmnfHypothesis& h, const Points& pts, long skip) {
     if (i == skip) continue;
     const auto iu = static_cast<std::size_t>(i);
     a(r, 0) = 1.0;
-    for (std::size_t k = 0; k < h.terms.size(); ++k) a(r, static_cast<Eigen::Index>(k + 1)) = h.terms[k].basis(pts.x[iu]);
+    for (std::size_t k = 0; k < h.terms.size(); ++k)
+      a(r, static_cast<Eigen::Index>(k + 1)) = h.terms[k].basis(pts.x[iu]);
     b(r++) = pts.y[iu];
   }
   const Eigen::VectorXd c = least_squares(a, b);
   h.c0 = c(0);
-  for (std::size_t k = 0; k < h.terms.size(); ++k) h.terms[k].coefficient = c(static_cast<Eigen::Index>(k + 1));
+  for (std::size_t k = 0; k < h.terms.size(); ++k)
+    h.terms[k].coefficient = c(static_cast<Eigen::Index>(k + 1));
 }
 
 bool finite(const PmnfHypothesis& h) {
@@ -147,7 +167,8 @@ namespace {
 // solution as the general path to rounding and without its allocations (the search solves this
 // n + 1 times per building block). False when f is constant there (rank 1: the general path
 // gives the minimum-norm answer).
-bool fit_line(const std::vector<double>& f, const std::vector<double>& y, std::size_t skip, double& c0, double& c1) {
+bool fit_line(const std::vector<double>& f, const std::vector<double>& y, std::size_t skip,
+              double& c0, double& c1) {
   double n = 0.0, fm = 0.0, ym = 0.0;
   for (std::size_t i = 0; i < y.size(); ++i) {
     if (i == skip) continue;
@@ -172,13 +193,15 @@ bool fit_line(const std::vector<double>& f, const std::vector<double>& y, std::s
 
 void fit_block(PmnfHypothesis& h, const Points& pts, const std::vector<double>& f, long skip) {
   const std::size_t none = pts.y.size();
-  if (!fit_line(f, pts.y, skip >= 0 ? static_cast<std::size_t>(skip) : none, h.c0, h.terms.front().coefficient)) {
+  if (!fit_line(f, pts.y, skip >= 0 ? static_cast<std::size_t>(skip) : none, h.c0,
+                h.terms.front().coefficient)) {
     fit_coefficients(h, pts, skip);
   }
 }
 
 const std::vector<Block>& blocks(bool negative) {
-  static const std::vector<Block> plain = building_blocks(false), with_negative = building_blocks(true);
+  static const std::vector<Block> plain = building_blocks(false),
+                                  with_negative = building_blocks(true);
   return negative ? with_negative : plain;
 }
 
@@ -232,7 +255,8 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
     if (b.log_exp != 0 && !logs) continue;
     h.c0 = h.smape = 0.0;
     h.terms.front() = PmnfTerm{{PmnfFactor{param, b.num, b.den, b.log_exp}}, 0.0};
-    std::copy(table.begin() + static_cast<std::ptrdiff_t>(at), table.begin() + static_cast<std::ptrdiff_t>(at + f.size()), f.begin());
+    std::copy(table.begin() + static_cast<std::ptrdiff_t>(at),
+              table.begin() + static_cast<std::ptrdiff_t>(at + f.size()), f.begin());
     for (long k = 0; k < n; ++k) {
       fit_block(h, pts, f, k);
       const auto ku = static_cast<std::size_t>(k);
@@ -241,7 +265,8 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
       for (std::size_t i = 0; i < pts.y.size(); ++i) {
         if (i != ku) train_min = std::min(train_min, pts.y[i]);
       }
-      if (train_min == 0.0 ? std::fabs(h.c0) < 0.0005 : std::fabs(h.c0 / train_min) < 0.0005) h.c0 = 0.0;
+      if (train_min == 0.0 ? std::fabs(h.c0) < 0.0005 : std::fabs(h.c0 / train_min) < 0.0005)
+        h.c0 = 0.0;
       // Extra-P adds each held-out point's SMAPE / (training points + 1), i.e. / n: the mean over
       // the n folds, comparable with the constant model's in-sample mean.
       const double predicted = h.c0 + h.terms.front().coefficient * f[ku];
@@ -250,8 +275,10 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
     fit_block(h, pts, f, -1);
     const double c1 = h.terms.front().coefficient;
     double contribution = 0.0;
-    for (std::size_t i = 0; i < f.size(); ++i) contribution = std::max(contribution, std::fabs(c1 * f[i] / pts.y[i]));
-    if (finite(h) && c1 != 0.0 && contribution >= kMinContribution && h.smape < best.smape) best = h;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      contribution = std::max(contribution, std::fabs(c1 * f[i] / pts.y[i]));
+    if (finite(h) && c1 != 0.0 && contribution >= kMinContribution && h.smape < best.smape)
+      best = h;
   }
   return best;
 }
@@ -262,7 +289,8 @@ PmnfHypothesis search_single_parameter(const std::vector<double>& x, const std::
                                        const SearchOptions& opt) {
   const detail::Points pts = detail::mean_per_point({x}, y);
   if (pts.y.size() < 3) {
-    throw DataError("pmnf-search needs at least 3 distinct values of the parameter, found " + std::to_string(pts.y.size()));
+    throw DataError("pmnf-search needs at least 3 distinct values of the parameter, found " +
+                    std::to_string(pts.y.size()));
   }
   return detail::single_parameter(pts, 0, opt);
 }

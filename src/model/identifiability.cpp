@@ -1,7 +1,6 @@
 #include "perfit/model/identifiability.hpp"
 
 #include <Eigen/Eigenvalues>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,16 +15,18 @@ namespace {
 // The constant columns (by index in columns_used) that cause a param's lack of effect: with the
 // column moved off its value (v -> 2v, 0 -> 1) on the first rows, the param moves a prediction.
 // p = 1 kills c*log2(p) and c*(p-1)/p; epochs = 1 kills nothing, so it is not named.
-std::vector<std::size_t> causes(const Evaluator& ev, const Eigen::VectorXd& params, Eigen::Index param,
-                                const std::vector<std::size_t>& constant) {
+std::vector<std::size_t> causes(const Evaluator& ev, const Eigen::VectorXd& params,
+                                Eigen::Index param, const std::vector<std::size_t>& constant) {
   const Model& m = ev.model();
   const std::size_t n = std::min<std::size_t>(ev.rows(), 16);
   std::vector<std::size_t> out;
   for (const std::size_t c : constant) {
     data::MeasurementTable t;
     for (std::size_t j = 0; j < m.columns_used().size(); ++j) {
-      std::vector<double> v(ev.column_values(j).begin(), ev.column_values(j).begin() + static_cast<std::ptrdiff_t>(n));
-      if (j == c) for (double& x : v) x = x == 0.0 ? 1.0 : 2.0 * x;
+      std::vector<double> v(ev.column_values(j).begin(),
+                            ev.column_values(j).begin() + static_cast<std::ptrdiff_t>(n));
+      if (j == c)
+        for (double& x : v) x = x == 0.0 ? 1.0 : 2.0 * x;
       t.add_column(data::Column(m.columns_used()[j], std::move(v)));
     }
     const Evaluator moved(m, t);
@@ -43,15 +44,17 @@ std::vector<std::size_t> causes(const Evaluator& ev, const Eigen::VectorXd& para
 // Groups of params whose combination the data cannot determine: the near-null eigenvectors of
 // J'J's correlation matrix over the params that have an effect.
 void name_trade_offs(const Eigen::MatrixXd& jtj, const std::vector<Eigen::Index>& live,
-                     const std::vector<std::string>& names, const std::string& why, Identifiability& out) {
+                     const std::vector<std::string>& names, const std::string& why,
+                     Identifiability& out) {
   if (live.size() < 2) return;
   const auto n = static_cast<Eigen::Index>(live.size());
   Eigen::MatrixXd c(n, n);
   for (Eigen::Index a = 0; a < n; ++a) {
     for (Eigen::Index b = 0; b < n; ++b) {
-      c(a, b) = jtj(live[static_cast<std::size_t>(a)], live[static_cast<std::size_t>(b)]) /
-                std::sqrt(jtj(live[static_cast<std::size_t>(a)], live[static_cast<std::size_t>(a)]) *
-                          jtj(live[static_cast<std::size_t>(b)], live[static_cast<std::size_t>(b)]));
+      c(a, b) =
+          jtj(live[static_cast<std::size_t>(a)], live[static_cast<std::size_t>(b)]) /
+          std::sqrt(jtj(live[static_cast<std::size_t>(a)], live[static_cast<std::size_t>(a)]) *
+                    jtj(live[static_cast<std::size_t>(b)], live[static_cast<std::size_t>(b)]));
     }
   }
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(c);
@@ -65,8 +68,10 @@ void name_trade_offs(const Eigen::MatrixXd& jtj, const std::vector<Eigen::Index>
         out.identifiable[j] = false;
       }
     }
-    out.warnings.push_back("params " + join(group) + " trade off against each other: one "
-                           "combination of them is not determined by the data" + why);
+    out.warnings.push_back("params " + join(group) +
+                           " trade off against each other: one "
+                           "combination of them is not determined by the data" +
+                           why);
   }
 }
 
@@ -141,8 +146,9 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
   const auto& names = m.param_names();
   const std::string factors = join(m.columns_used());
   if (distinct < static_cast<double>(k)) {
-    out.warnings.push_back("only " + format_g(distinct) + " distinct configurations of (" + factors +
-                           ") for " + std::to_string(k) + " params: at most " + format_g(distinct) +
+    out.warnings.push_back("only " + format_g(distinct) + " distinct configurations of (" +
+                           factors + ") for " + std::to_string(k) + " params: at most " +
+                           format_g(distinct) +
                            " of them can be determined; measure more configurations");
   }
   out.distinct_configurations = static_cast<std::size_t>(distinct);
@@ -164,11 +170,15 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
     }
   }
   std::vector<std::string> named;
-  for (const std::size_t c : cause) named.push_back("'" + m.columns_used()[c] + "' (= " + format_g(cols[c]->front()) + ")");
-  const std::string why = named.empty() ? "" : "; column " + join(named) + " is constant in this set";
+  for (const std::size_t c : cause)
+    named.push_back("'" + m.columns_used()[c] + "' (= " + format_g(cols[c]->front()) + ")");
+  const std::string why =
+      named.empty() ? "" : "; column " + join(named) + " is constant in this set";
   if (!dead.empty()) {
-    out.warnings.push_back("param(s) " + join(dead) + " have no effect on any prediction at the "
-                           "fitted values, so the data cannot determine them" + why);
+    out.warnings.push_back("param(s) " + join(dead) +
+                           " have no effect on any prediction at the "
+                           "fitted values, so the data cannot determine them" +
+                           why);
   }
   name_trade_offs(jtj, live, names, why, out);
   return out;

@@ -75,14 +75,30 @@ void lincomb_rows(const LinResolved* r, std::size_t nr, double offset, std::size
     for (std::size_t k = 0; k < nr; ++k) {
       if (i0 + kChunk <= r[k].lo || i0 >= r[k].hi) continue;  // 0 on these rows
       switch (kind[k]) {
-        case 0: lin::add_term<0>(r[k], i0, a); break;
-        case 1: lin::add_term<1>(r[k], i0, a); break;
-        case 2: lin::add_term<2>(r[k], i0, a); break;
-        case 3: lin::add_term<3>(r[k], i0, a); break;
-        case 4: lin::add_term<4>(r[k], i0, a); break;
-        case 5: lin::add_term<5>(r[k], i0, a); break;
-        case 6: lin::add_term<6>(r[k], i0, a); break;
-        default: lin::add_term<7>(r[k], i0, a); break;
+        case 0:
+          lin::add_term<0>(r[k], i0, a);
+          break;
+        case 1:
+          lin::add_term<1>(r[k], i0, a);
+          break;
+        case 2:
+          lin::add_term<2>(r[k], i0, a);
+          break;
+        case 3:
+          lin::add_term<3>(r[k], i0, a);
+          break;
+        case 4:
+          lin::add_term<4>(r[k], i0, a);
+          break;
+        case 5:
+          lin::add_term<5>(r[k], i0, a);
+          break;
+        case 6:
+          lin::add_term<6>(r[k], i0, a);
+          break;
+        default:
+          lin::add_term<7>(r[k], i0, a);
+          break;
       }
     }
     ep.chunk(i0, a);

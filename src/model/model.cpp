@@ -49,7 +49,8 @@ void ModelSpec::validate() const {
                         "' is not an identifier (letters, digits, _; not starting with a digit)");
     }
     if (std::find(names.begin(), names.end(), n) != names.end()) {
-      throw ConfigError(where + ": name '" + n + "' is declared twice (params, constants and "
+      throw ConfigError(where + ": name '" + n +
+                        "' is declared twice (params, constants and "
                         "terms share one namespace)");
     }
     names.push_back(n);
@@ -68,7 +69,8 @@ void ModelSpec::validate() const {
     }
     if (p.log_scale && p.lo <= 0.0) {
       throw ConfigError(pw + " is log-scaled but its lower bound " + format_g(p.lo) +
-                        " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + format_g(p.hi) + ", log])");
+                        " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + format_g(p.hi) +
+                        ", log])");
     }
   }
   for (const auto& [n, v] : constants) {
@@ -87,7 +89,8 @@ void ModelSpec::validate() const {
   std::vector<std::string> used, stack;
   std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
     for (const auto& id : identifiers(e)) {
-      auto t = std::find_if(parsed.begin(), parsed.end(), [&](const auto& p) { return p.first == id; });
+      auto t =
+          std::find_if(parsed.begin(), parsed.end(), [&](const auto& p) { return p.first == id; });
       if (t != parsed.end() && std::find(stack.begin(), stack.end(), id) != stack.end()) {
         std::string chain;
         for (const auto& s : stack) chain += s + " -> ";
@@ -107,8 +110,10 @@ void ModelSpec::validate() const {
     for (const auto& f : factors) declare(f, "factor");
     for (const auto& id : used) {
       if (std::find(names.begin(), names.end(), id) == names.end()) {
-        throw ConfigError(where + ": unknown name '" + id + "': not a param, constant, term or "
-                          "declared factor (factors: " + join(factors) + ")");
+        throw ConfigError(where + ": unknown name '" + id +
+                          "': not a param, constant, term or "
+                          "declared factor (factors: " +
+                          join(factors) + ")");
       }
     }
     // A model that reads no factor at all is constant in the ones it declares (Extra-P's
@@ -124,20 +129,24 @@ void ModelSpec::validate() const {
   }
   for (const auto& p : params) {
     if (std::find(used.begin(), used.end(), p.name) == used.end()) {
-      throw ConfigError(where + ": param '" + p.name + "' is never used by the expression or its "
+      throw ConfigError(where + ": param '" + p.name +
+                        "' is never used by the expression or its "
                         "terms, so no data could determine it; remove it or use it");
     }
   }
   for (const auto& t : terms) {
     if (std::find(used.begin(), used.end(), t.name) == used.end()) {
-      throw ConfigError(where + ": term '" + t.name + "' is never used by the expression; remove "
+      throw ConfigError(where + ": term '" + t.name +
+                        "' is never used by the expression; remove "
                         "it or use it");
     }
   }
 }
 
 Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
-    : spec_(std::move(spec)), table_columns_(columns), table_column_set_(columns.begin(), columns.end()) {
+    : spec_(std::move(spec)),
+      table_columns_(columns),
+      table_column_set_(columns.begin(), columns.end()) {
   spec_.validate();
   const std::string where = "model '" + spec_.name + "'";
   for (const auto& p : spec_.params) {
@@ -152,11 +161,14 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
     Pool q;
     for (const auto& name : pool.params) {
       const auto it = std::find(param_names_.begin(), param_names_.end(), name);
-      if (it == param_names_.end()) throw ConfigError(where + ": pooled constant '" + name + "' is no param");
+      if (it == param_names_.end())
+        throw ConfigError(where + ": pooled constant '" + name + "' is no param");
       q.params.push_back(static_cast<std::size_t>(it - param_names_.begin()));
     }
-    if (!(pool.strength >= 0.0) || !std::isfinite(pool.strength) || !(pool.scale > 0.0) || !std::isfinite(pool.scale)) {
-      throw ConfigError(where + ": the pool of '" + pool.constant + "' needs a strength >= 0 and a scale > 0, found " +
+    if (!(pool.strength >= 0.0) || !std::isfinite(pool.strength) || !(pool.scale > 0.0) ||
+        !std::isfinite(pool.scale)) {
+      throw ConfigError(where + ": the pool of '" + pool.constant +
+                        "' needs a strength >= 0 and a scale > 0, found " +
                         format_g(pool.strength) + " and " + format_g(pool.scale));
     }
     q.weight = pool.strength / (pool.scale * pool.scale);
@@ -177,14 +189,14 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
         std::vector<std::string> declared = param_names_;
         for (const auto& [n, v] : spec_.constants) declared.push_back(n);
         for (const auto& t : spec_.terms) declared.push_back(t.name);
-        throw ConfigError(where + ": unknown identifier '" + id + "'. The set's columns: " +
-                          join(table_columns_) + ". Declared params, constants and terms: " +
-                          join(declared));
+        throw ConfigError(where + ": unknown identifier '" + id +
+                          "'. The set's columns: " + join(table_columns_) +
+                          ". Declared params, constants and terms: " + join(declared));
       }
       if (b.kind == Binding::Kind::term) {
         if (std::find(stack.begin(), stack.end(), id) != stack.end()) {
-          throw ConfigError(where + ": term '" + id + "' refers to itself (through " +
-                            join(stack) + ")");
+          throw ConfigError(where + ": term '" + id + "' refers to itself (through " + join(stack) +
+                            ")");
         }
         stack.push_back(id);
         check(b.term);
@@ -216,7 +228,6 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
   }
   factors_ = factors_of_valid(spec_);
 }
-
 
 std::vector<std::string> Model::factors(const ModelSpec& spec) {
   spec.validate();
@@ -288,7 +299,8 @@ double Model::pooling(const Eigen::Ref<const Eigen::VectorXd>& x) const {
     for (const std::size_t i : p.params) mean += x(static_cast<Eigen::Index>(i));
     mean /= static_cast<double>(p.params.size());
     double ss = 0.0;
-    for (const std::size_t i : p.params) ss += (x(static_cast<Eigen::Index>(i)) - mean) * (x(static_cast<Eigen::Index>(i)) - mean);
+    for (const std::size_t i : p.params)
+      ss += (x(static_cast<Eigen::Index>(i)) - mean) * (x(static_cast<Eigen::Index>(i)) - mean);
     total += p.weight * ss;
   }
   return total;

@@ -5,10 +5,10 @@
 #include <limits>
 #include <thread>
 
-#include "perfit/core/error.hpp"
-#include "perfit/model/grouped_model.hpp"
 #include "block_threads.hpp"
 #include "lincomb_kernel.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/model/grouped_model.hpp"
 #include "tape_kernel.hpp"
 
 namespace perfit::model {
@@ -16,7 +16,8 @@ namespace perfit::model {
 namespace {
 
 bool reads_param(const Tape& t) {
-  return std::any_of(t.code.begin(), t.code.end(), [](const Instr& i) { return i.op == OpCode::param; });
+  return std::any_of(t.code.begin(), t.code.end(),
+                     [](const Instr& i) { return i.op == OpCode::param; });
 }
 
 // Stores each candidate's values of one block at out + j*stride.
@@ -70,7 +71,8 @@ void count_signs(const double* g, std::size_t n, double& neg, double& pos) {
 
 std::vector<bool> projectable_params(const Model& m, const CostOptions& cost) {
   std::vector<bool> ok(m.n_params(), true);
-  if (cost.residual != Residual::rel_sq && cost.residual != Residual::sq) return std::vector<bool>(m.n_params(), false);
+  if (cost.residual != Residual::rel_sq && cost.residual != Residual::sq)
+    return std::vector<bool>(m.n_params(), false);
   if (cost.penalty == Penalty::none || cost.lambda == 0.0) return ok;
   // The penalty of a log-searched constant is not a quadratic in it.
   for (std::size_t i = 0; i < m.n_params(); ++i) ok[i] = !m.spec().params[i].log_scale;
@@ -122,8 +124,9 @@ void ProjectedEvaluator::plan_blocks() {
     const auto first = std::find_if(ind.begin(), ind.end(), [](double v) { return v != 0.0; });
     const auto last = std::find_if(ind.rbegin(), ind.rend(), [](double v) { return v != 0.0; });
     spans_[a] = first == ind.end() ? std::pair<std::size_t, std::size_t>{0, 0}
-                                   : std::pair<std::size_t, std::size_t>{static_cast<std::size_t>(first - ind.begin()),
-                                                                         static_cast<std::size_t>(ind.rend() - last)};
+                                   : std::pair<std::size_t, std::size_t>{
+                                         static_cast<std::size_t>(first - ind.begin()),
+                                         static_cast<std::size_t>(ind.rend() - last)};
   }
   block_.assign(k_, -1);
   local_.assign(k_, 0);
@@ -133,7 +136,8 @@ void ProjectedEvaluator::plan_blocks() {
       local_[a] = hub_size_++;
       continue;
     }
-    const auto b = static_cast<std::size_t>(std::find(seen.begin(), seen.end(), indicator[a]) - seen.begin());
+    const auto b =
+        static_cast<std::size_t>(std::find(seen.begin(), seen.end(), indicator[a]) - seen.begin());
     block_[a] = static_cast<std::int32_t>(b);
     local_[a] = block_sizes_[b]++;
   }
@@ -144,7 +148,8 @@ void ProjectedEvaluator::plan_blocks() {
     hub += k;
   }
   place_.resize(k_);
-  for (std::size_t a = 0; a < k_; ++a) place_[a] = (block_[a] < 0 ? hub : starts[static_cast<std::size_t>(block_[a])]) + local_[a];
+  for (std::size_t a = 0; a < k_; ++a)
+    place_[a] = (block_[a] < 0 ? hub : starts[static_cast<std::size_t>(block_[a])]) + local_[a];
   const std::size_t n = k_ + 1;
   slot_.assign(n * n, -1);
   pairs_.clear();
@@ -178,13 +183,20 @@ std::size_t block_of(const Evaluator& ev) {
 class ProjectedEvaluator::Pass {
  public:
   // cached: the fixed sums of these blocks from an earlier call, or empty (then computed).
-  Pass(const ProjectedEvaluator& pe, const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::MatrixXd& stats,
-       Eigen::VectorXd& cached)
-      : pe_(pe), ev_(*pe.ev_), stats_(stats), cached_(cached), k_(pe.k_), nv_(pe.k_ + 1),
-        n_cand_(static_cast<std::size_t>(pop.cols())), block_(block_of(ev_)),
+  Pass(const ProjectedEvaluator& pe, const Eigen::Ref<const Eigen::MatrixXd>& pop,
+       Eigen::MatrixXd& stats, Eigen::VectorXd& cached)
+      : pe_(pe),
+        ev_(*pe.ev_),
+        stats_(stats),
+        cached_(cached),
+        k_(pe.k_),
+        nv_(pe.k_ + 1),
+        n_cand_(static_cast<std::size_t>(pop.cols())),
+        block_(block_of(ev_)),
         rel_(ev_.cost_options().residual == Residual::rel_sq),
         t_varies_(pe.has_offset_ && pe.varies_[pe.k_]),
-        fixed_(Eigen::VectorXd::Zero(stats.rows())), u_(nv_) {
+        fixed_(Eigen::VectorXd::Zero(stats.rows())),
+        u_(nv_) {
     const std::size_t nk = pe.kernels_.size();
     scal_.resize(nk);
     scratch_.resize(nk);
@@ -220,8 +232,8 @@ class ProjectedEvaluator::Pass {
       cnt_[q] = b > a ? b - a : 0;
       if (cnt_[q] == 0) continue;
       BufferSink sink{vals_[q].data(), len_[q], cnt_[q]};
-      pe_.kernels_[q]->run(ev_.column_data(), ev_.column_spans(), a, cnt_[q], len_[q], scal_[q].data(), pe_.varies_[q] ? n_cand_ : 1,
-                           scratch_[q].data(), sink);
+      pe_.kernels_[q]->run(ev_.column_data(), ev_.column_spans(), a, cnt_[q], len_[q],
+                           scal_[q].data(), pe_.varies_[q] ? n_cand_ : 1, scratch_[q].data(), sink);
     }
     // Vectors that do not depend on the candidate: signs, scaling and products once per block.
     for (std::size_t q = 0; q < pe_.kernels_.size(); ++q) {
@@ -257,7 +269,8 @@ class ProjectedEvaluator::Pass {
   template <class Stats>
   void prepare(std::size_t q, double* g, Stats&& counts, double* t) {
     if (q < k_) {
-      count_signs(g, cnt_[q], counts(static_cast<Eigen::Index>(neg0_ + q)), counts(static_cast<Eigen::Index>(pos0_ + q)));
+      count_signs(g, cnt_[q], counts(static_cast<Eigen::Index>(neg0_ + q)),
+                  counts(static_cast<Eigen::Index>(pos0_ + q)));
       if (rel_) {
         const double* inv = ev_.inv_measured().data() + begin_ + off_[q];
         for (std::size_t i = 0; i < cnt_[q]; ++i) g[i] *= inv[i];
@@ -286,9 +299,11 @@ class ProjectedEvaluator::Pass {
       const auto [i, j] = pe_.pairs_[p];
       if ((is_fixed(i) && is_fixed(j)) != fixed) continue;
       const std::size_t oi = i < k_ ? off_[i] : 0, oj = j < k_ ? off_[j] : 0;
-      const std::size_t a = std::max(oi, oj), b = std::min(oi + (i < k_ ? cnt_[i] : n_), oj + (j < k_ ? cnt_[j] : n_));
+      const std::size_t a = std::max(oi, oj),
+                        b = std::min(oi + (i < k_ ? cnt_[i] : n_), oj + (j < k_ ? cnt_[j] : n_));
       if (b <= a) continue;
-      out(static_cast<Eigen::Index>(p)) += dot(u_[i] + (a - oi), u_[j] + (a - oj), w ? w + a : nullptr, b - a);
+      out(static_cast<Eigen::Index>(p)) +=
+          dot(u_[i] + (a - oi), u_[j] + (a - oj), w ? w + a : nullptr, b - a);
     }
   }
 
@@ -301,15 +316,16 @@ class ProjectedEvaluator::Pass {
   Eigen::VectorXd fixed_;
   std::vector<const double*> u_;
   std::vector<std::vector<double>> scal_;  // per kernel
-  std::vector<std::size_t> len_, off_, cnt_;  // per kernel: its buffer's rows; this block's first row and count
+  std::vector<std::size_t> len_, off_,
+      cnt_;  // per kernel: its buffer's rows; this block's first row and count
   std::vector<detail::Scratch> scratch_, vals_;
   std::vector<double> t_fixed_, t_var_;
   std::size_t neg0_ = 0, pos0_ = 0, negoff_ = 0, begin_ = 0, n_ = 0;
 };
 
 void ProjectedEvaluator::accumulate_blocks(const Eigen::Ref<const Eigen::MatrixXd>& pop,
-                                           std::size_t b0, std::size_t b1,
-                                           Eigen::MatrixXd& stats, std::size_t thread) const {
+                                           std::size_t b0, std::size_t b1, Eigen::MatrixXd& stats,
+                                           std::size_t thread) const {
   Pass pass(*this, pop, stats, fixed_sums_[thread]);
   for (std::size_t blk = b0; blk < b1; ++blk) pass.block(blk);
   pass.finish();

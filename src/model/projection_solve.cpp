@@ -9,7 +9,8 @@
 
 namespace perfit::model {
 
-BlockQP ProjectedEvaluator::problem(const Eigen::Ref<const Eigen::VectorXd>& st, const Eigen::Ref<const Eigen::VectorXd>& x,
+BlockQP ProjectedEvaluator::problem(const Eigen::Ref<const Eigen::VectorXd>& st,
+                                    const Eigen::Ref<const Eigen::VectorXd>& x,
                                     double total_weight) const {
   BlockQP q;
   for (const Eigen::Index k : block_sizes_) {
@@ -33,7 +34,8 @@ BlockQP ProjectedEvaluator::problem(const Eigen::Ref<const Eigen::VectorXd>& st,
     const std::int32_t bi = block_[i], bj = block_[j];
     const Eigen::Index li = local_[i], lj = local_[j];
     if (bi >= 0 && bj >= 0) {
-      q.blocks[static_cast<std::size_t>(bi)](li, lj) = q.blocks[static_cast<std::size_t>(bi)](lj, li) = h;
+      q.blocks[static_cast<std::size_t>(bi)](li, lj) =
+          q.blocks[static_cast<std::size_t>(bi)](lj, li) = h;
     } else if (bi >= 0) {
       q.links[static_cast<std::size_t>(bi)](li, lj) = h;
     } else if (bj >= 0) {
@@ -57,7 +59,8 @@ BlockQP ProjectedEvaluator::problem(const Eigen::Ref<const Eigen::VectorXd>& st,
       const double h = q.hi(i) - q.lo(i);
       if (co.penalty == Penalty::l2) {
         const std::int32_t b = block_[a];
-        (b < 0 ? q.hub(local_[a], local_[a]) : q.blocks[static_cast<std::size_t>(b)](local_[a], local_[a])) += wl / (h * h);
+        (b < 0 ? q.hub(local_[a], local_[a])
+               : q.blocks[static_cast<std::size_t>(b)](local_[a], local_[a])) += wl / (h * h);
         q.v(i) += wl * q.lo(i) / (h * h);
       } else {
         q.v(i) -= wl / (2.0 * h);
@@ -72,7 +75,8 @@ BlockQP ProjectedEvaluator::problem(const Eigen::Ref<const Eigen::VectorXd>& st,
 // its copies, minimised over its common value m, which joins the hub as a free variable (the
 // same minimum as weight * x'(I - J/G)x, without coupling every group to every other).
 // Copies that are searched (not linear) enter at their candidate values.
-void ProjectedEvaluator::add_pooling(BlockQP& q, const Eigen::Ref<const Eigen::VectorXd>& x, double total_weight) const {
+void ProjectedEvaluator::add_pooling(BlockQP& q, const Eigen::Ref<const Eigen::VectorXd>& x,
+                                     double total_weight) const {
   for (const auto& pool : ev_->model().pools()) {
     const double w = total_weight * pool.weight;
     const bool any_linear = std::any_of(pool.params.begin(), pool.params.end(),
@@ -115,7 +119,8 @@ Eigen::Index ProjectedEvaluator::linear_index(std::size_t param) const {
 }
 
 void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::MatrixXd& stats,
-                               double offset, double total_weight, Eigen::Ref<Eigen::VectorXd> costs,
+                               double offset, double total_weight,
+                               Eigen::Ref<Eigen::VectorXd> costs,
                                std::vector<bool>& needs_check) const {
   const CostOptions& co = ev_->cost_options();
   const Model& m = ev_->model();
@@ -129,7 +134,8 @@ void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::Mat
       costs(c) = std::numeric_limits<double>::infinity();
       continue;
     }
-    const Eigen::VectorXd solved = bounded_least_squares(problem(st, pop.col(c), total_weight), &bounds);
+    const Eigen::VectorXd solved =
+        bounded_least_squares(problem(st, pop.col(c), total_weight), &bounds);
     // Back from the QP's order; the sum of squares c'Hc - 2v'c + s from the statistics.
     for (std::size_t a = 0; a < k_; ++a) x(static_cast<Eigen::Index>(a)) = solved(place_[a]);
     double quad = 0.0;
@@ -139,12 +145,15 @@ void ProjectedEvaluator::solve(Eigen::Ref<Eigen::MatrixXd> pop, const Eigen::Mat
       quad += (i == j ? 1.0 : 2.0) * st(static_cast<Eigen::Index>(p)) * xi * xj;
     }
     quad = std::max(0.0, quad);
-    for (Eigen::Index a = 0; a < x.size(); ++a) pop(static_cast<Eigen::Index>(sep_.linear[static_cast<std::size_t>(a)]), c) = x(a);
-    costs(c) = (quad + offset) / total_weight + co.lambda * ev_->penalty(pop.col(c)) + m.pooling(pop.col(c));
+    for (Eigen::Index a = 0; a < x.size(); ++a)
+      pop(static_cast<Eigen::Index>(sep_.linear[static_cast<std::size_t>(a)]), c) = x(a);
+    costs(c) = (quad + offset) / total_weight + co.lambda * ev_->penalty(pop.col(c)) +
+               m.pooling(pop.col(c));
     // A prediction can be negative only through a negative offset or a basis of the wrong sign.
     bool check = st(static_cast<Eigen::Index>(pairs + 2 * k_)) > 0.0;
     for (Eigen::Index a = 0; a < x.size(); ++a) {
-      const double neg = st(static_cast<Eigen::Index>(pairs) + a), pos = st(static_cast<Eigen::Index>(pairs + k_) + a);
+      const double neg = st(static_cast<Eigen::Index>(pairs) + a),
+                   pos = st(static_cast<Eigen::Index>(pairs + k_) + a);
       check = check || (x(a) > 0.0 && neg > 0.0) || (x(a) < 0.0 && pos > 0.0);
     }
     needs_check[static_cast<std::size_t>(c)] = check;

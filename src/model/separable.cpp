@@ -100,8 +100,10 @@ class Splitter {
 
   Affine split(const ExprPtr& e) const {
     switch (e->kind) {
-      case Expr::Kind::number: return constant_part(e);
-      case Expr::Kind::ident: return ident(e);
+      case Expr::Kind::number:
+        return constant_part(e);
+      case Expr::Kind::ident:
+        return ident(e);
       case Expr::Kind::neg: {
         const Affine a = split(e->args[0]);
         if (!a.ok) return a;
@@ -167,7 +169,8 @@ std::vector<std::int32_t> multiple_of(const Model& m, const ExprPtr& e) {
       return b.kind == Binding::Kind::term ? multiple_of(m, b.term) : std::vector<std::int32_t>{};
     }
     case Expr::Kind::neg:
-    case Expr::Kind::div: return multiple_of(m, e->args[0]);
+    case Expr::Kind::div:
+      return multiple_of(m, e->args[0]);
     case Expr::Kind::mul: {
       std::vector<std::int32_t> a = multiple_of(m, e->args[0]);
       for (const auto c : multiple_of(m, e->args[1])) a.push_back(c);
@@ -181,7 +184,8 @@ std::vector<std::int32_t> multiple_of(const Model& m, const ExprPtr& e) {
       }
       return both;
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -191,7 +195,8 @@ Separation build(const Model& m, const std::vector<bool>& set, const Affine& a) 
   for (const std::size_t i : s.linear) {
     const auto it = a.coef.find(i);
     s.basis.push_back(m.compile_part(it == a.coef.end() ? number(0.0) : it->second));
-    s.multiple_of.push_back(it == a.coef.end() ? std::vector<std::int32_t>{} : multiple_of(m, it->second));
+    s.multiple_of.push_back(it == a.coef.end() ? std::vector<std::int32_t>{}
+                                               : multiple_of(m, it->second));
   }
   if (a.offset) s.offset = m.compile_part(a.offset);
   return s;
@@ -217,12 +222,14 @@ Separation separate(const Model& m, const std::vector<bool>& allowed) {
     const std::uint32_t all = (std::uint32_t{1} << candidates.size()) - 1;
     auto members = [&](std::uint32_t mask) {
       std::vector<bool> set(m.n_params(), false);
-      for (std::size_t k = 0; k < candidates.size(); ++k) set[candidates[k]] = (mask >> k & 1U) != 0;
+      for (std::size_t k = 0; k < candidates.size(); ++k)
+        set[candidates[k]] = (mask >> k & 1U) != 0;
       return set;
     };
     auto key = [&](std::uint32_t mask) {
       int logs = 0;
-      for (std::size_t k = 0; k < candidates.size(); ++k) logs += (mask >> k & 1U) && m.spec().params[candidates[k]].log_scale;
+      for (std::size_t k = 0; k < candidates.size(); ++k)
+        logs += (mask >> k & 1U) && m.spec().params[candidates[k]].log_scale;
       return std::pair<int, int>(std::popcount(mask), logs);
     };
     std::pair<int, int> best_key(0, 0);
@@ -242,7 +249,9 @@ Separation separate(const Model& m, const std::vector<bool>& allowed) {
     for (std::size_t r = 0; r < candidates.size();) {
       std::size_t end = r + 1;
       const std::string family = split_group_param(m.param_names()[candidates[r]]).first;
-      while (end < candidates.size() && split_group_param(m.param_names()[candidates[end]]).first == family) ++end;
+      while (end < candidates.size() &&
+             split_group_param(m.param_names()[candidates[end]]).first == family)
+        ++end;
       std::vector<bool> set = best;
       for (std::size_t k = r; k < end; ++k) set[candidates[k]] = true;
       Affine a;

@@ -27,8 +27,9 @@ std::size_t dominant(const Eigen::MatrixXd& share, Eigen::Index i) {
 
 }  // namespace
 
-SweepReport analyse_sweep(const Evaluator& ev, const Eigen::VectorXd& params, const std::string& factor,
-                          const std::vector<double>& x, double threshold) {
+SweepReport analyse_sweep(const Evaluator& ev, const Eigen::VectorXd& params,
+                          const std::string& factor, const std::vector<double>& x,
+                          double threshold) {
   SweepReport r;
   r.factor = factor;
   r.x = x;
@@ -41,7 +42,8 @@ SweepReport analyse_sweep(const Evaluator& ev, const Eigen::VectorXd& params, co
   for (Eigen::Index i = 0; i < n; ++i) {
     if (!(std::isfinite(pred(i)) && pred(i) > 0.0)) {
       throw DataError("the model predicts " + format_g(pred(i)) + " at " + factor + "=" +
-                      format_g(x[static_cast<std::size_t>(i)]) + "; a sweep needs times that are finite and > 0");
+                      format_g(x[static_cast<std::size_t>(i)]) +
+                      "; a sweep needs times that are finite and > 0");
     }
     r.time.push_back(pred(i));
     r.share.row(i) = terms.row(i) / pred(i);
@@ -59,7 +61,8 @@ SweepReport analyse_sweep(const Evaluator& ev, const Eigen::VectorXd& params, co
     if (a == b) continue;
     const auto ia = static_cast<Eigen::Index>(a), ib = static_cast<Eigen::Index>(b);
     const double d0 = terms(i - 1, ia) - terms(i - 1, ib), d1 = terms(i, ia) - terms(i, ib);
-    const double l0 = std::log(x[static_cast<std::size_t>(i - 1)]), l1 = std::log(x[static_cast<std::size_t>(i)]);
+    const double l0 = std::log(x[static_cast<std::size_t>(i - 1)]),
+                 l1 = std::log(x[static_cast<std::size_t>(i)]);
     const double t = d0 == d1 ? 0.5 : d0 / (d0 - d1);
     r.crossovers.push_back({r.terms[a], r.terms[b], std::exp(l0 + t * (l1 - l0))});
   }

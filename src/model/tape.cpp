@@ -11,29 +11,49 @@ namespace perfit::model {
 
 double apply_scalar(OpCode op, double a, double b) {
   switch (op) {
-    case OpCode::neg: return -a;
-    case OpCode::add: return a + b;
-    case OpCode::sub: return a - b;
-    case OpCode::mul: return a * b;
-    case OpCode::div: return a / b;
-    case OpCode::pow: return std::pow(a, b);
-    case OpCode::min: return std::fmin(a, b);
-    case OpCode::max: return std::fmax(a, b);
-    case OpCode::log: return std::log(a);
-    case OpCode::log2: return std::log2(a);
-    case OpCode::exp: return std::exp(a);
-    case OpCode::sqrt: return std::sqrt(a);
-    case OpCode::abs: return std::fabs(a);
-    case OpCode::ceil: return std::ceil(a);
-    case OpCode::floor: return std::floor(a);
-    case OpCode::square: return a * a;
-    case OpCode::cube: return a * a * a;
-    case OpCode::inv: return 1.0 / a;
-    case OpCode::powlog: return a == 0.0 ? 1.0 : std::exp(a * b);
+    case OpCode::neg:
+      return -a;
+    case OpCode::add:
+      return a + b;
+    case OpCode::sub:
+      return a - b;
+    case OpCode::mul:
+      return a * b;
+    case OpCode::div:
+      return a / b;
+    case OpCode::pow:
+      return std::pow(a, b);
+    case OpCode::min:
+      return std::fmin(a, b);
+    case OpCode::max:
+      return std::fmax(a, b);
+    case OpCode::log:
+      return std::log(a);
+    case OpCode::log2:
+      return std::log2(a);
+    case OpCode::exp:
+      return std::exp(a);
+    case OpCode::sqrt:
+      return std::sqrt(a);
+    case OpCode::abs:
+      return std::fabs(a);
+    case OpCode::ceil:
+      return std::ceil(a);
+    case OpCode::floor:
+      return std::floor(a);
+    case OpCode::square:
+      return a * a;
+    case OpCode::cube:
+      return a * a * a;
+    case OpCode::inv:
+      return 1.0 / a;
+    case OpCode::powlog:
+      return a == 0.0 ? 1.0 : std::exp(a * b);
     case OpCode::constant:
     case OpCode::param:
     case OpCode::column:
-    case OpCode::lincomb: break;
+    case OpCode::lincomb:
+      break;
   }
   PERFIT_ASSERT(false, "apply_scalar on a leaf or lincomb opcode");
   return 0.0;
@@ -142,15 +162,22 @@ class Compiler {
 
   std::int32_t expr(const ExprPtr& e) {
     switch (e->kind) {
-      case Expr::Kind::number: return constant(e->value);
-      case Expr::Kind::ident: return ident(*e);
-      case Expr::Kind::neg: return op(OpCode::neg, expr(e->args[0]));
+      case Expr::Kind::number:
+        return constant(e->value);
+      case Expr::Kind::ident:
+        return ident(*e);
+      case Expr::Kind::neg:
+        return op(OpCode::neg, expr(e->args[0]));
       case Expr::Kind::add:
-      case Expr::Kind::sub: return chain(e, true);
+      case Expr::Kind::sub:
+        return chain(e, true);
       case Expr::Kind::mul:
-      case Expr::Kind::div: return chain(e, false);
-      case Expr::Kind::pow: return power(expr(e->args[0]), expr(e->args[1]));
-      case Expr::Kind::call: return call(*e);
+      case Expr::Kind::div:
+        return chain(e, false);
+      case Expr::Kind::pow:
+        return power(expr(e->args[0]), expr(e->args[1]));
+      case Expr::Kind::call:
+        return call(*e);
     }
     return -1;
   }
@@ -170,9 +197,12 @@ class Compiler {
         in.varies = Varies::data;
         in.index = b.index;
         return emit(in);
-      case Binding::Kind::constant: return constant(b.value);
-      case Binding::Kind::term: return expr(b.term);
-      case Binding::Kind::unknown: break;
+      case Binding::Kind::constant:
+        return constant(b.value);
+      case Binding::Kind::term:
+        return expr(b.term);
+      case Binding::Kind::unknown:
+        break;
     }
     PERFIT_ASSERT(false, "unresolved identifier reached the compiler");
     return -1;
@@ -181,15 +211,24 @@ class Compiler {
   std::int32_t call(const Expr& e) {
     const std::int32_t a = expr(e.args[0]);
     switch (e.func) {
-      case Func::log: return op(OpCode::log, a);
-      case Func::log2: return op(OpCode::log2, a);
-      case Func::exp: return op(OpCode::exp, a);
-      case Func::sqrt: return op(OpCode::sqrt, a);
-      case Func::abs: return op(OpCode::abs, a);
-      case Func::ceil: return op(OpCode::ceil, a);
-      case Func::floor: return op(OpCode::floor, a);
-      case Func::min: return op(OpCode::min, a, expr(e.args[1]));
-      case Func::max: return op(OpCode::max, a, expr(e.args[1]));
+      case Func::log:
+        return op(OpCode::log, a);
+      case Func::log2:
+        return op(OpCode::log2, a);
+      case Func::exp:
+        return op(OpCode::exp, a);
+      case Func::sqrt:
+        return op(OpCode::sqrt, a);
+      case Func::abs:
+        return op(OpCode::abs, a);
+      case Func::ceil:
+        return op(OpCode::ceil, a);
+      case Func::floor:
+        return op(OpCode::floor, a);
+      case Func::min:
+        return op(OpCode::min, a, expr(e.args[1]));
+      case Func::max:
+        return op(OpCode::max, a, expr(e.args[1]));
     }
     return -1;
   }
@@ -288,9 +327,9 @@ class Compiler {
   // constants + params + data + mixed terms -> one lincomb; mixed terms that are themselves
   // lincombs are inlined, so a model written as named terms still costs one pass.
   std::int32_t sum_chain(const Group* groups) {
-    const std::int32_t scalar = join(fold(groups[0], OpCode::add, OpCode::sub, OpCode::neg),
-                                     fold(groups[1], OpCode::add, OpCode::sub, OpCode::neg),
-                                     OpCode::add);
+    const std::int32_t scalar =
+        join(fold(groups[0], OpCode::add, OpCode::sub, OpCode::neg),
+             fold(groups[1], OpCode::add, OpCode::sub, OpCode::neg), OpCode::add);
     const std::int32_t d = fold(groups[2], OpCode::add, OpCode::sub, OpCode::neg);
     if (groups[3].empty()) return join(join(-1, d, OpCode::add), scalar, OpCode::add);
     std::vector<LinTerm> terms;

@@ -34,9 +34,14 @@ void TapeKernel::scalars(const Eigen::Ref<const Eigen::MatrixXd>& pop,
     for (const std::int32_t s : scalar_slots_) {
       const Instr& in = code_[s];
       switch (in.op) {
-        case OpCode::constant: sc[s] = in.value; break;
-        case OpCode::param: sc[s] = pop(in.index, static_cast<Eigen::Index>(j)); break;
-        default: sc[s] = apply_scalar(in.op, in.a >= 0 ? sc[in.a] : 0.0, in.b >= 0 ? sc[in.b] : 0.0);
+        case OpCode::constant:
+          sc[s] = in.value;
+          break;
+        case OpCode::param:
+          sc[s] = pop(in.index, static_cast<Eigen::Index>(j));
+          break;
+        default:
+          sc[s] = apply_scalar(in.op, in.a >= 0 ? sc[in.a] : 0.0, in.b >= 0 ? sc[in.b] : 0.0);
       }
     }
   }
@@ -47,7 +52,8 @@ TapeKernel::Operand TapeKernel::operand(std::int32_t slot, const double* const* 
                                         const double* scratch) const {
   const Instr& in = code_[slot];
   if (in.op == OpCode::column) return {cols[in.index] + begin, 0.0};
-  if (buffer_of_[slot] >= 0) return {scratch + static_cast<std::size_t>(buffer_of_[slot]) * block, 0.0};
+  if (buffer_of_[slot] >= 0)
+    return {scratch + static_cast<std::size_t>(buffer_of_[slot]) * block, 0.0};
   if (in.op == OpCode::constant) return {nullptr, in.value};
   PERFIT_ASSERT(sc != nullptr, "param operand in a data-only instruction");
   return {nullptr, sc[slot]};
@@ -56,18 +62,18 @@ TapeKernel::Operand TapeKernel::operand(std::int32_t slot, const double* const* 
 // Vector-vector, vector-scalar and scalar-vector forms of a binary op; x and y are the
 // operands as Eigen arrays or doubles. Eigen vectorises log/exp/sqrt without -ffast-math,
 // so NaN and inf still propagate to the cost.
-#define PERFIT_BINARY(VV, VS, SV)                 \
-  if (A.vec && B.vec) {                           \
-    const CMap x(A.vec, ni), y(B.vec, ni);        \
-    o = VV;                                       \
-  } else if (A.vec) {                             \
-    const CMap x(A.vec, ni);                      \
-    const double y = B.s;                         \
-    o = VS;                                       \
-  } else {                                        \
-    const double x = A.s;                         \
-    const CMap y(B.vec, ni);                      \
-    o = SV;                                       \
+#define PERFIT_BINARY(VV, VS, SV)          \
+  if (A.vec && B.vec) {                    \
+    const CMap x(A.vec, ni), y(B.vec, ni); \
+    o = VV;                                \
+  } else if (A.vec) {                      \
+    const CMap x(A.vec, ni);               \
+    const double y = B.s;                  \
+    o = VS;                                \
+  } else {                                 \
+    const double x = A.s;                  \
+    const CMap y(B.vec, ni);               \
+    o = SV;                                \
   }
 
 void TapeKernel::exec(std::int32_t slot, const Rows& at, const double* sc, double* scratch) const {
@@ -86,50 +92,81 @@ void TapeKernel::exec(std::int32_t slot, const Rows& at, const double* sc, doubl
   }
   Map o(out, ni);
   const Operand A = operand(in.a, cols, begin, block, sc, scratch);
-  const Operand B = in.b >= 0 ? operand(in.b, cols, begin, block, sc, scratch) : Operand{nullptr, 0};
+  const Operand B =
+      in.b >= 0 ? operand(in.b, cols, begin, block, sc, scratch) : Operand{nullptr, 0};
   if (in.b < 0) {
     PERFIT_ASSERT(A.vec != nullptr, "unary vector op on a scalar operand");
     const CMap x(A.vec, ni);
     switch (in.op) {
-      case OpCode::neg: o = -x; return;
-      case OpCode::log: o = x.log(); return;
-      case OpCode::log2: o = x.log() * M_LOG2E; return;
-      case OpCode::exp: o = x.exp(); return;
-      case OpCode::sqrt: o = x.sqrt(); return;
-      case OpCode::abs: o = x.abs(); return;
-      case OpCode::ceil: o = x.ceil(); return;
-      case OpCode::floor: o = x.floor(); return;
-      case OpCode::square: o = x.square(); return;
-      case OpCode::cube: o = x.cube(); return;
-      case OpCode::inv: o = x.inverse(); return;
-      default: break;
+      case OpCode::neg:
+        o = -x;
+        return;
+      case OpCode::log:
+        o = x.log();
+        return;
+      case OpCode::log2:
+        o = x.log() * M_LOG2E;
+        return;
+      case OpCode::exp:
+        o = x.exp();
+        return;
+      case OpCode::sqrt:
+        o = x.sqrt();
+        return;
+      case OpCode::abs:
+        o = x.abs();
+        return;
+      case OpCode::ceil:
+        o = x.ceil();
+        return;
+      case OpCode::floor:
+        o = x.floor();
+        return;
+      case OpCode::square:
+        o = x.square();
+        return;
+      case OpCode::cube:
+        o = x.cube();
+        return;
+      case OpCode::inv:
+        o = x.inverse();
+        return;
+      default:
+        break;
     }
     PERFIT_ASSERT(false, "unknown unary opcode");
   }
   switch (in.op) {
-    case OpCode::add: PERFIT_BINARY(x + y, x + y, x + y) return;
-    case OpCode::sub: PERFIT_BINARY(x - y, x - y, x - y) return;
-    case OpCode::mul: PERFIT_BINARY(x * y, x * y, x * y) return;
-    case OpCode::div: PERFIT_BINARY(x / y, x / y, x * y.inverse()) return;
-    case OpCode::min: PERFIT_BINARY(x.min(y), x.min(y), y.min(x)) return;
-    case OpCode::max: PERFIT_BINARY(x.max(y), x.max(y), y.max(x)) return;
-    case OpCode::pow: PERFIT_BINARY(x.pow(y), x.pow(y), Eigen::pow(x, y)) return;
+    case OpCode::add:
+      PERFIT_BINARY(x + y, x + y, x + y) return;
+    case OpCode::sub:
+      PERFIT_BINARY(x - y, x - y, x - y) return;
+    case OpCode::mul:
+      PERFIT_BINARY(x * y, x * y, x * y) return;
+    case OpCode::div:
+      PERFIT_BINARY(x / y, x / y, x * y.inverse()) return;
+    case OpCode::min:
+      PERFIT_BINARY(x.min(y), x.min(y), y.min(x)) return;
+    case OpCode::max:
+      PERFIT_BINARY(x.max(y), x.max(y), y.max(x)) return;
+    case OpCode::pow:
+      PERFIT_BINARY(x.pow(y), x.pow(y), Eigen::pow(x, y)) return;
     case OpCode::powlog:  // x: exponent, y: log of the base
       if (!A.vec && A.s == 0.0) {
         o.setOnes();
         return;
       }
-      PERFIT_BINARY((x == 0.0).select(1.0, (x * y).exp()), (x * y).exp(),
-                    (x * y).exp()) return;
-    default: break;
+      PERFIT_BINARY((x == 0.0).select(1.0, (x * y).exp()), (x * y).exp(), (x * y).exp()) return;
+    default:
+      break;
   }
   PERFIT_ASSERT(false, "unknown binary opcode");
 }
 
 #undef PERFIT_BINARY
 
-double TapeKernel::resolve(const Instr& in, const Rows& at, const double* sc, const double* scratch, LinResolved* r,
-                           std::size_t& nr) const {
+double TapeKernel::resolve(const Instr& in, const Rows& at, const double* sc, const double* scratch,
+                           LinResolved* r, std::size_t& nr) const {
   const double* const* cols = at.cols;
   const std::size_t begin = at.begin, block = at.block;
   auto vec = [&](std::int32_t slot, LinResolved& x) -> const double* {

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -38,8 +37,9 @@ class TapeKernel {
   // own epilogue (e.g. the cost) and predictions are never stored. cols[k]: column k, row 0;
   // spans[k] (null: none known) where column k can be nonzero.
   template <class Sink>
-  void run(const double* const* cols, const RowSpan* spans, std::size_t begin, std::size_t n, std::size_t block,
-           const double* scal, std::size_t n_cand, double* scratch, Sink& sink) const {
+  void run(const double* const* cols, const RowSpan* spans, std::size_t begin, std::size_t n,
+           std::size_t block, const double* scal, std::size_t n_cand, double* scratch,
+           Sink& sink) const {
     const Rows at{cols, spans, begin, n, block};
     for (const std::int32_t s : data_slots_) exec(s, at, nullptr, scratch);
     const bool fused = code_[result_].op == OpCode::lincomb;
@@ -77,8 +77,8 @@ class TapeKernel {
   const double* result_pointer(const double* const* cols, std::size_t begin, std::size_t n,
                                std::size_t block, const double* sc, double* scratch) const;
   // Resolves a lincomb's terms for one candidate; returns the scalar offset.
-  double resolve(const Instr& in, const Rows& at, const double* sc, const double* scratch, LinResolved* r,
-                 std::size_t& nr) const;
+  double resolve(const Instr& in, const Rows& at, const double* sc, const double* scratch,
+                 LinResolved* r, std::size_t& nr) const;
 
   std::vector<Instr> code_;
   std::vector<LinTerm> terms_;

@@ -19,7 +19,8 @@ void wait_idle(MPI_Request& request, const std::string& what) {
   }
 }
 
-void bcast_idle(void* data, int count, MPI_Datatype type, int root, MPI_Comm comm, const std::string& what) {
+void bcast_idle(void* data, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                const std::string& what) {
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Ibcast(data, count, type, root, comm, &request), what);
   wait_idle(request, what);

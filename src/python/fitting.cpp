@@ -6,12 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "perfit/job/fit_job.hpp"
-#include "perfit/job/groups.hpp"
 #include "options.hpp"
-#include "perfit/job/prediction.hpp"
-#include "perfit/job/result_report.hpp"
-#include "tables.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/data/checksum.hpp"
@@ -20,6 +15,11 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/selection_store.hpp"
+#include "perfit/job/fit_job.hpp"
+#include "perfit/job/groups.hpp"
+#include "perfit/job/prediction.hpp"
+#include "perfit/job/result_report.hpp"
+#include "tables.hpp"
 
 namespace py = pybind11;
 
@@ -64,13 +64,16 @@ class PythonSignals {
   PyObject *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;
 };
 
-io::ResultFile fit_columns(const py::dict& columns, const std::string& set, const std::string& target,
-                           const std::string& unit, const py::dict& options, bool verbose) {
+io::ResultFile fit_columns(const py::dict& columns, const std::string& set,
+                           const std::string& target, const std::string& unit,
+                           const py::dict& options, bool verbose) {
   job::FitJob job;
   job.cfg.data = "DataFrame";
   job.cfg.set = set;
-  for (const auto& [key, value] : options) apply_run_option(job.cfg, py::str(key), py::str(value), "perfit.fit");
-  job.table = std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
+  for (const auto& [key, value] : options)
+    apply_run_option(job.cfg, py::str(key), py::str(value), "perfit.fit");
+  job.table =
+      std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
   auto& attributes = job.table->attributes();
   attributes["target"] = target;
   attributes["unit"] = unit;
@@ -86,7 +89,8 @@ io::ResultFile fit_columns(const py::dict& columns, const std::string& set, cons
   }
   signals.rethrow();
   // Only an interrupted fit ends without a result, and that one has raised above.
-  if (!out->result) throw Error("perfit.fit: the fit ended without a result (checkpointed); please report this", 1);
+  if (!out->result)
+    throw Error("perfit.fit: the fit ended without a result (checkpointed); please report this", 1);
   return std::move(*out->result);
 }
 
@@ -123,7 +127,8 @@ py::dict params_columns(const io::ResultFile& r) {
   d["ci_lo"] = ci_lo;
   d["ci_hi"] = ci_hi;
   d["past_bound"] = past_bound;
-  if (const job::Groups g = job::groups_of(r); !g.empty()) {  // a joint fit: which constant, which group
+  if (const job::Groups g = job::groups_of(r);
+      !g.empty()) {  // a joint fit: which constant, which group
     std::vector<std::string> constant, group;
     for (const auto& p : r.params) {
       auto [c, label] = job::param_group(g, p.name);
@@ -136,7 +141,8 @@ py::dict params_columns(const io::ResultFile& r) {
   return d;
 }
 
-py::dict predict_columns(const io::ResultFile& r, const std::string& name, const py::dict& columns, double interval) {
+py::dict predict_columns(const io::ResultFile& r, const std::string& name, const py::dict& columns,
+                         double interval) {
   const job::Prediction p = job::predict_rows(r, name, table_from_columns(columns, "the DataFrame"),
                                               "the DataFrame", false, interval);
   py::dict d;
@@ -186,10 +192,12 @@ py::list candidates_of(const io::ResultFile& r) {
 // The result as if candidate k had been the fit: its model and constants, the rows and ranges
 // of the selection's winner (which is what a figure of every candidate draws against).
 io::ResultFile as_candidate(const io::ResultFile& r, std::size_t k) {
-  if (k >= r.candidates.size()) throw ConfigError("candidate " + std::to_string(k) + ": the result has " +
-                                                  std::to_string(r.candidates.size()));
+  if (k >= r.candidates.size())
+    throw ConfigError("candidate " + std::to_string(k) + ": the result has " +
+                      std::to_string(r.candidates.size()));
   const io::CandidateFit& c = r.candidates[k];
-  if (c.params.empty()) throw DataError("candidate '" + c.model + "' has no fit on every row (its fit failed)");
+  if (c.params.empty())
+    throw DataError("candidate '" + c.model + "' has no fit on every row (its fit failed)");
   const model::ModelSpec spec = io::parse_model_yaml(c.model_yaml, "candidate '" + c.model + "'");
   io::ResultFile x = r;
   x.model_name = c.model;
@@ -213,15 +221,24 @@ void save_result(const io::ResultFile& r, const std::string& path, bool force) {
 }  // namespace
 
 void add_fitting(py::module_& m) {
-  py::class_<io::ResultFile>(m, "Result", "A fit's result: what `perfit fit --out` writes, in memory.")
-      .def("json", [](const io::ResultFile& r, const std::string& path) { return job::result_json(r, path).dump(); },
-           py::arg("path") = "")
+  py::class_<io::ResultFile>(m, "Result",
+                             "A fit's result: what `perfit fit --out` writes, in memory.")
+      .def(
+          "json",
+          [](const io::ResultFile& r, const std::string& path) {
+            return job::result_json(r, path).dump();
+          },
+          py::arg("path") = "")
       .def("text", &job::result_table_text)
       .def("candidates", &candidates_of)
       .def("candidate", &as_candidate, py::arg("k"))
-      .def("rows", [](const io::ResultFile& r) { return columns_to_python(data::MeasurementTable(r.kept_rows)); })
+      .def("rows",
+           [](const io::ResultFile& r) {
+             return columns_to_python(data::MeasurementTable(r.kept_rows));
+           })
       .def("params", &params_columns)
-      .def("predict", &predict_columns, py::arg("name"), py::arg("columns"), py::arg("interval") = 0.0)
+      .def("predict", &predict_columns, py::arg("name"), py::arg("columns"),
+           py::arg("interval") = 0.0)
       .def("save", &save_result, py::arg("path"), py::arg("force") = false);
   m.def("fit", &fit_columns, py::arg("columns"), py::arg("set"), py::arg("target"), py::arg("unit"),
         py::arg("options"), py::arg("verbose") = false);

@@ -4,13 +4,13 @@
 #include <pybind11/stl.h>
 
 #include "fitting.hpp"
-#include "selecting.hpp"
-#include "tables.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/logging.hpp"
 #include "perfit/core/version.hpp"
 #include "perfit/io/store_import.hpp"
 #include "perfit/io/store_reader.hpp"
+#include "selecting.hpp"
+#include "tables.hpp"
 
 namespace py = pybind11;
 
@@ -32,8 +32,8 @@ py::dict read_store(const std::string& path, const std::string& set) {
 }
 
 std::size_t write_store(const py::dict& columns, const std::string& path, const std::string& set,
-                        const std::string& target, const std::string& unit, bool replace, bool append,
-                        const std::string& source) {
+                        const std::string& target, const std::string& unit, bool replace,
+                        bool append, const std::string& source) {
   io::ImportOptions o;
   o.csv = "the DataFrame";
   o.store = path;
@@ -89,7 +89,8 @@ PYBIND11_MODULE(_perfit, m) {
   });
   m.def("read_store", &python::read_store, py::arg("path"), py::arg("set"));
   m.def("write_store", &python::write_store, py::arg("columns"), py::arg("path"), py::arg("set"),
-        py::arg("target"), py::arg("unit"), py::arg("replace"), py::arg("append"), py::arg("source"));
+        py::arg("target"), py::arg("unit"), py::arg("replace"), py::arg("append"),
+        py::arg("source"));
   m.def("version", [] { return std::string(version()) + " (" + git_revision() + ")"; });
   m.def("set_log_level", [](const std::string& level) { init_logging(0, parse_log_level(level)); });
   python::add_fitting(m);

@@ -24,7 +24,8 @@ const Option<S>* find(const OptionTable<S>& table, const std::string& name) {
 }
 
 template <class S>
-void parse(const Option<S>& o, S& s, const std::string& name, const std::string& value, const std::string& who) {
+void parse(const Option<S>& o, S& s, const std::string& name, const std::string& value,
+           const std::string& who) {
   try {
     o.parse(s, value);
   } catch (const ConfigError& e) {
@@ -34,13 +35,15 @@ void parse(const Option<S>& o, S& s, const std::string& name, const std::string&
 
 }  // namespace
 
-void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value, const std::string& who) {
+void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value,
+                      const std::string& who) {
   const auto& table = fit::run_config_option_table();
   if (const auto* o = find(table, name)) return parse(*o, cfg, name, value, who);
   std::vector<std::string> names;
   for (const auto& o : table) names.push_back(o.flag.empty() ? o.key : o.flag);
   const std::string near = closest_match(as_flag(name), names);
-  throw ConfigError(who + ": unknown option '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+  throw ConfigError(who + ": unknown option '" + name + "'" +
+                    (near.empty() ? "" : "; did you mean '" + near + "'?") +
                     " (perfit.options() lists them)");
 }
 

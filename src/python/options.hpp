@@ -4,14 +4,15 @@
 
 #include <string>
 
-#include "perfit/select/select_set.hpp"
 #include "perfit/fit/run_config.hpp"
+#include "perfit/select/select_set.hpp"
 
 namespace perfit::python {
 
 // Throws: ConfigError "<who>: unknown option 'x'; did you mean 'y'?" or "<who> option 'x':
 // found ..., expected ...".
-void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value, const std::string& who);
+void apply_run_option(fit::RunConfig& cfg, const std::string& name, const std::string& value,
+                      const std::string& who);
 
 // A selection's own option (models, criterion, folds, holdout, negative_exponents); false when
 // `name` is none of them. Throws: ConfigError for a bad value.

@@ -2,14 +2,14 @@
 
 #include <pybind11/stl.h>
 
-#include "perfit/job/fit_job.hpp"
 #include "options.hpp"
-#include "perfit/select/select_set.hpp"
-#include "perfit/select/winner.hpp"
-#include "perfit/select/validate.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/data/checksum.hpp"
 #include "perfit/io/store_import.hpp"
+#include "perfit/job/fit_job.hpp"
+#include "perfit/select/select_set.hpp"
+#include "perfit/select/validate.hpp"
+#include "perfit/select/winner.hpp"
 #include "tables.hpp"
 
 namespace py = pybind11;
@@ -20,9 +20,10 @@ namespace {
 
 // The DataFrame's columns as the rows of cfg's set, with its target and unit, checked as
 // write_store checks them (cfg.drop_invalid drops what it refuses).
-job::SetSource given_rows(const py::dict& columns, const std::string& target, const std::string& unit,
-                          const fit::RunConfig& cfg) {
-  auto table = std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
+job::SetSource given_rows(const py::dict& columns, const std::string& target,
+                          const std::string& unit, const fit::RunConfig& cfg) {
+  auto table =
+      std::make_shared<data::MeasurementTable>(table_from_columns(columns, "the DataFrame"));
   io::ImportOptions check;
   check.csv = "the DataFrame";
   check.set = cfg.set;
@@ -45,7 +46,8 @@ py::dict select_set(const py::dict& columns, const std::string& set, const std::
   cfg.set = set;
   for (const auto& [key, value] : options) {
     const std::string name = py::str(key);
-    if (!apply_choice_option(a, name, py::str(value))) apply_run_option(cfg, name, py::str(value), "perfit.select");
+    if (!apply_choice_option(a, name, py::str(value)))
+      apply_run_option(cfg, name, py::str(value), "perfit.select");
   }
   cfg.validate(false);
   a.source = given_rows(columns, target, unit, cfg);
@@ -54,7 +56,8 @@ py::dict select_set(const py::dict& columns, const std::string& set, const std::
   std::string ranking, how;
   {
     py::gil_scoped_release released;
-    const select::Selection s = select::select_set(a, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
+    const select::Selection s = select::select_set(
+        a, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
     ranking = select::ranking_json(s.ranked, a.criterion).dump();
     how = s.how;
     job::FitJob job = select::winner_job(a, cfg, s);
@@ -73,26 +76,28 @@ py::dict select_set(const py::dict& columns, const std::string& set, const std::
 }
 
 std::string validate_set(const py::dict& columns, const std::string& set, const std::string& target,
-                         const std::string& unit, const std::string& split, const py::dict& options) {
+                         const std::string& unit, const std::string& split,
+                         const py::dict& options) {
   fit::RunConfig cfg;
   cfg.data = "DataFrame";
   cfg.set = set;
-  for (const auto& [key, value] : options) apply_run_option(cfg, py::str(key), py::str(value), "perfit.validate");
+  for (const auto& [key, value] : options)
+    apply_run_option(cfg, py::str(key), py::str(value), "perfit.validate");
   cfg.validate(false);
   const job::SetSource source = given_rows(columns, target, unit, cfg);
   py::gil_scoped_release released;
-  const select::Validation v =
-      select::run_validation(cfg, split, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL, source);
+  const select::Validation v = select::run_validation(
+      cfg, split, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL, source);
   return select::validation_json(v, cfg).dump();
 }
 
 }  // namespace
 
 void add_selecting(py::module_& m) {
-  m.def("select", &select_set, py::arg("columns"), py::arg("set"), py::arg("target"), py::arg("unit"),
-        py::arg("options"));
-  m.def("validate", &validate_set, py::arg("columns"), py::arg("set"), py::arg("target"), py::arg("unit"),
-        py::arg("split"), py::arg("options"));
+  m.def("select", &select_set, py::arg("columns"), py::arg("set"), py::arg("target"),
+        py::arg("unit"), py::arg("options"));
+  m.def("validate", &validate_set, py::arg("columns"), py::arg("set"), py::arg("target"),
+        py::arg("unit"), py::arg("split"), py::arg("options"));
 }
 
 }  // namespace perfit::python

@@ -31,14 +31,23 @@ std::vector<std::string> text_values(const py::array& a) {
 // The array's values as a column; the dtype's kind says which (NumPy's one-letter codes).
 data::Column column_of(const std::string& name, const py::array& a, const std::string& where) {
   if (a.ndim() != 1) {
-    throw DataError(where + " column '" + name + "' has " + std::to_string(a.ndim()) + " dimensions, expected 1");
+    throw DataError(where + " column '" + name + "' has " + std::to_string(a.ndim()) +
+                    " dimensions, expected 1");
   }
   switch (a.dtype().kind()) {
-    case 'f': return data::Column(name, copy_values<double>(a));
-    case 'i': case 'u': case 'b': return data::Column(name, copy_values<std::int64_t>(a));
-    case 'O': case 'U': case 'S': return data::Column(name, text_values(a));
+    case 'f':
+      return data::Column(name, copy_values<double>(a));
+    case 'i':
+    case 'u':
+    case 'b':
+      return data::Column(name, copy_values<std::int64_t>(a));
+    case 'O':
+    case 'U':
+    case 'S':
+      return data::Column(name, text_values(a));
     default:
-      throw DataError(where + " column '" + name + "' has dtype " + std::string(py::str(a.dtype())) +
+      throw DataError(where + " column '" + name + "' has dtype " +
+                      std::string(py::str(a.dtype())) +
                       ", expected numbers (float, int, bool) or text");
   }
 }
@@ -47,8 +56,8 @@ template <class T>
 py::array_t<T> owning_array(std::vector<T>&& v) {
   auto* held = new std::vector<T>(std::move(v));
   py::capsule owner(held, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>({static_cast<py::ssize_t>(held->size())}, {static_cast<py::ssize_t>(sizeof(T))},
-                        held->data(), owner);
+  return py::array_t<T>({static_cast<py::ssize_t>(held->size())},
+                        {static_cast<py::ssize_t>(sizeof(T))}, held->data(), owner);
 }
 
 }  // namespace
@@ -61,8 +70,8 @@ data::MeasurementTable table_from_columns(const py::dict& columns, const std::st
     const std::string name = py::str(key);
     data::Column c = column_of(name, py::array::ensure(value), where);
     if (!first && c.size() != rows) {
-      throw DataError(where + " column '" + name + "' has " + std::to_string(c.size()) + " rows, the others " +
-                      std::to_string(rows));
+      throw DataError(where + " column '" + name + "' has " + std::to_string(c.size()) +
+                      " rows, the others " + std::to_string(rows));
     }
     rows = c.size();
     first = false;
@@ -75,9 +84,15 @@ py::dict columns_to_python(data::MeasurementTable&& table) {
   py::dict out;
   for (auto& c : table.columns()) {
     switch (c.type()) {
-      case data::ColumnType::float64: out[py::str(c.name())] = owning_array(std::move(c.f64())); break;
-      case data::ColumnType::int64: out[py::str(c.name())] = owning_array(std::move(c.i64())); break;
-      case data::ColumnType::string: out[py::str(c.name())] = py::cast(c.str()); break;
+      case data::ColumnType::float64:
+        out[py::str(c.name())] = owning_array(std::move(c.f64()));
+        break;
+      case data::ColumnType::int64:
+        out[py::str(c.name())] = owning_array(std::move(c.i64()));
+        break;
+      case data::ColumnType::string:
+        out[py::str(c.name())] = py::cast(c.str());
+        break;
     }
   }
   return out;

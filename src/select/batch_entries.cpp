@@ -19,9 +19,11 @@ BatchSelections::BatchSelections(const io::Manifest& m, const std::string& dir)
 nlohmann::ordered_json BatchSelections::fingerprint() const {
   // Per entry its options, per set its entry and data; rows, not an object keyed by set: an
   // ordered_json object finds a key by a linear search.
-  nlohmann::ordered_json entries = nlohmann::ordered_json::array(), sets = nlohmann::ordered_json::array();
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array(),
+                         sets = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < plan_.entries.size(); ++k) {
-    entries.push_back({plan_.entries[k].where, fit::run_config_to_yaml(plan_.entries[k].cfg), select_choice_text(args_[k])});
+    entries.push_back({plan_.entries[k].where, fit::run_config_to_yaml(plan_.entries[k].cfg),
+                       select_choice_text(args_[k])});
   }
   std::map<std::string, io::StoreReader> stores;
   for (const auto& t : plan_.tasks) {
@@ -36,12 +38,14 @@ void BatchSelections::check_outputs(const std::string& dir) const {
   if (!empty()) check_selection_outputs(dir, plan_.entries.front().cfg.data, true);
 }
 
-std::optional<SelectionLedger> BatchSelections::run(const std::string& dir, bool resume, MPI_Comm world) const {
+std::optional<SelectionLedger> BatchSelections::run(const std::string& dir, bool resume,
+                                                    MPI_Comm world) const {
   SelectManyRun r;
   r.out = dir;
   r.resume = resume;
   r.about = {{"manifest", manifest_}};
-  for (const auto& t : plan_.tasks) r.units.push_back({&args_[t.entry], &plan_.entries[t.entry].cfg, t.set});
+  for (const auto& t : plan_.tasks)
+    r.units.push_back({&args_[t.entry], &plan_.entries[t.entry].cfg, t.set});
   return select_sets(r, world);
 }
 

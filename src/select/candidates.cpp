@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "perfit/job/analysis_set.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
+#include "perfit/data/splits.hpp"
 #include "perfit/io/model_config.hpp"
+#include "perfit/job/analysis_set.hpp"
+#include "perfit/model/evaluator.hpp"
 #include "perfit/model/factor_binding.hpp"
 #include "perfit/model/identifiability.hpp"
-#include "perfit/data/splits.hpp"
-#include "perfit/model/evaluator.hpp"
 #include "perfit/select/naive.hpp"
 #include "perfit/select/search.hpp"
 
@@ -31,13 +31,20 @@ namespace {
 
 // A naive predictor over the scale column; its stand-in model (from two made-up points) names
 // it and the column it reads until each fold computes its own.
-Candidate naive_candidate(model::NaiveKind kind, const fit::RunConfig& c, const std::vector<std::string>& columns) {
+Candidate naive_candidate(model::NaiveKind kind, const fit::RunConfig& c,
+                          const std::vector<std::string>& columns) {
   const std::string col = scale_of(c, columns);
   if (col.empty()) {
-    throw ConfigError(std::string("--models ") + model::naive_word(kind) + " extrapolates along the scale column: pass "
+    throw ConfigError(std::string("--models ") + model::naive_word(kind) +
+                      " extrapolates along the scale column: pass "
                       "--scale COLUMN or bind p with --factors p=COLUMN");
   }
-  Candidate m{model::naive_word(kind), std::make_shared<const model::Model>(model::naive_spec(kind, col, {1.0, 2.0}, {1.0, 1.0}), columns), {}, {}, 0.0};
+  Candidate m{model::naive_word(kind),
+              std::make_shared<const model::Model>(
+                  model::naive_spec(kind, col, {1.0, 2.0}, {1.0, 1.0}), columns),
+              {},
+              {},
+              0.0};
   m.search_columns = {col};
   m.naive = kind;
   return m;
@@ -58,8 +65,9 @@ void check_bindings_used(const fit::RunConfig& c, const std::vector<Candidate>& 
 }  // namespace
 
 // Explicit --models must all bind; the default list keeps the built-ins the set can feed.
-std::vector<Candidate> candidates(const std::string& models, bool extrapolation, const fit::RunConfig& c,
-                                  const std::vector<std::string>& columns, const job::SetSource& source) {
+std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
+                                  const fit::RunConfig& c, const std::vector<std::string>& columns,
+                                  const job::SetSource& source) {
   std::vector<Candidate> out;
   if (!models.empty()) {
     for (const auto& word : split_list(models)) {
@@ -71,7 +79,9 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
       std::vector<std::string> cols;
       if (is_search_word(word, cols)) {
         if (cols.empty() && !scale_of(c, columns).empty()) cols.push_back(scale_of(c, columns));
-        if (cols.empty()) throw ConfigError("--models pmnf-search: name its parameter, pmnf-search:COLUMN (or pass --scale)");
+        if (cols.empty())
+          throw ConfigError(
+              "--models pmnf-search: name its parameter, pmnf-search:COLUMN (or pass --scale)");
         Candidate m{word, search_placeholder(word, cols, columns), {}, {}, 0.0};
         m.search_columns = cols;
         out.push_back(std::move(m));
@@ -83,28 +93,32 @@ std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
     return out;
   }
   for (const auto& spec : io::builtin_models()) {
-    const model::ModelSpec bound =
-        model::bind_factors(spec, model::bindings_for(spec, model::parse_factor_bindings(c.factors)));
+    const model::ModelSpec bound = model::bind_factors(
+        spec, model::bindings_for(spec, model::parse_factor_bindings(c.factors)));
     std::vector<std::string> missing;
     for (const auto& f : model::Model::factors(bound)) {
       if (std::find(columns.begin(), columns.end(), f) == columns.end()) missing.push_back(f);
     }
     if (!missing.empty()) {
-      spdlog::info("select: skipping built-in '{}': it reads {}, not columns of the set (bind them with "
-                   "--factors NAME=COLUMN or NAME=NUMBER)", spec.name, join(missing));
+      spdlog::info(
+          "select: skipping built-in '{}': it reads {}, not columns of the set (bind them with "
+          "--factors NAME=COLUMN or NAME=NUMBER)",
+          spec.name, join(missing));
       continue;
     }
     out.push_back({spec.name, job::bind_model(spec.name, c, columns, false, source), {}, {}, 0.0});
   }
   // The naive extrapolations compete wherever the criterion is extrapolation: the floor.
   if (extrapolation && !out.empty() && !scale_of(c, columns).empty()) {
-    for (const auto kind : {model::NaiveKind::ideal, model::NaiveKind::loglog, model::NaiveKind::ideal_fit}) {
+    for (const auto kind :
+         {model::NaiveKind::ideal, model::NaiveKind::loglog, model::NaiveKind::ideal_fit}) {
       out.push_back(naive_candidate(kind, c, columns));
     }
   }
   if (out.empty()) {
-    throw DataError("select: no built-in model can read '" + c.data + "' set '" + c.set + "' (columns: " +
-                    join(columns) + "); bind their factors with --factors p=COLUMN,... or pass --models");
+    throw DataError("select: no built-in model can read '" + c.data + "' set '" + c.set +
+                    "' (columns: " + join(columns) +
+                    "); bind their factors with --factors p=COLUMN,... or pass --models");
   }
   check_bindings_used(c, out);
   return out;
@@ -119,17 +133,22 @@ void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementT
   std::vector<std::string> why(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const Candidate& m = cands[i];
-    const auto fit = std::find_if(m.fits.rbegin(), m.fits.rend(), [](const fit::FoldFit& f) { return !f.failed; });
+    const auto fit = std::find_if(m.fits.rbegin(), m.fits.rend(),
+                                  [](const fit::FoldFit& f) { return !f.failed; });
     if (m.procedure() || fit == m.fits.rend()) continue;
-    const model::Identifiability id = model::check_identifiability(model::Evaluator(*m.model, rows), fit->params);
+    const model::Identifiability id =
+        model::check_identifiability(model::Evaluator(*m.model, rows), fit->params);
     const auto n = std::count(id.identifiable.begin(), id.identifiable.end(), false);
     if (n > 0) {
-      why[i] = std::to_string(n) + " of its " + std::to_string(m.model->n_params()) + " constants cannot be "
-               "determined from this set (" + (id.warnings.empty() ? std::string() : id.warnings.front()) + ")";
+      why[i] = std::to_string(n) + " of its " + std::to_string(m.model->n_params()) +
+               " constants cannot be "
+               "determined from this set (" +
+               (id.warnings.empty() ? std::string() : id.warnings.front()) + ")";
     }
   }
   bool any_kept = false;  // of the fitted models: the procedures are never left out
-  for (std::size_t i = 0; i < cands.size(); ++i) any_kept = any_kept || (!cands[i].procedure() && why[i].empty());
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    any_kept = any_kept || (!cands[i].procedure() && why[i].empty());
   if (!any_kept) return;
   std::vector<Candidate> kept;
   for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -147,7 +166,8 @@ namespace {
 
 // The rows at the largest value of `column`, moved one step further (x_n^2 / x_{n-1}), with
 // the numeric columns the candidates read.
-data::MeasurementTable one_step_beyond(const std::vector<Candidate>& cands, const data::MeasurementTable& rows,
+data::MeasurementTable one_step_beyond(const std::vector<Candidate>& cands,
+                                       const data::MeasurementTable& rows,
                                        const std::string& column) {
   const std::vector<double> distinct = data::distinct_values(rows.column(column));
   const double last = distinct.back(), next = last * last / distinct[distinct.size() - 2];
@@ -156,7 +176,8 @@ data::MeasurementTable one_step_beyond(const std::vector<Candidate>& cands, cons
   for (std::size_t i = 0; i < x.size(); ++i) keep[i] = x[i] == last;
   const data::MeasurementTable at_last = data::select_rows(rows, keep);
   std::vector<std::string> names{column};
-  for (const auto& m : cands) names.insert(names.end(), m.model->columns_used().begin(), m.model->columns_used().end());
+  for (const auto& m : cands)
+    names.insert(names.end(), m.model->columns_used().begin(), m.model->columns_used().end());
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   data::MeasurementTable out;
@@ -169,8 +190,8 @@ data::MeasurementTable one_step_beyond(const std::vector<Candidate>& cands, cons
 }
 
 // A candidate's predictions there: fitted in-sample on every row, or a naive predictor from them.
-Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable& rows, const std::string& column,
-                               const data::MeasurementTable& beyond) {
+Eigen::VectorXd predict_beyond(const Candidate& m, const data::MeasurementTable& rows,
+                               const std::string& column, const data::MeasurementTable& beyond) {
   if (m.naive) {
     const model::Model naive(naive_spec_of(*m.naive, column, rows), beyond.column_names());
     return model::Evaluator(naive, beyond).predict(Eigen::VectorXd(0));
@@ -191,8 +212,8 @@ double held_out_log_rms(const Candidate& m) {
   return n > 0 ? std::sqrt(ss / static_cast<double>(n)) : std::numeric_limits<double>::quiet_NaN();
 }
 
-ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
-                                 const std::string& column) {
+ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked,
+                                 const data::MeasurementTable& rows, const std::string& column) {
   if (ranked.size() < 2 || data::distinct_values(rows.column(column)).size() < 2) return {};
   const data::MeasurementTable beyond = one_step_beyond(ranked, rows, column);
   const Eigen::VectorXd first = predict_beyond(ranked.front(), rows, column, beyond);
@@ -203,7 +224,8 @@ ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const dat
     if (m.pooled.failed || m.fits.size() != 1 || m.searched()) continue;
     std::size_t configs = 0;
     data::configuration_ids(rows, m.model->columns_used(), configs);
-    if (!m.naive && configs < m.model->n_params()) continue;  // passes through the points: says nothing
+    if (!m.naive && configs < m.model->n_params())
+      continue;  // passes through the points: says nothing
     const double d = (predict_beyond(m, rows, column, beyond).array() / first.array()).log().mean();
     if (!std::isfinite(d)) continue;
     sum += d * d;
@@ -211,7 +233,8 @@ ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const dat
   }
   if (n == 0) return {};
   return {std::sqrt(sum / static_cast<double>(n)), n,
-          "the other " + std::to_string(n) + " candidates' disagreement one step beyond the largest " + column +
+          "the other " + std::to_string(n) +
+              " candidates' disagreement one step beyond the largest " + column +
               " (two scales: nothing to hold out)"};
 }
 

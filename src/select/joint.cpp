@@ -15,15 +15,19 @@ std::string where(const fit::RunConfig& c) { return "'" + c.data + "' set '" + c
 
 }  // namespace
 
-JointModel plan_joint(const fit::RunConfig& c, const model::Model& base, const job::AnalysisSet& set) {
+JointModel plan_joint(const fit::RunConfig& c, const model::Model& base,
+                      const job::AnalysisSet& set) {
   JointModel out;
   model::ModelSpec spec = base.spec();
   std::vector<std::string> names = set.set_columns;
-  out.joint = job::plan_joint_fit(c, spec, names, [&](const std::vector<std::string>& by) {
-    data::MeasurementTable keys;
-    for (const auto& col : by) keys.add_column(set.rows->column(col));
-    return keys;
-  }, where(c));
+  out.joint = job::plan_joint_fit(
+      c, spec, names,
+      [&](const std::vector<std::string>& by) {
+        data::MeasurementTable keys;
+        for (const auto& col : by) keys.add_column(set.rows->column(col));
+        return keys;
+      },
+      where(c));
   out.model = std::make_shared<const model::Model>(spec, names);
   return out;
 }
@@ -34,22 +38,25 @@ void mark_groups(job::AnalysisSet& set, const job::Groups& g, const fit::RunConf
   set.rows = rows;
 }
 
-std::vector<JointKinds> kinds_to_compare(const fit::RunConfig& c, const std::vector<std::string>& constants) {
-  if (!c.shared.empty() || !c.per_group.empty() || !c.pooled.empty()) return {{"kinds as given", c}};
+std::vector<JointKinds> kinds_to_compare(const fit::RunConfig& c,
+                                         const std::vector<std::string>& constants) {
+  if (!c.shared.empty() || !c.per_group.empty() || !c.pooled.empty())
+    return {{"kinds as given", c}};
   JointKinds pooled{"pooled", c}, shared{"shared", c}, per_group{"per group", c};
   shared.cfg.shared = join(constants, "");
   per_group.cfg.per_group = join(constants, "");
   return {pooled, shared, per_group};
 }
 
-std::vector<Candidate> joint_candidates(std::vector<Candidate> cands, bool named, const fit::RunConfig& c,
-                                        job::AnalysisSet& set) {
+std::vector<Candidate> joint_candidates(std::vector<Candidate> cands, bool named,
+                                        const fit::RunConfig& c, job::AnalysisSet& set) {
   std::vector<Candidate> out;
   std::optional<job::Groups> groups;
   for (const Candidate& m : cands) {
     if (m.procedure()) {
       if (named) {
-        throw ConfigError("select --by: '" + m.word + "' is computed per series, not fitted as one model over the "
+        throw ConfigError("select --by: '" + m.word +
+                          "' is computed per series, not fitted as one model over the "
                           "groups; leave it out of --models");
       }
       continue;
@@ -71,7 +78,8 @@ std::vector<Candidate> joint_candidates(std::vector<Candidate> cands, bool named
       out.push_back(std::move(joint));
     }
   }
-  if (out.empty()) throw DataError("select --by: no fitted candidate to compare over the groups of " + where(c));
+  if (out.empty())
+    throw DataError("select --by: no fitted candidate to compare over the groups of " + where(c));
   mark_groups(set, *groups, c);
   return out;
 }

@@ -1,10 +1,9 @@
 #include "perfit/select/ladder.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <Eigen/Dense>
 
 #include "perfit/core/text.hpp"
 #include "perfit/data/splits.hpp"
@@ -22,20 +21,26 @@ constexpr double kIdealGuard = 1.2;
 constexpr double kDisplace = 0.85;
 constexpr double kMisfit = 5.0;
 
-bool usable(const Candidate& m) { return std::isfinite(m.score) && m.determined && !m.pooled.failed; }
+bool usable(const Candidate& m) {
+  return std::isfinite(m.score) && m.determined && !m.pooled.failed;
+}
 bool is_fitted(const Candidate& m, const char* name) { return !m.procedure() && m.word == name; }
 bool is_ideal_fit(const Candidate& m) { return m.naive == model::NaiveKind::ideal_fit; }
-bool nested(const Candidate& m) { return is_fitted(m, "amdahl") || is_fitted(m, "usl") || is_ideal_fit(m); }
+bool nested(const Candidate& m) {
+  return is_fitted(m, "amdahl") || is_fitted(m, "usl") || is_ideal_fit(m);
+}
 
 // Every candidate reads `column` alone: the ladder is about scaling along it.
 bool one_column(const std::vector<Candidate>& ranked, const std::string& column) {
   return std::all_of(ranked.begin(), ranked.end(), [&](const Candidate& m) {
-    const std::vector<std::string>& cols = m.procedure() ? m.search_columns : m.model->columns_used();
+    const std::vector<std::string>& cols =
+        m.procedure() ? m.search_columns : m.model->columns_used();
     return std::all_of(cols.begin(), cols.end(), [&](const std::string& c) { return c == column; });
   });
 }
 
-std::vector<Candidate>::iterator lowest(std::vector<Candidate>& ranked, bool (*which)(const Candidate&)) {
+std::vector<Candidate>::iterator lowest(std::vector<Candidate>& ranked,
+                                        bool (*which)(const Candidate&)) {
   auto best = ranked.end();
   for (auto it = ranked.begin(); it != ranked.end(); ++it) {
     if (usable(*it) && which(*it) && (best == ranked.end() || it->score < best->score)) best = it;
@@ -44,11 +49,12 @@ std::vector<Candidate>::iterator lowest(std::vector<Candidate>& ranked, bool (*w
 }
 
 std::string serial_words(const SerialPartTest& t) {
-  return "Amdahl's serial part is within the noise (F = " + format_g(t.f, 3) + " on 1 and " + std::to_string(t.dof) +
-         " dof, below its 95% quantile)";
+  return "Amdahl's serial part is within the noise (F = " + format_g(t.f, 3) + " on 1 and " +
+         std::to_string(t.dof) + " dof, below its 95% quantile)";
 }
 
-void put_first(std::vector<Candidate>& ranked, std::vector<Candidate>::iterator it, std::string why) {
+void put_first(std::vector<Candidate>& ranked, std::vector<Candidate>::iterator it,
+               std::string why) {
   it->why = std::move(why);
   std::rotate(ranked.begin(), it, it + 1);
 }
@@ -56,7 +62,8 @@ void put_first(std::vector<Candidate>& ranked, std::vector<Candidate>::iterator 
 }  // namespace
 
 SerialPartTest serial_part_test(const data::MeasurementTable& rows, const std::string& column) {
-  const std::vector<double> x = rows.column(column).to_double(), t = rows.column(rows.target()).to_double();
+  const std::vector<double> x = rows.column(column).to_double(),
+                            t = rows.column(rows.target()).to_double();
   // a * v + b * u ~ 1 with v = 1/t, u = 1/(x t): the relative residuals of t = a + b / x.
   double vv = 0.0, uu = 0.0, uv = 0.0, sv = 0.0, su = 0.0;
   std::size_t n = 0;
@@ -71,23 +78,28 @@ SerialPartTest serial_part_test(const data::MeasurementTable& rows, const std::s
   // rss(a, b) = n - 2 (a sv + b su) + a^2 vv + 2 a b uv + b^2 uu: the bounded normal equations
   const Eigen::Matrix2d h{{vv, uv}, {uv, uu}};
   const Eigen::Vector2d g(sv, su);
-  const auto rss = [&](const Eigen::Vector2d& c) { return std::max(0.0, static_cast<double>(n) - 2 * g.dot(c) + c.dot(h * c)); };
+  const auto rss = [&](const Eigen::Vector2d& c) {
+    return std::max(0.0, static_cast<double>(n) - 2 * g.dot(c) + c.dot(h * c));
+  };
   const double ideal = rss(Eigen::Vector2d(0.0, su / uu));
-  const Eigen::Vector2d ab = model::bounded_least_squares(h, g, Eigen::Vector2d::Zero(), Eigen::Vector2d::Constant(1e200));
+  const Eigen::Vector2d ab =
+      model::bounded_least_squares(h, g, Eigen::Vector2d::Zero(), Eigen::Vector2d::Constant(1e200));
   const double a = ab(0), b = ab(1);
   const double amdahl = std::min(rss(ab), ideal);
   out.a = a, out.b = b, out.c = su / uu;
   out.tested = true;
   out.dof = n - 2;
   out.amdahl_residual_sd = std::sqrt(amdahl / static_cast<double>(out.dof));
-  out.f = amdahl > 0.0 ? (ideal - amdahl) / (amdahl / static_cast<double>(out.dof)) : (ideal > 0.0 ? HUGE_VAL : 0.0);
+  out.f = amdahl > 0.0 ? (ideal - amdahl) / (amdahl / static_cast<double>(out.dof))
+                       : (ideal > 0.0 ? HUGE_VAL : 0.0);
   const double q = fit::t_quantile(0.975, static_cast<double>(out.dof));
   out.significant = out.f > q * q;
   return out;
 }
 
 bool coherency_significant(const data::MeasurementTable& rows, const std::string& column) {
-  const std::vector<double> x = rows.column(column).to_double(), t = rows.column(rows.target()).to_double();
+  const std::vector<double> x = rows.column(column).to_double(),
+                            t = rows.column(rows.target()).to_double();
   Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
   Eigen::Vector3d atb = Eigen::Vector3d::Zero();
   std::size_t n = 0;
@@ -112,7 +124,8 @@ bool coherency_significant(const data::MeasurementTable& rows, const std::string
 }
 
 double within_scale_log_sd(const data::MeasurementTable& rows, const std::string& column) {
-  const std::vector<double> x = rows.column(column).to_double(), y = rows.column(rows.target()).to_double();
+  const std::vector<double> x = rows.column(column).to_double(),
+                            y = rows.column(rows.target()).to_double();
   std::map<double, std::vector<double>> by;
   for (std::size_t i = 0; i < x.size(); ++i) by[x[i]].push_back(std::log(y[i]));
   double ss = 0.0;
@@ -124,13 +137,16 @@ double within_scale_log_sd(const data::MeasurementTable& rows, const std::string
     for (const double l : logs) ss += (l - mean) * (l - mean);
     dof += logs.size() - 1;
   }
-  return dof > 0 ? std::sqrt(ss / static_cast<double>(dof)) : std::numeric_limits<double>::quiet_NaN();
+  return dof > 0 ? std::sqrt(ss / static_cast<double>(dof))
+                 : std::numeric_limits<double>::quiet_NaN();
 }
 
-void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows, const std::string& column) {
+void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
+                  const std::string& column) {
   const SerialPartTest t = serial_part_test(rows, column);
   const auto find = [&](auto pred) {
-    return std::find_if(ranked.begin(), ranked.end(), [&](const Candidate& m) { return !m.pooled.failed && pred(m); });
+    return std::find_if(ranked.begin(), ranked.end(),
+                        [&](const Candidate& m) { return !m.pooled.failed && pred(m); });
   };
   auto it = ranked.end();
   if (t.tested && !t.significant) {
@@ -138,9 +154,11 @@ void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& 
     if (it != ranked.end()) return put_first(ranked, it, "ideal scaling: " + serial_words(t));
   }
   it = find([](const Candidate& m) { return is_fitted(m, "amdahl"); });
-  if (it != ranked.end()) return put_first(ranked, it, "the prior for two scales: Amdahl's law through them");
+  if (it != ranked.end())
+    return put_first(ranked, it, "the prior for two scales: Amdahl's law through them");
   it = find([](const Candidate& m) { return m.naive == model::NaiveKind::loglog; });
-  if (it != ranked.end()) put_first(ranked, it, "the prior for two scales: the log-log line through them");
+  if (it != ranked.end())
+    put_first(ranked, it, "the prior for two scales: the log-log line through them");
 }
 
 void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
@@ -151,22 +169,26 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
   const auto ideal = lowest(ranked, is_ideal_fit);
   auto first = amdahl;
   std::string why;
-  if (ideal != ranked.end() && t.tested && !t.significant && ideal->score <= kIdealGuard * amdahl->score) {
+  if (ideal != ranked.end() && t.tested && !t.significant &&
+      ideal->score <= kIdealGuard * amdahl->score) {
     first = ideal;
     const std::vector<double> x = data::distinct_values(rows.column(column));
     const double next = x.size() > 1 ? x.back() * x.back() / x[x.size() - 2] : x.back();
     ideal->choice_gap = std::log((t.a + t.b / next) / (t.c / next));
-    why = "ideal scaling: " + serial_words(t) + " and its held-out MAPE is within " + format_g(kIdealGuard, 3) + "x Amdahl's";
+    why = "ideal scaling: " + serial_words(t) + " and its held-out MAPE is within " +
+          format_g(kIdealGuard, 3) + "x Amdahl's";
   } else {
     const auto usl = lowest(ranked, [](const Candidate& m) { return is_fitted(m, "usl"); });
     if (usl != ranked.end() && coherency_significant(rows, column)) {
       first = usl;
-      why = "the USL: its coherency term (time rising with " + column + ") is significant at 99% on every row";
+      why = "the USL: its coherency term (time rising with " + column +
+            ") is significant at 99% on every row";
     } else {
       why = std::string("Amdahl's law: ") +
-            (t.significant    ? "its serial part is significant (F = " + format_g(t.f, 3) + ")"
+            (t.significant ? "its serial part is significant (F = " + format_g(t.f, 3) + ")"
              : ideal == ranked.end() ? std::string("ideal-fit is not a candidate")
-                                     : "ideal scaling misses the held-out scales by more than " + format_g(kIdealGuard, 3) + "x it") +
+                                     : "ideal scaling misses the held-out scales by more than " +
+                                           format_g(kIdealGuard, 3) + "x it") +
             ", and the USL's coherency term is not significant";
     }
   }
@@ -177,12 +199,16 @@ void prefer_simplest_adequate(std::vector<Candidate>& ranked, const data::Measur
     const double miss = held_out_log_rms(*first);
     if (std::isfinite(noise) && miss > kMisfit * noise) {
       first = other;
-      why = "the nested models miss the held-out scales by " + format_g(miss / noise, 3) + "x the run-to-run noise "
-            "(more than " + format_g(kMisfit, 3) + "x) and this one predicts them better by more than " +
+      why = "the nested models miss the held-out scales by " + format_g(miss / noise, 3) +
+            "x the run-to-run noise "
+            "(more than " +
+            format_g(kMisfit, 3) + "x) and this one predicts them better by more than " +
             format_g(100 * (1 - kDisplace), 3) + "%";
     } else {
-      why += "; " + other->model->spec().name + " predicts them better, but the nested models miss them by " +
-             (std::isfinite(noise) ? "only " + format_g(miss / noise, 3) + "x the run-to-run noise" : "an unknown noise") +
+      why += "; " + other->model->spec().name +
+             " predicts them better, but the nested models miss them by " +
+             (std::isfinite(noise) ? "only " + format_g(miss / noise, 3) + "x the run-to-run noise"
+                                   : "an unknown noise") +
              " (it must be over " + format_g(kMisfit, 3) + "x)";
     }
   }

@@ -34,7 +34,8 @@ Row parsed(const std::vector<std::uint8_t>& cbor) { return Row::from_cbor(cbor);
 // selection.csv: each constant in its own column (`constants`: the union over the winners).
 class CsvRows {
  public:
-  CsvRows(std::ostream& out, std::vector<std::string> constants, bool result_files, bool extrap_origin)
+  CsvRows(std::ostream& out, std::vector<std::string> constants, bool result_files,
+          bool extrap_origin)
       : out_(out), constants_(std::move(constants)) {
     if (extrap_origin) fixed_.insert(fixed_.begin() + 1, {"callpath", "metric"});
     if (result_files) fixed_.push_back("result_file");
@@ -45,8 +46,12 @@ class CsvRows {
   }
   void add(const Row& r) {
     for (const char* f : fixed_) out_ << (r.contains(f) ? csv_field(r[f]) : "") << ",";
-    for (const char* m : kMetrics) out_ << (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") << ",";
-    for (const auto& k : constants_) out_ << (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k]) : "") << ",";
+    for (const char* m : kMetrics)
+      out_ << (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") << ",";
+    for (const auto& k : constants_)
+      out_ << (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k])
+                                                                     : "")
+           << ",";
     out_ << (r.contains("message") ? csv_field(r["message"]) : "") << "\n";
   }
 
@@ -54,7 +59,8 @@ class CsvRows {
   static constexpr const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
   std::ostream& out_;
   std::vector<std::string> constants_;
-  std::vector<const char*> fixed_ = {"set", "status", "model", "hypothesis", "score", "runner_up", "runner_up_score"};
+  std::vector<const char*> fixed_ = {"set",   "status",    "model",          "hypothesis",
+                                     "score", "runner_up", "runner_up_score"};
 };
 
 // text with every line after the first indented by n spaces: a value dumped at depth n / 2.
@@ -73,7 +79,8 @@ class JsonRows {
  public:
   JsonRows(std::ostream& out, const Row& about) : out_(out) {
     out_ << "{";
-    for (const auto& [k, v] : about.items()) out_ << "\n  " << Row(k).dump() << ": " << indented(v.dump(2), 2) << ",";
+    for (const auto& [k, v] : about.items())
+      out_ << "\n  " << Row(k).dump() << ": " << indented(v.dump(2), 2) << ",";
     out_ << "\n  \"rows\": [";
   }
   void add(const Row& r) { out_ << (rows_++ ? "," : "") << "\n    " << indented(r.dump(2), 4); }
@@ -86,7 +93,8 @@ class JsonRows {
 
 }  // namespace
 
-SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir)
+SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about,
+                                 const std::string& spill_dir)
     : spill_(spill_dir), about_(std::move(about)) {
   for (const auto& s : sets) {
     index_[s] = rows_.size();
@@ -157,7 +165,8 @@ Row SelectionLedger::json() const {
 }
 
 std::size_t SelectionLedger::load(const std::string& dir) {
-  const std::string json_path = (fs::path(dir) / "selection.json").string(), h5 = (fs::path(dir) / "selection.h5").string();
+  const std::string json_path = (fs::path(dir) / "selection.json").string(),
+                    h5 = (fs::path(dir) / "selection.h5").string();
   std::error_code ec;
   if (!fs::exists(json_path, ec) || !fs::exists(h5, ec)) return 0;
   Row earlier;
@@ -165,9 +174,11 @@ std::size_t SelectionLedger::load(const std::string& dir) {
     std::ifstream in(json_path);
     earlier = Row::parse(in);
   } catch (const nlohmann::json::exception&) {
-    throw DataError("'" + json_path + "' is not the JSON perfit select writes; remove it, or use another --out");
+    throw DataError("'" + json_path +
+                    "' is not the JSON perfit select writes; remove it, or use another --out");
   }
-  std::map<std::string, io::ResultFile> have;  // read at once: one winner at a time reads the index each time
+  std::map<std::string, io::ResultFile>
+      have;  // read at once: one winner at a time reads the index each time
   for (auto& w : io::read_selection_winners(h5)) {
     std::string set = w.set;
     have.emplace(std::move(set), std::move(w));
@@ -221,7 +232,8 @@ void SelectionLedger::write(const std::string& dir) const {
         }
         csv_file.close();
         json_file.close();
-        if (!csv_file || !json_file) throw IoError("cannot write '" + csv_path + "' or '" + json_path + "' (disk full?)");
+        if (!csv_file || !json_file)
+          throw IoError("cannot write '" + csv_path + "' or '" + json_path + "' (disk full?)");
       });
     });
     store_done.get();  // rethrows the store's error: the old text files stay
@@ -230,7 +242,8 @@ void SelectionLedger::write(const std::string& dir) const {
   });
   try {
     io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
-                              [&](std::size_t i) { return spill_.read(records[i]); }, about, widths_);
+                              [&](std::size_t i) { return spill_.read(records[i]); }, about,
+                              widths_);
   } catch (...) {
     stored.set_exception(std::current_exception());
     try {
@@ -245,9 +258,14 @@ void SelectionLedger::write(const std::string& dir) const {
 
 void check_selection_outputs(const std::string& dir, const std::string& data, bool replace) {
   for (const char* name : {"selection.csv", "selection.json"}) {
-    io::check_output({(fs::path(dir) / name).string(), "--out", io::FileKind::other, {data}, replace});
+    io::check_output(
+        {(fs::path(dir) / name).string(), "--out", io::FileKind::other, {data}, replace});
   }
-  io::check_output({(fs::path(dir) / "selection.h5").string(), "--out", io::FileKind::selection, {data}, replace});
+  io::check_output({(fs::path(dir) / "selection.h5").string(),
+                    "--out",
+                    io::FileKind::selection,
+                    {data},
+                    replace});
 }
 
 }  // namespace perfit::select

@@ -1,6 +1,5 @@
 #include "perfit/select/many_sets.hpp"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -10,26 +9,27 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
 #include <thread>
 
 #include "perfit/batch/plan.hpp"
+#include "perfit/batch/scheduler.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/interrupt.hpp"
 #include "perfit/core/test_hooks.hpp"
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/fit/engine.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/output_guard.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/io/set_glob.hpp"
 #include "perfit/io/store_reader.hpp"
+#include "perfit/io/winner_record.hpp"
 #include "perfit/mpi/communicator.hpp"
 #include "perfit/mpi/idle_wait.hpp"
-#include "perfit/batch/scheduler.hpp"
-#include "perfit/core/interrupt.hpp"
-#include "perfit/io/selection_store.hpp"
-#include "perfit/io/winner_record.hpp"
 #include "perfit/select/naive.hpp"
 #include "perfit/select/winner.hpp"
 
@@ -49,15 +49,21 @@ io::ResultFile winner_result(const SelectArgs& a, const Selection& s, const fit:
   job.write = false;
   job.keep_rows = false;  // a selection store keeps no rows (10^5 winners)
   job::FitJobOutcome out = job::run_fit_job(std::move(job), MPI_COMM_NULL);
-  if (!out.result) throw DataError("'" + c.data + "' set '" + c.set + "': the winner's fit was interrupted");
+  if (!out.result)
+    throw DataError("'" + c.data + "' set '" + c.set + "': the winner's fit was interrupted");
   return std::move(*out.result);
 }
 
 Row ok_row(const std::string& set, const Selection& s, const io::ResultFile& result) {
   const Candidate& w = s.ranked.front();
-  const auto score = [](const Candidate& m) { return std::isfinite(m.score) ? Row(m.score) : Row(nullptr); };
-  Row r = {{"set", set}, {"status", "ok"}, {"model", w.word},
-           {"hypothesis", w.searched() ? w.found.expression(w.search_columns) : w.model->spec().expression},
+  const auto score = [](const Candidate& m) {
+    return std::isfinite(m.score) ? Row(m.score) : Row(nullptr);
+  };
+  Row r = {{"set", set},
+           {"status", "ok"},
+           {"model", w.word},
+           {"hypothesis",
+            w.searched() ? w.found.expression(w.search_columns) : w.model->spec().expression},
            {"score", score(w)}};
   const bool second = s.ranked.size() > 1 && std::isfinite(s.ranked[1].score);
   r["runner_up"] = second ? Row(s.ranked[1].word) : Row(nullptr);
@@ -107,7 +113,8 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
     Row row;
     try {
       const fit::RunConfig cfg = u.config();
-      const Selection sel = select_set(*u.args, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
+      const Selection sel = select_set(
+          *u.args, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
       const io::ResultFile result = winner_result(*u.args, sel, cfg);
       row = ok_row(u.set, sel, result);
       add_extrap_origin(row, sel.set.rows->attributes());
@@ -124,7 +131,8 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
     row["unit"] = i;
     rows.push_back(std::move(row));
   }
-  const std::vector<std::uint8_t> bytes = Row::to_cbor(rows);  // text: a tenth of the run formatting doubles
+  const std::vector<std::uint8_t> bytes =
+      Row::to_cbor(rows);  // text: a tenth of the run formatting doubles
   return {bytes.begin(), bytes.end()};
 }
 
@@ -132,7 +140,8 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
 // whatever the number of sets (at 10^5 small sets one per message would spend more on
 // messages than on selections), and at most 256 sets, so that ranks finish close together.
 std::vector<std::vector<std::size_t>> chunks_of(const std::vector<std::size_t>& todo, int ranks) {
-  const std::size_t per = std::clamp<std::size_t>(todo.size() / (16 * static_cast<std::size_t>(ranks)), 1, 256);
+  const std::size_t per =
+      std::clamp<std::size_t>(todo.size() / (16 * static_cast<std::size_t>(ranks)), 1, 256);
   std::vector<std::vector<std::size_t>> out;
   for (std::size_t i = 0; i < todo.size(); i += per) {
     out.emplace_back(todo.begin() + static_cast<std::ptrdiff_t>(i),
@@ -152,8 +161,11 @@ class Progress {
     if (done_ < todo_ && now - last_ < std::chrono::seconds(2)) return;
     last_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    spdlog::info("select: {}/{} sets, {} error, elapsed {:.1f} s, ETA {:.1f} s", done_, todo_, ledger.count("error"),
-                 elapsed, done_ > 0 ? elapsed * static_cast<double>(todo_ - done_) / static_cast<double>(done_) : 0.0);
+    spdlog::info("select: {}/{} sets, {} error, elapsed {:.1f} s, ETA {:.1f} s", done_, todo_,
+                 ledger.count("error"), elapsed,
+                 done_ > 0
+                     ? elapsed * static_cast<double>(todo_ - done_) / static_cast<double>(done_)
+                     : 0.0);
   }
 
  private:
@@ -164,7 +176,8 @@ class Progress {
 
 // World rank 0: the ledger, with the ok rows of an earlier run taken (resume); returns the
 // units left to select.
-std::vector<std::size_t> start_ledger(const SelectManyRun& run, std::optional<SelectionLedger>& ledger) {
+std::vector<std::size_t> start_ledger(const SelectManyRun& run,
+                                      std::optional<SelectionLedger>& ledger) {
   std::vector<std::string> sets;
   for (const auto& u : run.units) sets.push_back(u.set);
   ledger.emplace(sets, run.about, run.out.empty() ? fs::temp_directory_path().string() : run.out);
@@ -173,29 +186,36 @@ std::vector<std::size_t> start_ledger(const SelectManyRun& run, std::optional<Se
   for (std::size_t i = 0; i < run.units.size(); ++i) {
     if (!ledger->ok(i)) todo.push_back(i);
   }
-  if (taken > 0) spdlog::info("select: {} set(s) selected before, {} to select", taken, todo.size());
+  if (taken > 0)
+    spdlog::info("select: {} set(s) selected before, {} to select", taken, todo.size());
   return todo;
 }
 
-// --out DIR: a directory (made if missing) whose selection.csv / .json may be replaced only with --force.
+// --out DIR: a directory (made if missing) whose selection.csv / .json may be replaced only with
+// --force.
 void check_out_dir(const SelectArgs& a, const fit::RunConfig& c) {
   std::error_code ec;
   if (fs::exists(c.out, ec) && !fs::is_directory(c.out, ec)) {
-    throw ConfigError("--out '" + c.out + "': with a glob in --set, --out names a directory for selection.csv and "
+    throw ConfigError("--out '" + c.out +
+                      "': with a glob in --set, --out names a directory for selection.csv and "
                       "selection.json, and this is a file. Choose a directory");
   }
   fs::create_directories(c.out, ec);
-  if (ec) throw IoError("--out '" + c.out + "': cannot create the directory (" + ec.message() + ")");
+  if (ec)
+    throw IoError("--out '" + c.out + "': cannot create the directory (" + ec.message() + ")");
   check_selection_outputs(c.out, c.data, a.force);
 }
 
 void print_rows(const std::vector<Row>& rows) {
-  std::printf("%-32s %-6s %-20s %12s %-20s %12s  %s\n", "set", "status", "model", "score", "runner-up", "score", "hypothesis / message");
+  std::printf("%-32s %-6s %-20s %12s %-20s %12s  %s\n", "set", "status", "model", "score",
+              "runner-up", "score", "hypothesis / message");
   for (const auto& r : rows) {
     const bool ok = r["status"] == "ok";
     const auto num = [](const Row& v) { return v.is_number() ? v.get<double>() : std::nan(""); };
-    std::printf("%-32s %-6s %-20s %12.6g %-20s %12.6g  %s\n", r["set"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
-                ok ? r["model"].get<std::string>().c_str() : "-", ok ? num(r["score"]) : std::nan(""),
+    std::printf("%-32s %-6s %-20s %12.6g %-20s %12.6g  %s\n", r["set"].get<std::string>().c_str(),
+                r["status"].get<std::string>().c_str(),
+                ok ? r["model"].get<std::string>().c_str() : "-",
+                ok ? num(r["score"]) : std::nan(""),
                 ok && r["runner_up"].is_string() ? r["runner_up"].get<std::string>().c_str() : "-",
                 ok ? num(r["runner_up_score"]) : std::nan(""),
                 (ok ? r["hypothesis"] : r["message"]).get<std::string>().c_str());
@@ -203,28 +223,33 @@ void print_rows(const std::vector<Row>& rows) {
 }
 
 // World rank 0: the log line, then the table, the JSON or what was written.
-void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const SelectionLedger& ledger, double seconds) {
+void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const SelectionLedger& ledger,
+                 double seconds) {
   const std::size_t n = ledger.size(), ok = ledger.count("ok"), errors = ledger.count("error");
   const std::size_t pending = ledger.count("pending");
-  spdlog::info("select: {} set(s) in {:.2f} s: {} ok, {} error{}", n, seconds, ok, errors,
-               pending ? ", " + std::to_string(pending) + " not selected (interrupted)" : std::string());
+  spdlog::info(
+      "select: {} set(s) in {:.2f} s: {} ok, {} error{}", n, seconds, ok, errors,
+      pending ? ", " + std::to_string(pending) + " not selected (interrupted)" : std::string());
   Row j = ledger.json();
   if (!cfg.out.empty()) j["out"] = cfg.out;
   if (a.json) {
     std::cout << j.dump(2) << "\n";
   } else if (!cfg.out.empty()) {
-    std::printf("wrote %s (the winners, read by show/predict/explain/recommend --set NAME), selection.csv and "
-                "selection.json: %zu set(s), %zu ok, %zu error\n", (fs::path(cfg.out) / "selection.h5").c_str(), n, ok, errors);
+    std::printf(
+        "wrote %s (the winners, read by show/predict/explain/recommend --set NAME), selection.csv "
+        "and "
+        "selection.json: %zu set(s), %zu ok, %zu error\n",
+        (fs::path(cfg.out) / "selection.h5").c_str(), n, ok, errors);
   } else {
     print_rows(ledger.rows());
   }
   if (pending > 0) {
-    std::fprintf(stderr, "perfit: select interrupted (signal %d): %zu set(s) not selected\n", interrupt_signal(), pending);
+    std::fprintf(stderr, "perfit: select interrupted (signal %d): %zu set(s) not selected\n",
+                 interrupt_signal(), pending);
   }
 }
 
 }  // namespace
-
 
 fit::RunConfig SelectUnit::config() const {
   fit::RunConfig c = *cfg;
@@ -249,7 +274,8 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   }
   for (const auto& u : run.units) {
     if (!u.cfg->by.empty()) {
-      throw ConfigError("by: '" + u.cfg->by + "' (a joint fit of groups) is for the selection of one set (perfit select "
+      throw ConfigError("by: '" + u.cfg->by +
+                        "' (a joint fit of groups) is for the selection of one set (perfit select "
                         "--set S --by COLUMN); over many sets each set is selected alone");
     }
   }
@@ -262,7 +288,8 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     std::vector<std::uint64_t> wire(todo.begin(), todo.end());
     mpi::check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world), "MPI_Bcast (sets to select)");
     wire.resize(n);
-    mpi::check(MPI_Bcast(wire.data(), static_cast<int>(n), MPI_UINT64_T, 0, world), "MPI_Bcast (sets to select)");
+    mpi::check(MPI_Bcast(wire.data(), static_cast<int>(n), MPI_UINT64_T, 0, world),
+               "MPI_Bcast (sets to select)");
     todo.assign(wire.begin(), wire.end());
   }
   const auto chunks = chunks_of(todo, size);
@@ -273,7 +300,8 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   std::mutex mutex;  // finished() and flush() may run on different threads of rank 0
   using Clock = std::chrono::steady_clock;
   const double flush_ms = test_hook(kSelectionFlushMs);
-  const auto every = flush_ms > 0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(flush_ms))
+  const auto every = flush_ms > 0 ? std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double, std::milli>(flush_ms))
                                   : Clock::duration(std::chrono::seconds(30));
   auto next_write = Clock::now() + every;
   batch::ScheduleHooks hooks;
@@ -323,19 +351,24 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   });
   const std::size_t n = run.units.size();
   spdlog::info("select: {} set(s) match '{}'{}", n, cfg.set,
-               a.parallel() ? ", handed out in chunks to " + std::to_string(a.env->size()) + " ranks" : std::string());
+               a.parallel()
+                   ? ", handed out in chunks to " + std::to_string(a.env->size()) + " ranks"
+                   : std::string());
   const GracefulScope graceful;  // a signal stops the hand-out; the finished sets are written
   const std::optional<SelectionLedger> ledger = select_sets(run, a.comm());
   double ok = ledger ? static_cast<double>(ledger->count("ok")) : 0.0;
   // The other ranks wait here while rank 0 writes the selection store.
-  if (a.parallel()) mpi::bcast_idle(&ok, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, "MPI_Ibcast (selections ok)");
+  if (a.parallel())
+    mpi::bcast_idle(&ok, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, "MPI_Ibcast (selections ok)");
   if (ok == 0.0 && !interrupted()) {
-    const std::string first = ledger && ledger->size() > 0 ? ledger->row(0).value("message", "") : "";
+    const std::string first =
+        ledger && ledger->size() > 0 ? ledger->row(0).value("message", "") : "";
     throw DataError("select: every one of the " + std::to_string(n) + " set(s) failed" +
                     (first.empty() ? std::string() : "; the first: " + first));
   }
   if (!ledger) return interrupted() ? kInterruptedExit : 0;
-  report_many(a, cfg, *ledger, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  report_many(a, cfg, *ledger,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return interrupted() ? kInterruptedExit : 0;
 }
 

@@ -8,12 +8,15 @@
 
 namespace perfit::select {
 
-model::ModelSpec naive_spec_of(model::NaiveKind kind, const std::string& column, const data::MeasurementTable& rows) {
-  return model::naive_spec(kind, column, rows.column(column).to_double(), rows.column(rows.target()).to_double());
+model::ModelSpec naive_spec_of(model::NaiveKind kind, const std::string& column,
+                               const data::MeasurementTable& rows) {
+  return model::naive_spec(kind, column, rows.column(column).to_double(),
+                           rows.column(rows.target()).to_double());
 }
 
 std::vector<fit::FoldFit> naive_folds(model::NaiveKind kind, const std::string& column,
-                                      const data::MeasurementTable& rows, const std::vector<data::Fold>& folds,
+                                      const data::MeasurementTable& rows,
+                                      const std::vector<data::Fold>& folds,
                                       model::Residual residual) {
   std::vector<fit::FoldFit> out;
   const std::size_t n = std::max<std::size_t>(folds.size(), 1);

@@ -36,13 +36,15 @@ bool is_search_word(const std::string& word, std::vector<std::string>& columns) 
     const std::size_t plus = rest.find('+', at);
     columns.push_back(rest.substr(at, plus == std::string::npos ? std::string::npos : plus - at));
     if (columns.back().empty()) {
-      throw ConfigError("--models " + word + ": expected pmnf-search, pmnf-search:COLUMN or pmnf-search:COLUMN+COLUMN");
+      throw ConfigError("--models " + word +
+                        ": expected pmnf-search, pmnf-search:COLUMN or pmnf-search:COLUMN+COLUMN");
     }
     if (plus == std::string::npos) break;
     at = plus + 1;
   }
   if (columns.size() > 2) {
-    throw ConfigError("--models " + word + ": Extra-P's search takes one or two parameters, found " +
+    throw ConfigError("--models " + word +
+                      ": Extra-P's search takes one or two parameters, found " +
                       std::to_string(columns.size()));
   }
   return true;
@@ -54,12 +56,14 @@ std::string search_label(const std::vector<std::string>& columns) {
   return s;
 }
 
-std::shared_ptr<const model::Model> search_placeholder(const std::string& name, const std::vector<std::string>& columns,
-                                                       const std::vector<std::string>& set_columns) {
+std::shared_ptr<const model::Model> search_placeholder(
+    const std::string& name, const std::vector<std::string>& columns,
+    const std::vector<std::string>& set_columns) {
   // Kept by what it is built from: a selection over 10^4 sets of the same columns compiled the
   // same placeholder for each (2% of that run).
   thread_local std::map<std::tuple<std::string, std::vector<std::string>, std::vector<std::string>>,
-                        std::shared_ptr<const model::Model>> made;
+                        std::shared_ptr<const model::Model>>
+      made;
   auto key = std::make_tuple(name, columns, set_columns);
   if (const auto it = made.find(key); it != made.end()) return it->second;
   if (made.size() >= 64) made.clear();
@@ -80,13 +84,15 @@ std::shared_ptr<const model::Model> search_placeholder(const std::string& name, 
 
 namespace {
 
-std::vector<std::vector<double>> masked_columns(const std::vector<std::vector<double>>& xs, const std::vector<bool>* keep) {
+std::vector<std::vector<double>> masked_columns(const std::vector<std::vector<double>>& xs,
+                                                const std::vector<bool>* keep) {
   std::vector<std::vector<double>> out;
   for (const auto& x : xs) out.push_back(masked(x, keep));
   return out;
 }
 
-std::vector<std::vector<double>> read_columns(const std::vector<std::string>& columns, const data::MeasurementTable& rows) {
+std::vector<std::vector<double>> read_columns(const std::vector<std::string>& columns,
+                                              const data::MeasurementTable& rows) {
   std::vector<std::vector<double>> xs;
   for (const auto& c : columns) xs.push_back(rows.column(c).to_double());
   return xs;
@@ -100,9 +106,10 @@ std::vector<double> point(const std::vector<std::vector<double>>& xs, std::size_
 
 }  // namespace
 
-std::vector<fit::FoldFit> search_folds(const std::vector<std::string>& columns, const data::MeasurementTable& rows,
-                                       const std::vector<data::Fold>& folds, model::Residual residual,
-                                       const model::SearchOptions& opt) {
+std::vector<fit::FoldFit> search_folds(const std::vector<std::string>& columns,
+                                       const data::MeasurementTable& rows,
+                                       const std::vector<data::Fold>& folds,
+                                       model::Residual residual, const model::SearchOptions& opt) {
   const std::vector<std::vector<double>> xs = read_columns(columns, rows);
   const std::vector<double> y = rows.column(rows.target()).to_double();
   const auto k_params = static_cast<Eigen::Index>(columns.size() + 1);
@@ -112,8 +119,10 @@ std::vector<fit::FoldFit> search_folds(const std::vector<std::string>& columns, 
     const data::Fold* f = folds.empty() ? nullptr : &folds[k];
     fit::FoldFit r;
     r.fold = f ? f->name : "all rows";
-    const auto tx = masked_columns(xs, f ? &f->train : nullptr), vx = masked_columns(xs, f ? &f->test : nullptr);
-    const std::vector<double> ty = masked(y, f ? &f->train : nullptr), vy = masked(y, f ? &f->test : nullptr);
+    const auto tx = masked_columns(xs, f ? &f->train : nullptr),
+               vx = masked_columns(xs, f ? &f->test : nullptr);
+    const std::vector<double> ty = masked(y, f ? &f->train : nullptr),
+                              vy = masked(y, f ? &f->test : nullptr);
     r.train_rows = ty.size();
     r.test_rows = vy.size();
     r.measured = as_vector(vy);
@@ -121,7 +130,8 @@ std::vector<fit::FoldFit> search_folds(const std::vector<std::string>& columns, 
       const model::PmnfHypothesis h = model::search_hypothesis(tx, ty, opt);
       r.params = Eigen::VectorXd::Constant(k_params, 0.0);
       r.params(0) = h.c0;
-      for (std::size_t t = 0; t < h.terms.size() && t + 1 < static_cast<std::size_t>(k_params); ++t) {
+      for (std::size_t t = 0; t < h.terms.size() && t + 1 < static_cast<std::size_t>(k_params);
+           ++t) {
         r.params(static_cast<Eigen::Index>(t + 1)) = h.terms[t].coefficient;
       }
       r.train_cost = h.smape;
@@ -141,13 +151,15 @@ std::vector<fit::FoldFit> search_folds(const std::vector<std::string>& columns, 
   return out;
 }
 
-model::ModelSpec searched_spec(const std::vector<std::string>& columns, const data::MeasurementTable& rows,
-                               const model::SearchOptions& opt, model::PmnfHypothesis& found) {
+model::ModelSpec searched_spec(const std::vector<std::string>& columns,
+                               const data::MeasurementTable& rows, const model::SearchOptions& opt,
+                               model::PmnfHypothesis& found) {
   const std::vector<std::vector<double>> xs = read_columns(columns, rows);
   const std::vector<double> y = rows.column(rows.target()).to_double();
   found = model::search_hypothesis(xs, y, opt);
   double ymax = 0.0;
-  double lowest = std::numeric_limits<double>::infinity();  // the hypothesis' least prediction at a measured point
+  double lowest = std::numeric_limits<double>::infinity();  // the hypothesis' least prediction at a
+                                                            // measured point
   std::vector<double> tmin(found.terms.size(), std::numeric_limits<double>::infinity());
   for (std::size_t i = 0; i < y.size(); ++i) {
     ymax = std::max(ymax, std::fabs(y[i]));
@@ -160,7 +172,8 @@ model::ModelSpec searched_spec(const std::vector<std::string>& columns, const da
   }
   model::ModelSpec s;
   s.name = "pmnf_search";
-  s.description = "Extra-P's hypothesis search over " + search_label(columns) + ": " + found.expression(columns);
+  s.description = "Extra-P's hypothesis search over " + search_label(columns) + ": " +
+                  found.expression(columns);
   s.origin = kSearchWord;
   s.expression = found.expression(columns);
   s.factors = columns;
@@ -175,9 +188,11 @@ model::ModelSpec searched_spec(const std::vector<std::string>& columns, const da
   // constant is kept at or above zero, where the data ask for a negative one only within their
   // noise; otherwise the coefficients stay Extra-P's.
   s.params = {{"c0", lowest < 0.0 ? 0.0 : -c, c, false}};
-  if (lowest < 0.0) s.description += " (c0 >= 0: least squares predicted a negative time at a measured point)";
+  if (lowest < 0.0)
+    s.description += " (c0 >= 0: least squares predicted a negative time at a measured point)";
   for (std::size_t t = 0; t < found.terms.size(); ++t) {
-    const double ct = c / (std::isfinite(tmin[t]) ? tmin[t] : 1.0);  // the term alone can reach 10x the data
+    const double ct =
+        c / (std::isfinite(tmin[t]) ? tmin[t] : 1.0);  // the term alone can reach 10x the data
     s.params.push_back({"c" + std::to_string(t + 1), -ct, ct, false});
   }
   return s;

@@ -21,8 +21,9 @@ namespace {
 // The winner's error on the last held-out scale, grown as it grew (fit/held_out.hpp), and, for
 // ideal scaling chosen over Amdahl's law, how far Amdahl's law departs one step beyond.
 ChoiceSpread held_out_spread(const Candidate& best, const std::string& split_text) {
-  ChoiceSpread out = fit::last_fold_spread(best.fits, "its errors predicting " + std::to_string(best.fits.size()) +
-                                                          " held-out scale(s), split " + split_text);
+  ChoiceSpread out =
+      fit::last_fold_spread(best.fits, "its errors predicting " + std::to_string(best.fits.size()) +
+                                           " held-out scale(s), split " + split_text);
   if (out.dof > 0 && std::isfinite(best.choice_gap)) {
     out.log_sd = std::hypot(out.log_sd, best.choice_gap);
     out.how += "; and how far Amdahl's law, which it was chosen over, departs one step beyond";
@@ -38,7 +39,8 @@ double distance_growth(const Candidate& best, const Selection& s) {
   std::vector<const data::Fold*> held;  // best.fits' folds, in order
   std::vector<std::size_t> at;          // and each one's place among the split's scales
   for (const auto& f : best.fits) {
-    const auto it = std::find_if(s.folds.begin(), s.folds.end(), [&](const data::Fold& x) { return x.name == f.fold; });
+    const auto it = std::find_if(s.folds.begin(), s.folds.end(),
+                                 [&](const data::Fold& x) { return x.name == f.fold; });
     if (it == s.folds.end()) return fit::kDefaultGrowth;
     held.push_back(&*it);
     at.push_back(static_cast<std::size_t>(it - s.folds.begin()));
@@ -72,11 +74,13 @@ job::FitJob winner_job(const SelectArgs& a, const fit::RunConfig& cfg, const Sel
   return job;
 }
 
-std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s) {
+std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::RunConfig& cfg,
+                                             const Selection& s) {
   std::vector<io::CandidateFit> out;
   for (std::size_t k = 0; k < s.ranked.size(); ++k) {
     const Candidate& c = s.ranked[k];
-    io::CandidateFit f{k + 1, c.label(), c.word, c.score, c.pooled.failed ? NAN : c.pooled.metrics.mape, "", {}};
+    io::CandidateFit f{
+        k + 1, c.label(), c.word, c.score, c.pooled.failed ? NAN : c.pooled.metrics.mape, "", {}};
     // The winner's constants are the result's own; a joint candidate's curves would be one per
     // group (the report draws the winner's per group): listed without.
     if (k > 0 && std::isfinite(c.score) && !c.joint) {
@@ -98,7 +102,8 @@ std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::Run
   return out;
 }
 
-job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s, std::size_t k) {
+job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s,
+                          std::size_t k) {
   const Candidate& best = s.ranked.at(k);
   const job::AnalysisSet& set = s.set;
   job::FitJob job;
@@ -110,7 +115,8 @@ job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const 
     job.cfg.model = job.model->name;
     job.cfg.factors.clear();
   } else if (!best.searched()) {
-    job.cfg.factors = model::to_text(model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.factors)));
+    job.cfg.factors = model::to_text(
+        model::bindings_for(io::load_model(best.word), model::parse_factor_bindings(cfg.factors)));
     if (best.joint) {  // the kinds it won with
       job.cfg.shared = join(best.joint->kinds.shared, "");
       job.cfg.per_group = join(best.joint->kinds.per_group, "");
@@ -118,7 +124,8 @@ job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const 
     }
   } else {  // the hypothesis found on every row, its coefficients fitted as the search fits them
     model::PmnfHypothesis found;
-    job.model = best.found_spec ? *best.found_spec : searched_spec(best.search_columns, *set.rows, a.search, found);
+    job.model = best.found_spec ? *best.found_spec
+                                : searched_spec(best.search_columns, *set.rows, a.search, found);
     job.cfg.model = job.model->name;
     job.cfg.factors.clear();
     // Least squares, as Extra-P's (on the point means: the same when every point has as many
@@ -136,6 +143,5 @@ job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const 
   job.verbose = false;
   return job;
 }
-
 
 }  // namespace perfit::select

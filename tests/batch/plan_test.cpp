@@ -4,13 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "perfit/io/set_glob.hpp"
-
 #include <filesystem>
 #include <fstream>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/dir_lock.hpp"
+#include "perfit/io/set_glob.hpp"
 #include "perfit/io/synth_store.hpp"
 #include "support/temp_dir.hpp"
 
@@ -39,15 +38,20 @@ struct Fixture {
 
 TEST(BatchManifest, RefusesUnknownKeysAndBatchOwnedOptionsByName) {
   testing_support::TempDir dir;
-  const auto load = [&](const std::string& text) { return io::load_manifest(dir.write("m.yaml", text)); };
-  EXPECT_THAT([&] { load("data: s.h5\nranks_per_fits: 2\nfits: [{sets: [a], models: [amdahl]}]\n"); },
-              ThrowsMessage<ConfigError>(HasSubstr("unknown key 'ranks_per_fits'")));
+  const auto load = [&](const std::string& text) {
+    return io::load_manifest(dir.write("m.yaml", text));
+  };
+  EXPECT_THAT(
+      [&] { load("data: s.h5\nranks_per_fits: 2\nfits: [{sets: [a], models: [amdahl]}]\n"); },
+      ThrowsMessage<ConfigError>(HasSubstr("unknown key 'ranks_per_fits'")));
   EXPECT_THAT([&] { load("data: s.h5\nfits: [{sets: [a], model: [amdahl]}]\n"); },
               ThrowsMessage<ConfigError>(HasSubstr("fits[0]: unknown key 'model'")));
-  EXPECT_THAT([&] { load("data: s.h5\nfits: [{sets: [a], models: [amdahl], options: {out: x.h5}}]\n"); },
-              ThrowsMessage<ConfigError>(HasSubstr("key 'out' is set by the batch")));
-  EXPECT_THAT([&] { load("data: s.h5\nranks_per_fit: 0\nfits: [{sets: [a], models: [amdahl]}]\n"); },
-              ThrowsMessage<ConfigError>(HasSubstr("expected a whole number >= 1")));
+  EXPECT_THAT(
+      [&] { load("data: s.h5\nfits: [{sets: [a], models: [amdahl], options: {out: x.h5}}]\n"); },
+      ThrowsMessage<ConfigError>(HasSubstr("key 'out' is set by the batch")));
+  EXPECT_THAT(
+      [&] { load("data: s.h5\nranks_per_fit: 0\nfits: [{sets: [a], models: [amdahl]}]\n"); },
+      ThrowsMessage<ConfigError>(HasSubstr("expected a whole number >= 1")));
   EXPECT_THAT([&] { load("fits: [{sets: [a], models: [amdahl]}]\n"); },
               ThrowsMessage<ConfigError>(HasSubstr("no 'data' store")));
   EXPECT_THAT([&] { load("data: s.h5\nfits: [{sets: [], models: [amdahl]}]\n"); },
@@ -56,8 +60,9 @@ TEST(BatchManifest, RefusesUnknownKeysAndBatchOwnedOptionsByName) {
 
 TEST(BatchManifest, PathsAreRelativeToTheManifest) {
   testing_support::TempDir dir;
-  const io::Manifest m = io::load_manifest(
-      dir.write("m.yaml", "data: s.h5\nranks_per_fit: 2\nfits:\n  - sets: ['/a/*']\n    models: [amdahl, my.yaml]\n"));
+  const io::Manifest m = io::load_manifest(dir.write(
+      "m.yaml",
+      "data: s.h5\nranks_per_fit: 2\nfits:\n  - sets: ['/a/*']\n    models: [amdahl, my.yaml]\n"));
   EXPECT_EQ(m.ranks_per_fit, 2);
   ASSERT_EQ(m.fits.size(), 1u);
   EXPECT_EQ(m.fits[0].data, dir.file("s.h5"));
@@ -66,8 +71,9 @@ TEST(BatchManifest, PathsAreRelativeToTheManifest) {
 
 TEST(BatchPlan, ExpandsGlobsTimesModelsOnceEachLongestFirst) {
   Fixture f;
-  const auto tasks = f.plan("data: s.h5\nfits:\n  - sets: ['/*/resnet50', '/mxnet/*']\n    models: [amdahl, generic]\n"
-                            "    options: {de: {max_generations: 7}}\n");
+  const auto tasks = f.plan(
+      "data: s.h5\nfits:\n  - sets: ['/*/resnet50', '/mxnet/*']\n    models: [amdahl, generic]\n"
+      "    options: {de: {max_generations: 7}}\n");
   ASSERT_EQ(tasks.size(), 6u);  // /mxnet/resnet50 matched by both globs: once
   EXPECT_EQ(tasks[0].set, "/mxnet/bert");
   EXPECT_EQ(tasks[0].name, "mxnet__bert__amdahl");
@@ -82,25 +88,35 @@ TEST(BatchPlan, ExpandsGlobsTimesModelsOnceEachLongestFirst) {
 TEST(BatchPlan, AnEmptyGlobNamesItAndTheSetsThere) {
   Fixture f;
   EXPECT_THAT([&] { f.plan("data: s.h5\nfits:\n  - sets: ['/caffe/*']\n    models: [amdahl]\n"); },
-              ThrowsMessage<ConfigError>(AllOf(HasSubstr("'/caffe/*' matches no set"),
-                                               HasSubstr("/mxnet/bert, /mxnet/resnet50, /pytorch/resnet50"))));
+              ThrowsMessage<ConfigError>(
+                  AllOf(HasSubstr("'/caffe/*' matches no set"),
+                        HasSubstr("/mxnet/bert, /mxnet/resnet50, /pytorch/resnet50"))));
 }
 
 TEST(BatchPlan, OnePairTwiceWithOtherOptionsIsRefused) {
   Fixture f;
-  EXPECT_THAT([&] {
-    f.plan("data: s.h5\nfits:\n  - sets: ['/mxnet/bert']\n    models: [amdahl]\n"
-           "  - sets: ['/mxnet/*']\n    models: [amdahl]\n    options: {seed: 3}\n");
-  }, ThrowsMessage<ConfigError>(HasSubstr("both would write 'mxnet__bert__amdahl.h5'")));
+  EXPECT_THAT(
+      [&] {
+        f.plan(
+            "data: s.h5\nfits:\n  - sets: ['/mxnet/bert']\n    models: [amdahl]\n"
+            "  - sets: ['/mxnet/*']\n    models: [amdahl]\n    options: {seed: 3}\n");
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("both would write 'mxnet__bert__amdahl.h5'")));
   EXPECT_EQ(f.plan("data: s.h5\nfits:\n  - sets: ['/mxnet/bert']\n    models: [amdahl]\n"
-                   "  - sets: ['/mxnet/*']\n    models: [amdahl]\n").size(), 2u);
+                   "  - sets: ['/mxnet/*']\n    models: [amdahl]\n")
+                .size(),
+            2u);
 }
 
 TEST(BatchPlan, BadOptionsNameTheEntry) {
   Fixture f;
-  EXPECT_THAT([&] { f.plan("data: s.h5\nfits:\n  - sets: ['/mxnet/bert']\n    models: [amdahl]\n"
-                           "    options: {de: {strategy: best9bin}}\n"); },
-              ThrowsMessage<ConfigError>(AllOf(HasSubstr("fits[0]"), HasSubstr("best9bin"))));
+  EXPECT_THAT(
+      [&] {
+        f.plan(
+            "data: s.h5\nfits:\n  - sets: ['/mxnet/bert']\n    models: [amdahl]\n"
+            "    options: {de: {strategy: best9bin}}\n");
+      },
+      ThrowsMessage<ConfigError>(AllOf(HasSubstr("fits[0]"), HasSubstr("best9bin"))));
 }
 
 TEST(BatchPlan, GlobsStayWithinOneLevelAndStemsAreFileNames) {

@@ -15,9 +15,11 @@ using ::testing::ThrowsMessage;
 TEST(OptionTable, ValuesAreCheckedAgainstTheirRange) {
   EXPECT_EQ(parse_whole("1e6", 1, 1000000000, "n"), 1000000u);
   EXPECT_EQ(parse_whole("18446744073709551615", 0, UINT64_MAX, "n"), UINT64_MAX);
-  EXPECT_THAT([] { parse_whole("-1", 1, 10, "a whole number in [1, 10]"); },
-              ThrowsMessage<ConfigError>(HasSubstr("found '-1', expected a whole number in [1, 10]")));
-  EXPECT_THAT([] { parse_whole("1.5", 1, 10, "w"); }, ThrowsMessage<ConfigError>(HasSubstr("'1.5'")));
+  EXPECT_THAT(
+      [] { parse_whole("-1", 1, 10, "a whole number in [1, 10]"); },
+      ThrowsMessage<ConfigError>(HasSubstr("found '-1', expected a whole number in [1, 10]")));
+  EXPECT_THAT([] { parse_whole("1.5", 1, 10, "w"); },
+              ThrowsMessage<ConfigError>(HasSubstr("'1.5'")));
   EXPECT_EQ(parse_real("-inf", -INFINITY, INFINITY, "x"), -INFINITY);
   EXPECT_THAT([] { parse_real("nan", 0, 1, "x"); }, ThrowsMessage<ConfigError>(HasSubstr("'nan'")));
   EXPECT_THAT([] { parse_bool("maybe"); }, ThrowsMessage<ConfigError>(HasSubstr("true or false")));
@@ -46,7 +48,8 @@ TEST(OptionTable, MemberPointerBuildersCheckChoicesAndCollectLists) {
   Args a;
   mode.parse(a, "b");
   EXPECT_EQ(a.mode, "b");
-  EXPECT_THAT([&] { mode.parse(a, "c"); }, ThrowsMessage<ConfigError>(HasSubstr("found 'c', expected one of a, b")));
+  EXPECT_THAT([&] { mode.parse(a, "c"); },
+              ThrowsMessage<ConfigError>(HasSubstr("found 'c', expected one of a, b")));
   words.parse(a, "x,y");
   cols.parse(a, "u,,v");
   EXPECT_EQ(a.items, (std::vector<std::string>{"x,y", "u", "v"}));

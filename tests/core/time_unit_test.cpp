@@ -26,7 +26,9 @@ TEST(TimeUnit, AnUnknownUnitIsAConfigErrorNamingIt) {
     check_time_unit("steps", "the result measures time in");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("time in 'steps', which is not a time unit; expected one of s, ms"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(
+                  "time in 'steps', which is not a time unit; expected one of s, ms"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -23,10 +23,16 @@ MeasurementTable small() {
 
 TEST(MeasurementTable, RejectsColumnsOfAnotherLength) {
   MeasurementTable t = small();
-  EXPECT_THAT([&] { t.add_column(Column("b", std::vector<double>{1, 2})); },
-              ThrowsMessage<DataError>(HasSubstr("'b' has 2 rows, the other columns have 3")));
-  EXPECT_THAT([&] { t.add_column(Column("p", std::vector<double>{1, 2, 3})); },
-              ThrowsMessage<DataError>(HasSubstr("duplicate column name 'p'")));
+  EXPECT_THAT(
+      [&] {
+        t.add_column(Column("b", std::vector<double>{1, 2}));
+      },
+      ThrowsMessage<DataError>(HasSubstr("'b' has 2 rows, the other columns have 3")));
+  EXPECT_THAT(
+      [&] {
+        t.add_column(Column("p", std::vector<double>{1, 2, 3}));
+      },
+      ThrowsMessage<DataError>(HasSubstr("duplicate column name 'p'")));
 }
 
 TEST(MeasurementTable, MissingColumnListsTheOnesThereAre) {

@@ -37,12 +37,15 @@ MeasurementTable repeated_grid() {
 }  // namespace
 
 TEST(Splits, ParseAndTextRoundTrip) {
-  for (const std::string text : {"kfold:5", "kfold:2", "group:framework", "group:framework:2", "scale:p", "scale:p:3", "forward:p"}) {
+  for (const std::string text : {"kfold:5", "kfold:2", "group:framework", "group:framework:2",
+                                 "scale:p", "scale:p:3", "forward:p"}) {
     EXPECT_EQ(parse_split(text).text(), text);
   }
   EXPECT_EQ(parse_split("kfold").k, 5u);
   EXPECT_EQ(parse_split("scale:n_accelerators").k, 1u);
-  for (const std::string bad : {"", "kfold:1", "kfold:x", "scale:", "group:", "group:a:0", "group:a:b", "group:a:2:1", "loo", "scale:p:0", "forward:", "forward:p:2"}) {
+  for (const std::string bad :
+       {"", "kfold:1", "kfold:x", "scale:", "group:", "group:a:0", "group:a:b", "group:a:2:1",
+        "loo", "scale:p:0", "forward:", "forward:p:2"}) {
     EXPECT_THROW(parse_split(bad), ConfigError) << bad;
   }
 }
@@ -72,7 +75,8 @@ TEST(Splits, KfoldKeepsEachConfigurationInOneFoldAndCoversEveryRowOnce) {
   // Seeded: the same seed gives the same folds, another seed other folds.
   EXPECT_EQ(make_folds(parse_split("kfold:5"), t, {"p", "b"}, 7)[0].test, folds[0].test);
   bool differs = false;
-  for (std::size_t f = 0; f < 5; ++f) differs |= make_folds(parse_split("kfold:5"), t, {"p", "b"}, 8)[f].test != folds[f].test;
+  for (std::size_t f = 0; f < 5; ++f)
+    differs |= make_folds(parse_split("kfold:5"), t, {"p", "b"}, 8)[f].test != folds[f].test;
   EXPECT_TRUE(differs);
   EXPECT_THROW(make_folds(parse_split("kfold:13"), t, {"p", "b"}, 7), DataError);
 }
@@ -82,7 +86,8 @@ TEST(Splits, GroupHoldsOutOneValueAtATime) {
   const auto folds = make_folds(parse_split("group:framework"), t, {"p", "b"}, 1);
   ASSERT_EQ(folds.size(), 3u);
   EXPECT_EQ(folds[1].name, "framework=pytorch");
-  for (std::size_t i = 0; i < t.rows(); ++i) EXPECT_EQ(folds[1].test[i], t.column("framework").str()[i] == "pytorch");
+  for (std::size_t i = 0; i < t.rows(); ++i)
+    EXPECT_EQ(folds[1].test[i], t.column("framework").str()[i] == "pytorch");
   const auto by_p = make_folds(parse_split("group:p"), t, {"p", "b"}, 1);
   ASSERT_EQ(by_p.size(), 4u);
   EXPECT_EQ(by_p[3].name, "p=8");
@@ -120,7 +125,8 @@ TEST(Splits, ScaleTrainsBelowTheLargestValuesAndPredictsThem) {
   EXPECT_EQ(one[0].test_rows, 9u);
   const auto two = make_folds(parse_split("scale:p:2"), t, {"p", "b"}, 1);
   EXPECT_EQ(two[0].test_rows, 18u);
-  for (std::size_t i = 0; i < t.rows(); ++i) EXPECT_EQ(two[0].test[i], t.column("p").f64()[i] >= 4.0);
+  for (std::size_t i = 0; i < t.rows(); ++i)
+    EXPECT_EQ(two[0].test[i], t.column("p").f64()[i] >= 4.0);
   // 4 values: holding out 3 leaves 1 to train on.
   EXPECT_THROW(make_folds(parse_split("scale:p:3"), t, {"p"}, 1), DataError);
   EXPECT_THROW(make_folds(parse_split("scale:framework"), t, {"p"}, 1), DataError);

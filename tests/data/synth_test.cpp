@@ -46,8 +46,8 @@ TEST(Synth, ZeroNoiseReproducesTheTruthAndGridsAreRealistic) {
     ASSERT_TRUE(p >= 1 && p <= 1024 && std::exp2(std::round(std::log2(p))) == p);
     ASSERT_TRUE(b >= 16 && b <= 1024);
     ASSERT_EQ(t.column("nodes").i64()[i], static_cast<std::int64_t>(std::ceil(p / 8.0)));
-    const double truth = generic_time(spec.truth, p, b, t.column("d").i64()[i],
-                                      t.column("epochs").i64()[i]);
+    const double truth =
+        generic_time(spec.truth, p, b, t.column("d").i64()[i], t.column("epochs").i64()[i]);
     ASSERT_DOUBLE_EQ(t.column("time_s").f64()[i], truth);
   }
 }
@@ -61,9 +61,8 @@ TEST(Synth, NoiseIsLogNormalWithTheAskedSigma) {
   const MeasurementTable t = g.next_chunk(o.rows);
   double s = 0, s2 = 0;
   for (std::size_t i = 0; i < t.rows(); ++i) {
-    const double truth =
-        generic_time(spec.truth, t.column("p").i64()[i], t.column("b").i64()[i],
-                     t.column("d").i64()[i], t.column("epochs").i64()[i]);
+    const double truth = generic_time(spec.truth, t.column("p").i64()[i], t.column("b").i64()[i],
+                                      t.column("d").i64()[i], t.column("epochs").i64()[i]);
     const double e = std::log(t.column("time_s").f64()[i] / truth);
     s += e;
     s2 += e * e;

@@ -13,9 +13,12 @@ namespace {
 
 MeasurementTable mixed_table() {
   MeasurementTable t;
-  t.add_column(Column("p", std::vector<double>{1.0, 0.1 + 0.2, -0.0, std::numeric_limits<double>::quiet_NaN()}));
-  t.add_column(Column("rank", std::vector<std::int64_t>{0, -1, std::numeric_limits<std::int64_t>::max(), 7}));
-  t.add_column(Column("fw", std::vector<std::string>{"mxnet", "", "a,b\n\"c\"", std::string("\0x", 2)}));
+  t.add_column(Column(
+      "p", std::vector<double>{1.0, 0.1 + 0.2, -0.0, std::numeric_limits<double>::quiet_NaN()}));
+  t.add_column(Column(
+      "rank", std::vector<std::int64_t>{0, -1, std::numeric_limits<std::int64_t>::max(), 7}));
+  t.add_column(
+      Column("fw", std::vector<std::string>{"mxnet", "", "a,b\n\"c\"", std::string("\0x", 2)}));
   return t;
 }
 
@@ -25,7 +28,8 @@ TEST(Wire, EveryValueComesBackBitForBitInOrder) {
   WireWriter w;
   w.count(3);
   w.numbers({1e-310, -2.5, std::numeric_limits<double>::infinity()});
-  const Attributes a = {{"name", std::string("amdahl")}, {"cost", 0.1 + 0.2}, {"rows", std::int64_t{-12}}};
+  const Attributes a = {
+      {"name", std::string("amdahl")}, {"cost", 0.1 + 0.2}, {"rows", std::int64_t{-12}}};
   w.attributes(a);
   w.table(mixed_table());
   w.text("end");
@@ -64,7 +68,8 @@ TEST(Wire, TruncatedOrForeignBytesAreADataErrorNamingTheRecord) {
       (void)r.table();
       FAIL() << "read " << n << " bytes of " << bytes.size() << " without an error";
     } catch (const DataError& e) {
-      EXPECT_NE(std::string(e.what()).find("a test record is truncated"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a test record is truncated"), std::string::npos)
+          << e.what();
     }
   }
   // A count no record could hold is refused before anything is allocated for it.

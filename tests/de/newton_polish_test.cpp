@@ -80,7 +80,8 @@ TEST(NewtonPolish, NeverTakesAnInfeasiblePointOrAWorseCost) {
 TEST(NewtonPolish, ANonFiniteStartIsReturnedUntouched) {
   std::size_t points = 0;
   const Eigen::VectorXd u0 = Eigen::VectorXd::Constant(1, 0.5);
-  const NewtonResult r = newton_polish(batch(quartic, &points), u0, std::numeric_limits<double>::infinity());
+  const NewtonResult r =
+      newton_polish(batch(quartic, &points), u0, std::numeric_limits<double>::infinity());
   EXPECT_EQ(points, 0u);
   EXPECT_EQ(r.u(0), 0.5);
   EXPECT_EQ(r.iterations, 0);

@@ -54,8 +54,8 @@ struct Case {
   Function fn;
   const char* strategy;
   double CR;
-  double F_max;         // 0: no dither
-  std::size_t budget;   // evaluations within which every seed must reach 1e-8
+  double F_max;        // 0: no dither
+  std::size_t budget;  // evaluations within which every seed must reach 1e-8
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
@@ -241,11 +241,12 @@ TEST(DeOptimizer, TrialsStayInTheUnitCubeUnderEveryBoundHandling) {
 TEST(DeOptions, BadOptionsAreRejectedByName) {
   DeOptions o;
   o.CR = 1.5;
-  EXPECT_THAT([&] { o.validate(3); }, ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("de.CR")));
+  EXPECT_THAT([&] { o.validate(3); },
+              ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("de.CR")));
   o = DeOptions{};
   o.population = 3;
-  EXPECT_THAT([&] { o.validate(3); },
-              ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("de.population 3 is too small")));
+  EXPECT_THAT([&] { o.validate(3); }, ::testing::ThrowsMessage<ConfigError>(
+                                          ::testing::HasSubstr("de.population 3 is too small")));
   EXPECT_THAT([] { parse_strategy("best2exp"); },
               ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("rand1bin, best1bin")));
 }

@@ -51,12 +51,14 @@ TEST(Bootstrap, SameSeedSameReplicatesAndIntervalsAroundTheFit) {
   FitProblem other = generic_problem(t, 20);
   de::FitOptions o;
   o.de.seed = 2;
-  EXPECT_NE(fit(other, o, {}, island::serial_layout()).bootstrap.replicates, a.bootstrap.replicates);
+  EXPECT_NE(fit(other, o, {}, island::serial_layout()).bootstrap.replicates,
+            a.bootstrap.replicates);
 }
 
 TEST(Bootstrap, ResamplesConfigurationsWhenTheyRepeatElseRows) {
   data::MeasurementTable t = testing_support::synth_set(1, 300, 0.05, 4);
-  EXPECT_EQ(fit(generic_problem(t, 5), {}, {}, island::serial_layout()).bootstrap.resampled, "configuration");
+  EXPECT_EQ(fit(generic_problem(t, 5), {}, {}, island::serial_layout()).bootstrap.resampled,
+            "configuration");
   // Every row its own configuration: a distinct epochs value per row.
   std::vector<double> epochs(t.rows());
   for (std::size_t i = 0; i < epochs.size(); ++i) epochs[i] = 1.0 + 1e-6 * static_cast<double>(i);
@@ -74,7 +76,8 @@ TEST(Bootstrap, PredictionIntervalHoldsTheReplicatesSpread) {
   const model::Model m(io::load_model("generic"), at.column_names());
   const model::Evaluator ev(m, at);
   // Two refits that differ only in the start-up constant c0: the interval spans c0's range.
-  const std::vector<std::vector<double>> reps = {{10, 20}, {1e-3, 1e-3}, {0.9, 0.9}, {1e-3, 1e-3}, {1e-4, 1e-4}, {1e-3, 1e-3}};
+  const std::vector<std::vector<double>> reps = {{10, 20},     {1e-3, 1e-3}, {0.9, 0.9},
+                                                 {1e-3, 1e-3}, {1e-4, 1e-4}, {1e-3, 1e-3}};
   const PredictionInterval iv = prediction_interval(ev, reps, 0.5);
   for (Eigen::Index i = 0; i < 3; ++i) EXPECT_NEAR(iv.hi(i) - iv.lo(i), 5.0, 1e-9) << i;
 }

@@ -82,7 +82,8 @@ TEST(FitEngine, ReportsSayWhyItStoppedAndWhatItFound) {
                                  "40 generations", "metrics", "interrupted                no"}) {
     EXPECT_NE(full.find(want), std::string::npos) << "'" << want << "' missing in\n" << full;
   }
-  for (const auto& n : names) EXPECT_NE(full.find("\n  " + n + " "), std::string::npos) << n << "\n" << full;
+  for (const auto& n : names)
+    EXPECT_NE(full.find("\n  " + n + " "), std::string::npos) << n << "\n" << full;
   EXPECT_NE(r.full_report().find("param 5"), std::string::npos);  // without names: by position
 }
 
@@ -191,7 +192,8 @@ TEST(FitEngine, SeparableChangesNothingWithoutLinearConstants) {
     return fit(p, o, island::IslandOptions{}, island::serial_layout());
   };
   for (const model::Residual res : {model::Residual::rel_sq, model::Residual::ape}) {
-    const FitReport a = run(model::SeparableMode::automatic, res), b = run(model::SeparableMode::off, res);
+    const FitReport a = run(model::SeparableMode::automatic, res),
+                    b = run(model::SeparableMode::off, res);
     EXPECT_EQ(a.params, b.params);
     EXPECT_EQ(a.history, b.history);
     EXPECT_EQ(a.evaluations, b.evaluations);

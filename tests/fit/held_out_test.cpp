@@ -49,16 +49,20 @@ const std::vector<double> kWorkers = {1, 2, 4, 8, 16, 32, 64};
 }  // namespace
 
 TEST(ForwardCheck, ARightShapeMissesItsHeldOutScalesByAboutItsNoise) {
-  const FitReport r = fit(problem("c0 + c1/p + c2*log2(p)", runs(kWorkers)), {}, {}, island::serial_layout());
+  const FitReport r =
+      fit(problem("c0 + c1/p + c2*log2(p)", runs(kWorkers)), {}, {}, island::serial_layout());
   EXPECT_EQ(r.forward.dof, 4u);  // the 4 largest of 7 scales, each predicted from the smaller ones
   EXPECT_LT(r.forward.log_sd, 0.03);
   EXPECT_NEAR(r.forward.step_log, std::log(2.0), 1e-12);
-  EXPECT_THAT(r.forward.how, StartsWith("forward check: refitted below each of the 4 largest value(s) of p"));
+  EXPECT_THAT(r.forward.how,
+              StartsWith("forward check: refitted below each of the 4 largest value(s) of p"));
 }
 
 TEST(ForwardCheck, AShapeThatMissesTheDataMissesMoreAndGrowsWithTheDistance) {
-  const FitReport right = fit(problem("c0 + c1/p + c2*log2(p)", runs(kWorkers)), {}, {}, island::serial_layout());
-  const FitReport wrong = fit(problem("c0 + c1/p", runs(kWorkers)), {}, {}, island::serial_layout());
+  const FitReport right =
+      fit(problem("c0 + c1/p + c2*log2(p)", runs(kWorkers)), {}, {}, island::serial_layout());
+  const FitReport wrong =
+      fit(problem("c0 + c1/p", runs(kWorkers)), {}, {}, island::serial_layout());
   EXPECT_GT(wrong.forward.log_sd, 3.0 * right.forward.log_sd);
   EXPECT_GT(wrong.forward.log_sd, 0.05);
   EXPECT_GT(wrong.forward.growth, 0.5);

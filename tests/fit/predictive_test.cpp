@@ -26,7 +26,8 @@ TEST(Predictive, NoiseAndConstantsAddInLogSpace) {
   parts.noise_log_sd = 0.03;
   parts.noise_dof = 1000000;
   parts.bootstrap_refits = 50;
-  const PredictiveInterval iv = predictive_interval(pred, Eigen::VectorXd::Constant(1, 0.04), parts, 0.9);
+  const PredictiveInterval iv =
+      predictive_interval(pred, Eigen::VectorXd::Constant(1, 0.04), parts, 0.9);
   ASSERT_TRUE(iv.available);
   const double half = 1.6449 * 0.05;  // sqrt(0.03^2 + 0.04^2)
   EXPECT_NEAR(iv.lo(0), 100.0 * std::exp(-half), 1e-2);
@@ -47,7 +48,8 @@ TEST(Predictive, TheChoiceWidensWhenLargerWithItsOwnDof) {
   const PredictiveInterval iv = predictive_interval(pred, Eigen::VectorXd(), parts, 0.9);
   ASSERT_TRUE(iv.available);
   EXPECT_NEAR(std::log(iv.hi(0) / 10.0), t_quantile(0.95, 3) * 0.1, 1e-12);
-  EXPECT_THAT(iv.contains, HasSubstr("the model choice (its errors predicting 3 held-out scale(s), split forward:p; the widest part, used)"));
+  EXPECT_THAT(iv.contains, HasSubstr("the model choice (its errors predicting 3 held-out scale(s), "
+                                     "split forward:p; the widest part, used)"));
   EXPECT_THAT(iv.contains, HasSubstr("not the constants' uncertainty"));
 }
 
@@ -71,7 +73,10 @@ TEST(Predictive, TheChoicePartFollowsTheDistanceBeyondTheMeasuredRange) {
   EXPECT_NEAR(std::log(iv.hi(1) / 10.0), z * 0.1 * std::pow(0.5, 1.5), 1e-4);
   EXPECT_NEAR(std::log(iv.hi(2) / 10.0), z * 0.1, 1e-4);  // one step: as the folds measured it
   EXPECT_NEAR(std::log(iv.hi(3) / 10.0), z * 0.1 * std::pow(2.0, 1.5), 1e-4);
-  EXPECT_THAT(iv.contains, HasSubstr("none inside the measured range, beyond it growing as distance^1.5 in steps of x2"));
+  EXPECT_THAT(
+      iv.contains,
+      HasSubstr(
+          "none inside the measured range, beyond it growing as distance^1.5 in steps of x2"));
   // A result without the distance (older files): the choice part everywhere, as before.
   parts.choice_step_log = std::numeric_limits<double>::quiet_NaN();
   const PredictiveInterval old = predictive_interval(pred, {}, parts, 0.9, beyond);

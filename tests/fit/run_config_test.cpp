@@ -25,7 +25,8 @@ std::string read(const std::string& path) {
 
 TEST(RunConfig, ShippedExampleParsesToTheDefaults) {
   fit::RunConfig c, defaults;
-  apply_run_config_yaml(read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml"), "configs/fit.yaml", c);
+  apply_run_config_yaml(read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml"),
+                        "configs/fit.yaml", c);
   // Every option but the paths has its default there: the formatted values agree.
   for (const auto& o : fit::run_config_option_table()) {
     if (o.key == "data" || o.key == "set" || o.key == "out") continue;
@@ -37,9 +38,11 @@ TEST(RunConfig, ShippedExampleParsesToTheDefaults) {
 TEST(RunConfig, ShippedExampleListsEveryKeyOfTheOptionTable) {
   const std::string text = read(std::string(PERFIT_SOURCE_DIR) + "/configs/fit.yaml");
   for (const auto& o : fit::run_config_option_table()) {
-    const std::string name = o.key.substr(o.key.rfind('.') == std::string::npos ? 0 : o.key.rfind('.') + 1);
+    const std::string name =
+        o.key.substr(o.key.rfind('.') == std::string::npos ? 0 : o.key.rfind('.') + 1);
     if (o.test_hook) {
-      EXPECT_EQ(text.find(name + ":"), std::string::npos) << o.key << " is a test hook, not for the example";
+      EXPECT_EQ(text.find(name + ":"), std::string::npos)
+          << o.key << " is a test hook, not for the example";
     } else {
       EXPECT_NE(text.find(name + ":"), std::string::npos) << o.key << " is not in configs/fit.yaml";
     }
@@ -101,8 +104,10 @@ TEST(RunConfig, ConfigsThatDifferInOneKeyEachReadBackAsThemselves) {
 TEST(RunConfig, PerIslandOverridesStartFromTheFinalBase) {
   fit::RunConfig c;
   // per_island comes before de: in the file but starts from the final de options.
-  apply_run_config_yaml("islands: {topology: torus, mode: async, per_island: [{strategy: jso}, {CR: 0.2}]}\n"
-                        "de: {strategy: shade, CR: 0.5}\n", "inline", c);
+  apply_run_config_yaml(
+      "islands: {topology: torus, mode: async, per_island: [{strategy: jso}, {CR: 0.2}]}\n"
+      "de: {strategy: shade, CR: 0.5}\n",
+      "inline", c);
   c.data = c.set = c.out = "x";
   c.resolve();
   const auto& isl = c.islands;
@@ -121,9 +126,10 @@ TEST(RunConfig, PerIslandOverridesStartFromTheFinalBase) {
 
 TEST(RunConfig, UnknownOrBadKeysAreNamed) {
   fit::RunConfig c;
-  EXPECT_THAT([&] { apply_run_config_yaml("de: {stratgy: jso}\n", "f.yaml", c); },
-              ThrowsMessage<ConfigError>(AllOf(HasSubstr("'f.yaml'"), HasSubstr("unknown key 'de.stratgy'"),
-                                               HasSubstr("allowed here: strategy, population"))));
+  EXPECT_THAT(
+      [&] { apply_run_config_yaml("de: {stratgy: jso}\n", "f.yaml", c); },
+      ThrowsMessage<ConfigError>(AllOf(HasSubstr("'f.yaml'"), HasSubstr("unknown key 'de.stratgy'"),
+                                       HasSubstr("allowed here: strategy, population"))));
   EXPECT_THAT([&] { apply_run_config_yaml("seed: many\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(HasSubstr("key 'seed': found 'many'")));
   EXPECT_THAT([&] { apply_run_config_yaml("de: {max_generations: 1.5}\n", "f.yaml", c); },
@@ -133,7 +139,8 @@ TEST(RunConfig, UnknownOrBadKeysAreNamed) {
   EXPECT_THAT([&] { apply_run_config_yaml("cost: {residual: mse}\n", "f.yaml", c); },
               ThrowsMessage<ConfigError>(HasSubstr("residual 'mse' is not one of")));
   EXPECT_THAT([&] { apply_run_config_yaml("threads: 0\n", "f.yaml", c); },
-              ThrowsMessage<ConfigError>(HasSubstr("key 'threads': found '0', expected a whole number in [1, 1024]")));
+              ThrowsMessage<ConfigError>(
+                  HasSubstr("key 'threads': found '0', expected a whole number in [1, 1024]")));
   fit::RunConfig empty;
   EXPECT_THAT([&] { empty.validate(); }, ThrowsMessage<ConfigError>(HasSubstr("--data")));
 }

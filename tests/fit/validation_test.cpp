@@ -14,7 +14,6 @@ namespace perfit::fit {
 
 namespace {
 
-
 FitProblem problem(const std::string& model, std::shared_ptr<const data::MeasurementTable> rows) {
   FitProblem p;
   p.model = std::make_shared<const model::Model>(io::load_model(model), rows->column_names());
@@ -27,10 +26,13 @@ FitProblem problem(const std::string& model, std::shared_ptr<const data::Measure
 // The true model extrapolates to the largest scale at the noise level; a model without the
 // batch, data and communication terms does clearly worse.
 TEST(Validation, ExtrapolationErrorIsAtTheNoiseLevelForTheTrueModelOnly) {
-  const auto rows = std::make_shared<const data::MeasurementTable>(testing_support::synth_set(0, 3000, 0.02, 5));
+  const auto rows =
+      std::make_shared<const data::MeasurementTable>(testing_support::synth_set(0, 3000, 0.02, 5));
   const auto folds = data::make_folds(data::parse_split("scale:p"), *rows, {"p"}, 1);
   ASSERT_EQ(folds.size(), 1u);
-  const auto fits = fit_folds({{problem("generic", rows), &folds[0]}, {problem("amdahl", rows), &folds[0]}}, {}, MPI_COMM_NULL);
+  const auto fits =
+      fit_folds({{problem("generic", rows), &folds[0]}, {problem("amdahl", rows), &folds[0]}}, {},
+                MPI_COMM_NULL);
   ASSERT_EQ(fits.size(), 2u);
   EXPECT_FALSE(fits[0].failed);
   EXPECT_EQ(fits[0].fold, "p>=1024");
@@ -39,12 +41,15 @@ TEST(Validation, ExtrapolationErrorIsAtTheNoiseLevelForTheTrueModelOnly) {
   // 2% log-normal noise: a perfect model has a MAPE of about 1.6%.
   EXPECT_LT(fits[0].test.mape, 3.0) << "generic extrapolates worse than the noise";
   EXPECT_GT(fits[1].test.mape, 3.0 * fits[0].test.mape) << "amdahl as good as the true model";
-  EXPECT_NEAR(fits[0].test_cost, mean_residual(model::Residual::rel_sq, fits[0].predicted, fits[0].measured), 0.0);
+  EXPECT_NEAR(fits[0].test_cost,
+              mean_residual(model::Residual::rel_sq, fits[0].predicted, fits[0].measured), 0.0);
 }
 
 TEST(Validation, KfoldPredictsEveryRowOnce) {
-  const auto rows = std::make_shared<const data::MeasurementTable>(testing_support::synth_set(4, 1500, 0.02, 2));
-  const auto folds = data::make_folds(data::parse_split("kfold:4"), *rows, {"epochs", "d", "b", "p"}, 3);
+  const auto rows =
+      std::make_shared<const data::MeasurementTable>(testing_support::synth_set(4, 1500, 0.02, 2));
+  const auto folds =
+      data::make_folds(data::parse_split("kfold:4"), *rows, {"epochs", "d", "b", "p"}, 3);
   std::vector<FoldJob> jobs;
   for (const auto& f : folds) jobs.push_back({problem("generic", rows), &f});
   const auto fits = fit_folds(jobs, {}, MPI_COMM_NULL);
@@ -97,10 +102,12 @@ TEST(Validation, LambdaAutoNeverExtrapolatesWorseThanLambdaZero) {
       b.push_back(std::pow(2.0, 4.0 + static_cast<double>(rng.below(7))));
       d.push_back(1e5 * static_cast<double>(1 + rng.below(3)));
       e.push_back(static_cast<double>(1 + rng.below(3)));
-      t.push_back(data::generic_time(truth, p.back(), b.back(), d.back(), e.back()) * std::exp(0.1 * rng.normal()));
+      t.push_back(data::generic_time(truth, p.back(), b.back(), d.back(), e.back()) *
+                  std::exp(0.1 * rng.normal()));
     }
     data::MeasurementTable all;
-    for (auto& [name, v] : {std::pair{"p", p}, {"b", b}, {"d", d}, {"epochs", e}, {"time", t}}) all.add_column(data::Column(name, v));
+    for (auto& [name, v] : {std::pair{"p", p}, {"b", b}, {"d", d}, {"epochs", e}, {"time", t}})
+      all.add_column(data::Column(name, v));
     all.attributes()["target"] = std::string("time");
     std::vector<bool> train(p.size()), test(p.size());
     for (std::size_t i = 0; i < p.size(); ++i) {

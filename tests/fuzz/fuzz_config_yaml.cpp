@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     fit::apply_run_config_yaml(saved, "saved.yaml", again);
   } catch (const Error& e) {
-    std::fprintf(stderr, "a loaded config saved to YAML that does not load: %s\n%s\n", e.what(), saved.c_str());
+    std::fprintf(stderr, "a loaded config saved to YAML that does not load: %s\n%s\n", e.what(),
+                 saved.c_str());
     std::abort();
   }
   if (fit::run_config_to_yaml(again) != saved) {

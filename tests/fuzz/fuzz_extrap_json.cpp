@@ -1,4 +1,5 @@
-// Extra-P's JSON input (`perfit import --format extrap` on a .json file): the whole input is the file.
+// Extra-P's JSON input (`perfit import --format extrap` on a .json file): the whole input is the
+// file.
 #include "fuzz_input.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/extrap_json_reader.hpp"

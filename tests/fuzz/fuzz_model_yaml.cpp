@@ -10,15 +10,18 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace perfit;
   try {
-    const model::ModelSpec spec = io::parse_model_yaml(std::string(fuzz::as_text(data, size)), "fuzz.yaml");
+    const model::ModelSpec spec =
+        io::parse_model_yaml(std::string(fuzz::as_text(data, size)), "fuzz.yaml");
     const auto factors = model::Model::factors(spec);
     const model::Model m(spec, factors);
     data::MeasurementTable t;
-    for (const auto& f : factors) t.add_column(data::Column(f, std::vector<double>{1.0, 2.0, 64.0}));
+    for (const auto& f : factors)
+      t.add_column(data::Column(f, std::vector<double>{1.0, 2.0, 64.0}));
     if (factors.empty()) t.add_column(data::Column("p", std::vector<double>{1.0, 2.0, 64.0}));
     const model::Evaluator ev(m, t);
     Eigen::VectorXd x(static_cast<Eigen::Index>(m.n_params()));
-    for (std::size_t i = 0; i < m.n_params(); ++i) x(static_cast<Eigen::Index>(i)) = m.from_unit(i, 0.5);
+    for (std::size_t i = 0; i < m.n_params(); ++i)
+      x(static_cast<Eigen::Index>(i)) = m.from_unit(i, 0.5);
     (void)ev.predict(x);
     (void)ev.term_values(x);
     (void)io::model_to_yaml(spec);

@@ -64,17 +64,29 @@ TEST(OutputGuard, ResolvesLinksAndRefusesOtherKindsAndSameKindWithoutForce) {
   fs::create_symlink(csv, dir.file("link.csv"));
   EXPECT_TRUE(same_file(dir.file("link.csv"), csv));
   EXPECT_TRUE(same_file(dir.file("./a.csv"), csv));
-  EXPECT_THAT([&] { check_output({dir.file("link.csv"), "--out", FileKind::predictions, {csv}, false}); },
-              ThrowsMessage<ConfigError>(HasSubstr("is the input")));
-  EXPECT_THAT([&] { check_output({csv, "--out", FileKind::predictions, {}, true}); },
-              ThrowsMessage<ConfigError>(HasSubstr("never replaces another kind")));
+  EXPECT_THAT(
+      [&] {
+        check_output({dir.file("link.csv"), "--out", FileKind::predictions, {csv}, false});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("is the input")));
+  EXPECT_THAT(
+      [&] {
+        check_output({csv, "--out", FileKind::predictions, {}, true});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("never replaces another kind")));
   std::ofstream(dir.file("p.csv")) << "p,predicted_time_s\n1,2\n";
   EXPECT_EQ(detect_file_kind(dir.file("p.csv")), FileKind::predictions);
-  EXPECT_THAT([&] { check_output({dir.file("p.csv"), "--out", FileKind::predictions, {}, false}); },
-              ThrowsMessage<ConfigError>(HasSubstr("pass --force")));
+  EXPECT_THAT(
+      [&] {
+        check_output({dir.file("p.csv"), "--out", FileKind::predictions, {}, false});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("pass --force")));
   EXPECT_NO_THROW(check_output({dir.file("p.csv"), "--out", FileKind::predictions, {}, true}));
-  EXPECT_THAT([&] { check_output({dir.file("no/x.csv"), "--out", FileKind::predictions, {}, false}); },
-              ThrowsMessage<IoError>(HasSubstr("does not exist")));
+  EXPECT_THAT(
+      [&] {
+        check_output({dir.file("no/x.csv"), "--out", FileKind::predictions, {}, false});
+      },
+      ThrowsMessage<IoError>(HasSubstr("does not exist")));
 }
 
 }  // namespace perfit::io

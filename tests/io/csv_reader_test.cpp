@@ -10,9 +10,9 @@
 
 namespace perfit::io {
 
+using data::ColumnType;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
-using data::ColumnType;
 using testing_support::TempDir;
 
 TEST(CsvReader, InfersTypesFromFirstValueAndKeepsLineNumbers) {
@@ -44,9 +44,9 @@ TEST(CsvReader, NonNumericValueInNumericColumnNamesLineAndColumn) {
   TempDir dir;
   const auto path = dir.write("m.csv", "p,time_s\n1,2.0\n2,n/a\n");
   EXPECT_THAT([&] { read_csv(path); },
-              ThrowsMessage<DataError>(AllOf(
-                  HasSubstr("line 3, column 'time_s': found 'n/a', expected a number"),
-                  HasSubstr("--categorical time_s"))));
+              ThrowsMessage<DataError>(
+                  AllOf(HasSubstr("line 3, column 'time_s': found 'n/a', expected a number"),
+                        HasSubstr("--categorical time_s"))));
 }
 
 TEST(CsvReader, CategoricalOptionKeepsNumbersAsText) {
@@ -110,7 +110,8 @@ TEST(CsvReader, QuotedNumbersWithThousandsSeparatorsAreNumbers) {
                               "8,\"-2,000.25e0\"\n");
   const CsvTable t = read_csv(path);
   EXPECT_EQ(t.table.column("gpus").i64(), (std::vector<std::int64_t>{1, 1024, 8}));
-  EXPECT_EQ(t.table.column("samples_per_s").f64(), (std::vector<double>{1234.5, 12345678, -2000.25}));
+  EXPECT_EQ(t.table.column("samples_per_s").f64(),
+            (std::vector<double>{1234.5, 12345678, -2000.25}));
   // A text column keeps what was written.
   const auto text = dir.write("t.csv", "label,x\nabc,1\n\"1,000\",2\n");
   EXPECT_EQ(read_csv(text).table.column("label").str(), (std::vector<std::string>{"abc", "1,000"}));

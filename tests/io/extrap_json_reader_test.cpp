@@ -11,7 +11,8 @@
 namespace perfit::io {
 
 namespace {
-std::string write(const testing_support::TempDir& dir, const std::string& name, const std::string& text) {
+std::string write(const testing_support::TempDir& dir, const std::string& name,
+                  const std::string& text) {
   std::ofstream(dir.file(name)) << text;
   return dir.file(name);
 }
@@ -35,11 +36,15 @@ const char* kOlder = R"({
                    {"id": 4, "callpath_id": 5, "coordinate_id": 1, "metric_id": 2, "value": 7},
                    {"id": 5, "callpath_id": 5, "coordinate_id": 2, "metric_id": 2, "value": 9}]})";
 const char* kLines =
-    "{\"params\": {\"p\": 2, \"n\": 10}, \"value\": [1, 1.5], \"callpath\": \"main\", \"metric\": \"time\"}\n"
-    "{\"params\": {\"n\": 10, \"p\": 4}, \"value\": 2, \"callpath\": \"main\", \"metric\": \"time\"}\n"
+    "{\"params\": {\"p\": 2, \"n\": 10}, \"value\": [1, 1.5], \"callpath\": \"main\", \"metric\": "
+    "\"time\"}\n"
+    "{\"params\": {\"n\": 10, \"p\": 4}, \"value\": 2, \"callpath\": \"main\", \"metric\": "
+    "\"time\"}\n"
     "\n"
-    "{\"params\": {\"p\": 2, \"n\": 10}, \"value\": 7, \"callpath\": \"main\", \"metric\": \"bytes\"}\n"
-    "{\"params\": {\"p\": 4, \"n\": 10}, \"value\": [9], \"callpath\": \"main\", \"metric\": \"bytes\"}\n";
+    "{\"params\": {\"p\": 2, \"n\": 10}, \"value\": 7, \"callpath\": \"main\", \"metric\": "
+    "\"bytes\"}\n"
+    "{\"params\": {\"p\": 4, \"n\": 10}, \"value\": [9], \"callpath\": \"main\", \"metric\": "
+    "\"bytes\"}\n";
 
 void expect_the_two_sets(const std::vector<ExtrapSet>& sets) {
   ASSERT_EQ(sets.size(), 2u);
@@ -67,8 +72,9 @@ TEST(ExtrapJsonReader, BothJsonFormatsAndJsonLinesGiveTheSameSets) {
 
 TEST(ExtrapJsonReader, JsonLinesWithoutCallpathOrMetricMakeOneSet) {
   testing_support::TempDir dir;
-  const auto sets = read_extrap_jsonl(write(dir, "a.jsonl", "{\"params\": {\"p\": 1}, \"value\": 3}\n"
-                                                            "{\"params\": {\"p\": 2}, \"value\": 2}\n"));
+  const auto sets = read_extrap_jsonl(write(dir, "a.jsonl",
+                                            "{\"params\": {\"p\": 1}, \"value\": 3}\n"
+                                            "{\"params\": {\"p\": 2}, \"value\": 2}\n"));
   ASSERT_EQ(sets.size(), 1u);
   EXPECT_EQ(sets[0].region, "");
   EXPECT_EQ(sets[0].metric, "");
@@ -89,16 +95,25 @@ TEST(ExtrapJsonReader, EveryErrorNamesTheFileAndThePositionOfTheBadItem) {
     }
   };
   fails("truncated.json", std::string(kCurrent).substr(0, 60), "not JSON (at byte");
-  fails("text.json", R"({"parameters": ["p"], "measurements": {"main": {"time": [{"point": [2], "values": [1, "x"]}]}}})",
-        R"(measurements["main"]["time"][0].values[1]: found "x", expected a number)");
-  fails("arity.json", R"({"parameters": ["p", "n"], "measurements": {"m": {"t": [{"point": [2], "values": [1]}]}}})",
-        "found 1 coordinate(s), expected 2 (one per parameter)");
-  fails("empty.json", R"({"parameters": ["p"], "measurements": {}})", "no measurements; nothing to import");
+  fails(
+      "text.json",
+      R"({"parameters": ["p"], "measurements": {"main": {"time": [{"point": [2], "values": [1, "x"]}]}}})",
+      R"(measurements["main"]["time"][0].values[1]: found "x", expected a number)");
+  fails(
+      "arity.json",
+      R"({"parameters": ["p", "n"], "measurements": {"m": {"t": [{"point": [2], "values": [1]}]}}})",
+      "found 1 coordinate(s), expected 2 (one per parameter)");
+  fails("empty.json", R"({"parameters": ["p"], "measurements": {}})",
+        "no measurements; nothing to import");
   fails("noparams.json", R"({"measurements": {}})", "(top level): no \"parameters\"");
-  fails("badref.json", std::string(kOlder).replace(std::string(kOlder).find("\"coordinate_id\": 2"), 18, "\"coordinate_id\": 9"),
+  fails("badref.json",
+        std::string(kOlder).replace(std::string(kOlder).find("\"coordinate_id\": 2"), 18,
+                                    "\"coordinate_id\": 9"),
         "measurements[2].coordinate_id: no coordinate with id 9");
-  fails("truncated.jsonl", "{\"params\": {\"p\": 1}, \"value\": 3}\n{\"params\": {\"p\": 2}, \"val", "line 2: not JSON");
-  fails("other.jsonl", "{\"params\": {\"p\": 1}, \"value\": 3}\n{\"params\": {\"q\": 2}, \"value\": 3}\n",
+  fails("truncated.jsonl", "{\"params\": {\"p\": 1}, \"value\": 3}\n{\"params\": {\"p\": 2}, \"val",
+        "line 2: not JSON");
+  fails("other.jsonl",
+        "{\"params\": {\"p\": 1}, \"value\": 3}\n{\"params\": {\"q\": 2}, \"value\": 3}\n",
         "line 2 params: found {\"q\":2}, expected the parameters of the first record (p)");
   fails("novalue.jsonl", "{\"params\": {\"p\": 1}}\n", "line 1: no \"value\"");
   fails("none.jsonl", "\n\n", "no records; nothing to import");

@@ -11,7 +11,8 @@
 namespace perfit::io {
 
 namespace {
-std::string write(const testing_support::TempDir& dir, const std::string& name, const std::string& text) {
+std::string write(const testing_support::TempDir& dir, const std::string& name,
+                  const std::string& text) {
   std::ofstream(dir.file(name)) << text;
   return dir.file(name);
 }
@@ -32,13 +33,16 @@ TEST(ExtrapReader, OneSetPerRegionAndMetricWithARowPerRepetition) {
   EXPECT_EQ(sets[0].table.column("p").f64(), (std::vector<double>{2, 2, 4, 8, 8, 8}));
   EXPECT_EQ(sets[0].table.column("value").f64(), (std::vector<double>{1.0, 1.2, 2.0, 3, 3.5, 4}));
   EXPECT_EQ(sets[1].metric, "bytes");
-  EXPECT_EQ(sets[1].table.column("p").f64(), (std::vector<double>{2, 4}));  // DATA restarts at the first point
+  EXPECT_EQ(sets[1].table.column("p").f64(),
+            (std::vector<double>{2, 4}));  // DATA restarts at the first point
 }
 
 TEST(ExtrapReader, SeveralParametersTakeParenthesisedPoints) {
   testing_support::TempDir dir;
-  const auto sets = read_extrap_text(write(dir, "b.txt", "PARAMETER p n\nPOINTS ( 2 100 ) ( 4 100 )\nPOINTS (8 200)\n"
-                                                         "DATA 1\nDATA 2 2.5\nDATA 3\n"));
+  const auto sets =
+      read_extrap_text(write(dir, "b.txt",
+                             "PARAMETER p n\nPOINTS ( 2 100 ) ( 4 100 )\nPOINTS (8 200)\n"
+                             "DATA 1\nDATA 2 2.5\nDATA 3\n"));
   ASSERT_EQ(sets.size(), 1u);
   EXPECT_EQ(sets[0].region, "");
   EXPECT_EQ(sets[0].table.column("n").f64(), (std::vector<double>{100, 100, 100, 200}));
@@ -52,7 +56,8 @@ TEST(ExtrapReader, BadInputNamesTheLine) {
                 testing::ThrowsMessage<DataError>(testing::HasSubstr(needle)))
         << text;
   };
-  fails("PARAMETER p\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n", "line 5: more DATA lines (3) than POINTS (2)");
+  fails("PARAMETER p\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n",
+        "line 5: more DATA lines (3) than POINTS (2)");
   fails("PARAMETER p\nPOINTS 1 x\n", "line 2: found 'x', expected a number");
   fails("PARAMETER p q\nPOINTS ( 1 ) ( 2 3 )\n", "a point of 1 values, expected 2");
   fails("PARAMETER p\nPOINTS 1\nPARAMETER q\n", "PARAMETER after POINTS");

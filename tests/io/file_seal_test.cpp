@@ -69,7 +69,8 @@ TEST(FileSeal, EveryFlippedByteIsRefused) {
     std::string b = good;
     b[at] = static_cast<char>(b[at] ^ 0x10);
     put_bytes(bad, b);
-    EXPECT_THROW(verify_seal(bad, "checkpoint"), DataError) << "byte " << at << " of " << good.size();
+    EXPECT_THROW(verify_seal(bad, "checkpoint"), DataError)
+        << "byte " << at << " of " << good.size();
   }
 }
 
@@ -79,11 +80,12 @@ TEST(FileSeal, TruncatedFilesAreRefusedWithTheirSize) {
   write_checkpoint(path, small_checkpoint());
   const std::string good = bytes_of(path);
   const std::string bad = dir.file("bad.h5");
-  for (std::size_t keep : {std::size_t{0}, std::size_t{100}, kSealBytes, kSealBytes + 8, good.size() / 2,
-                           good.size() - 1}) {
+  for (std::size_t keep : {std::size_t{0}, std::size_t{100}, kSealBytes, kSealBytes + 8,
+                           good.size() / 2, good.size() - 1}) {
     put_bytes(bad, good.substr(0, keep));
     if (keep == 0) {
-      EXPECT_EQ(verify_seal(bad, "checkpoint"), SealState::unsealed);  // empty: the kind check names it
+      EXPECT_EQ(verify_seal(bad, "checkpoint"),
+                SealState::unsealed);  // empty: the kind check names it
       EXPECT_THROW(read_checkpoint(bad), Error);
       continue;
     }

@@ -19,8 +19,9 @@ using ::testing::ThrowsMessage;
 TEST(ModelConfig, CatalogueHasTheDocumentedModelsAndAllCompile) {
   std::vector<std::string> names;
   for (const auto& m : builtin_models()) names.push_back(m.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"generic", "amdahl", "gustafson", "usl", "power", "iteration",
-                                             "iteration_tree", "iteration_overlap", "pmnf"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"generic", "amdahl", "gustafson", "usl", "power", "iteration",
+                                      "iteration_tree", "iteration_overlap", "pmnf"}));
   const std::vector<std::string> cols = {"p", "nodes", "b", "d", "epochs", "time_s"};
   for (const auto& m : builtin_models()) EXPECT_NO_THROW(model::Model(m, cols)) << m.name;
 }
@@ -79,7 +80,8 @@ name: my_model
 expression: "c0 + c1*d/p + (d/(p*b))*(c2 + c3*log2(p))"
 params: {c0: [0, 100], c1: [1e-9, 1e-1, log], c2: [0, 10], c3: {min: 0, max: 1}}
 constants: {M: 1e8}
-)y", "inline");
+)y",
+                                  "inline");
   EXPECT_EQ(m.params.size(), 4u);
   EXPECT_TRUE(m.params[1].log_scale);
   EXPECT_EQ(m.params[3].hi, 1.0);
@@ -98,9 +100,11 @@ params: {c0: [0, 100], c1: [1e-9, 0.1, log]}
 )y";
   model::ModelSpec a = parse_model_yaml(text, "inline");
   const std::string first = model_to_yaml(a);
-  EXPECT_EQ(first, "name: my_model\ndescription: a model, with a comma\nexpression: \"c0 + t\"\nfactors: [p, d]\n"
-                   "terms:\n  t: \"c1*d/p\"\nconstants:\n  M: 100000000\nparams:\n  c0: [0, 100]\n"
-                   "  c1: [1.0000000000000001e-09, 0.10000000000000001, log]");
+  EXPECT_EQ(first,
+            "name: my_model\ndescription: a model, with a comma\nexpression: \"c0 + t\"\nfactors: "
+            "[p, d]\n"
+            "terms:\n  t: \"c1*d/p\"\nconstants:\n  M: 100000000\nparams:\n  c0: [0, 100]\n"
+            "  c1: [1.0000000000000001e-09, 0.10000000000000001, log]");
   // The same model with other numbers (a fit of another set): its own numbers, the same head.
   model::ModelSpec b = a;
   b.params[0].hi = 50.0;
@@ -128,14 +132,20 @@ TEST(ModelConfig, NumbersReadAsTheEmitterWritesThem) {
   m.name = "naive";
   m.expression = "t_last*x_last";
   m.constants = {{"t_last", 12.5}, {"x_last", 64}, {"slope", -0.93999999999999995}};
-  EXPECT_EQ(numbers(m), "constants:\n  t_last: 12.5\n  x_last: 64\n  slope: -0.93999999999999995\nparams:\n  {}");
+  EXPECT_EQ(
+      numbers(m),
+      "constants:\n  t_last: 12.5\n  x_last: 64\n  slope: -0.93999999999999995\nparams:\n  {}");
   m.constants = {};
-  m.params = {{"c0", -0.0, 1e300, false}, {"c1", 4.9406564584124654e-324, 1e-320, false},
-              {"s", 0.1, 1e22, true}, {"Yes_1", -124.23645999999999, 124.23645999999999, false}};
-  EXPECT_EQ(numbers(m), "params:\n  c0: [-0, 1.0000000000000001e+300]\n  c1: [4.9406564584124654e-324, "
-                        "9.9998886718268301e-321]\n  s: [0.10000000000000001, 1e+22, log]\n"
-                        "  Yes_1: [-124.23645999999999, 124.23645999999999]");
-  m.constants = {{"inf_c", std::numeric_limits<double>::infinity()}, {"m", -std::numeric_limits<double>::infinity()}};
+  m.params = {{"c0", -0.0, 1e300, false},
+              {"c1", 4.9406564584124654e-324, 1e-320, false},
+              {"s", 0.1, 1e22, true},
+              {"Yes_1", -124.23645999999999, 124.23645999999999, false}};
+  EXPECT_EQ(numbers(m),
+            "params:\n  c0: [-0, 1.0000000000000001e+300]\n  c1: [4.9406564584124654e-324, "
+            "9.9998886718268301e-321]\n  s: [0.10000000000000001, 1e+22, log]\n"
+            "  Yes_1: [-124.23645999999999, 124.23645999999999]");
+  m.constants = {{"inf_c", std::numeric_limits<double>::infinity()},
+                 {"m", -std::numeric_limits<double>::infinity()}};
   m.params = {{"c0", 1, 2, false}};
   EXPECT_EQ(numbers(m), "constants:\n  inf_c: .inf\n  m: -.inf\nparams:\n  c0: [1, 2]");
   m.constants = {{"yes", 1}};
@@ -145,19 +155,23 @@ TEST(ModelConfig, NumbersReadAsTheEmitterWritesThem) {
 
 TEST(ModelConfig, ErrorsNameTheFileAndKey) {
   EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [1]}\n", "f.yaml"); },
-              ThrowsMessage<ConfigError>(HasSubstr("'f.yaml' param 'c0' has 1 entries; expected [lo, hi]")));
+              ThrowsMessage<ConfigError>(
+                  HasSubstr("'f.yaml' param 'c0' has 1 entries; expected [lo, hi]")));
   EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: 5}\n", "f.yaml"); },
               ThrowsMessage<ConfigError>(HasSubstr("param 'c0' has no bounds")));
-  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [0, 1, sqrt]}\n", "f.yaml"); },
-              ThrowsMessage<ConfigError>(HasSubstr("third entry 'sqrt' should be 'log'")));
+  EXPECT_THAT(
+      [] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [0, 1, sqrt]}\n", "f.yaml"); },
+      ThrowsMessage<ConfigError>(HasSubstr("third entry 'sqrt' should be 'log'")));
   EXPECT_THAT([] { parse_model_yaml("name: x\nexpresion: c0\n", "f.yaml"); },
               ThrowsMessage<ConfigError>(HasSubstr("unknown key 'expresion'")));
-  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [0, abc]}\n", "f.yaml"); },
-              ThrowsMessage<ConfigError>(HasSubstr("upper bound: expected a number, found 'abc'")));
+  EXPECT_THAT(
+      [] { parse_model_yaml("name: x\nexpression: c0\nparams: {c0: [0, abc]}\n", "f.yaml"); },
+      ThrowsMessage<ConfigError>(HasSubstr("upper bound: expected a number, found 'abc'")));
   EXPECT_THAT([] { parse_model_yaml("name: [x\n", "f.yaml"); },
               ThrowsMessage<ConfigError>(HasSubstr("'f.yaml': YAML error at line")));
-  EXPECT_THAT([] { parse_model_yaml("name: x\nexpression: c0 +\nparams: {c0: [0, 1]}\n", "f.yaml"); },
-              ThrowsMessage<ConfigError>(HasSubstr("syntax error")));
+  EXPECT_THAT(
+      [] { parse_model_yaml("name: x\nexpression: c0 +\nparams: {c0: [0, 1]}\n", "f.yaml"); },
+      ThrowsMessage<ConfigError>(HasSubstr("syntax error")));
 }
 
 TEST(ModelConfig, LoadModelTakesANameOrAPath) {

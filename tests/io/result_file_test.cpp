@@ -1,9 +1,10 @@
 #include "perfit/io/result_file.hpp"
 
-#include <cmath>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+
+#include <cmath>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/model_config.hpp"
@@ -77,9 +78,10 @@ TEST(ResultFile, KeptRowsAndCandidatesRoundTripExactly) {
   r.kept_rows.add_column(data::Column("predicted", std::vector<double>{100.0, 55.0, 32.5}));
   r.kept_rows.add_column(data::Column("residual", std::vector<double>{0.0, 0.0, 0.0}));
   r.kept_stride = 1;
-  r.candidates = {{1, "amdahl", "amdahl", 1.5, 1.5, r.model_yaml, {100.0, 0.1}},
-                  {2, "power", "power", 2.25, 2.25, model_to_yaml(load_model("power")), {0.1 + 0.2, 1.0 / 3.0}},
-                  {3, "usl", "usl", std::nan(""), std::nan(""), "", {}}};
+  r.candidates = {
+      {1, "amdahl", "amdahl", 1.5, 1.5, r.model_yaml, {100.0, 0.1}},
+      {2, "power", "power", 2.25, 2.25, model_to_yaml(load_model("power")), {0.1 + 0.2, 1.0 / 3.0}},
+      {3, "usl", "usl", std::nan(""), std::nan(""), "", {}}};
   write_result_file(dir.file("r.h5"), r);
   const ResultFile b = read_result_file(dir.file("r.h5"));
   EXPECT_EQ(b.kept_stride, 1u);

@@ -28,7 +28,8 @@ ResultFile winner(const std::string& set, std::size_t params, double scale) {
   r.unit = "s";
   r.rows = 25;
   r.seed = 0xFFFFFFFFFFFFFFFFull;  // all 64 bits survive
-  for (std::size_t k = 0; k < params; ++k) r.params.push_back({"c" + std::to_string(k), scale * double(k + 1), -1e9, 1e9});
+  for (std::size_t k = 0; k < params; ++k)
+    r.params.push_back({"c" + std::to_string(k), scale * double(k + 1), -1e9, 1e9});
   r.ranges = {{"p", 2.0, 32.0 * scale}};
   r.history = std::vector<double>(params + 1, scale);
   r.metrics = {1.0 * scale, 2.0, 0.99, 0.5, 3.0};
@@ -45,9 +46,11 @@ TEST(SelectionStore, EachSetReadsBackAsItsResult) {
   testing_support::TempDir dir;
   const std::string path = dir.file("selection.h5");
   // Out of order and of different shapes: rows are found by set name.
-  const ResultFile b2 = winner("/s/b/time", 3, 2.0), a1 = winner("/s/a/time", 1, 1.0), c3 = winner("/t/c/time", 2, 3.0);
-  write_selection_store(path, {&b2, &a1, &c3},
-                        {{"data_file", std::string("calls.h5")}, {"criterion", std::string("extrapolation")}});
+  const ResultFile b2 = winner("/s/b/time", 3, 2.0), a1 = winner("/s/a/time", 1, 1.0),
+                   c3 = winner("/t/c/time", 2, 3.0);
+  write_selection_store(
+      path, {&b2, &a1, &c3},
+      {{"data_file", std::string("calls.h5")}, {"criterion", std::string("extrapolation")}});
   EXPECT_EQ(detect_file_kind(path), FileKind::selection);
   EXPECT_THAT(selection_sets(path), testing::ElementsAre("/s/a/time", "/s/b/time", "/t/c/time"));
   const ResultFile b = read_selection_result(path, "/s/b/time");
@@ -72,10 +75,12 @@ TEST(SelectionStore, RefusesWhatItDoesNotHold) {
   const std::string path = dir.file("selection.h5");
   const ResultFile a = winner("/s/a/time", 1, 1.0), b = winner("/a/b", 1, 1.0);
   write_selection_store(path, {&a}, {});
-  EXPECT_THAT([&] { read_selection_result(path, "/s/x/time"); },
-              testing::ThrowsMessage<DataError>(testing::HasSubstr("holds no winner for set '/s/x/time'")));
+  EXPECT_THAT(
+      [&] { read_selection_result(path, "/s/x/time"); },
+      testing::ThrowsMessage<DataError>(testing::HasSubstr("holds no winner for set '/s/x/time'")));
   EXPECT_THAT([&] { read_result(path, ""); },
-              testing::ThrowsMessage<DataError>(testing::HasSubstr("pass --set NAME to read one (e.g. --set /s/a/time)")));
+              testing::ThrowsMessage<DataError>(
+                  testing::HasSubstr("pass --set NAME to read one (e.g. --set /s/a/time)")));
   EXPECT_THROW(write_selection_store(dir.file("two.h5"), {&b, &b}, {}), ConfigError);
   // No winner at all: a valid, empty store.
   write_selection_store(dir.file("none.h5"), {}, {});
@@ -101,10 +106,13 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   for (std::size_t i = 0; i < n; ++i) widen_to_record(make(i), widths);
   EXPECT_EQ(widths.at("config_yaml"), 50u);
   std::size_t asked = 0;
-  write_selection_store(path, n, [&](std::size_t i) {
-    ++asked;
-    return make(i);
-  }, {}, widths);
+  write_selection_store(
+      path, n,
+      [&](std::size_t i) {
+        ++asked;
+        return make(i);
+      },
+      {}, widths);
   EXPECT_EQ(asked, n);
   for (const std::size_t i : {std::size_t{0}, std::size_t{8191}, std::size_t{8192}, n - 1}) {
     const ResultFile r = read_selection_result(path, name(i));
@@ -120,13 +128,18 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   EXPECT_EQ(selection_sets(path).size(), n);
   // A text wider than the widths say is refused, not cut.
   widths["config_yaml"] = 10;
-  EXPECT_THAT([&] { write_selection_store(dir.file("narrow.h5"), n, make, {}, widths); },
-              testing::ThrowsMessage<Error>(testing::HasSubstr("a text of 11 bytes in a column 10 wide")));
+  EXPECT_THAT(
+      [&] { write_selection_store(dir.file("narrow.h5"), n, make, {}, widths); },
+      testing::ThrowsMessage<Error>(testing::HasSubstr("a text of 11 bytes in a column 10 wide")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("narrow.h5")));
   // Not in set order: refused, nothing written.
   const std::string other = dir.file("other.h5");
-  EXPECT_THAT([&] { write_selection_store(other, 2, [&](std::size_t i) { return make(1 - i); }, {}, widths); },
-              testing::ThrowsMessage<ConfigError>(testing::HasSubstr("out of set order")));
+  EXPECT_THAT(
+      [&] {
+        write_selection_store(
+            other, 2, [&](std::size_t i) { return make(1 - i); }, {}, widths);
+      },
+      testing::ThrowsMessage<ConfigError>(testing::HasSubstr("out of set order")));
   EXPECT_FALSE(std::filesystem::exists(other));
 }
 
@@ -136,19 +149,26 @@ TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {
   std::map<std::string, std::size_t> widths;
   widen_to_record(good, widths);
   const auto write = [&](std::vector<std::string> records) {
-    write_selection_store(dir.file("bad.h5"), records.size(), [&](std::size_t i) { return records[i]; }, {}, widths);
+    write_selection_store(
+        dir.file("bad.h5"), records.size(), [&](std::size_t i) { return records[i]; }, {}, widths);
   };
   // Cut short, or with bytes after its metrics: a malformed record, named as one.
-  EXPECT_THAT([&] { write({good.substr(0, good.size() / 2)}); },
-              testing::ThrowsMessage<DataError>(testing::HasSubstr("a winner's record is truncated")));
-  EXPECT_THAT([&] { write({good + "x"}); }, testing::ThrowsMessage<DataError>(testing::HasSubstr("bytes after its metrics")));
+  EXPECT_THAT(
+      [&] { write({good.substr(0, good.size() / 2)}); },
+      testing::ThrowsMessage<DataError>(testing::HasSubstr("a winner's record is truncated")));
+  EXPECT_THAT([&] { write({good + "x"}); },
+              testing::ThrowsMessage<DataError>(testing::HasSubstr("bytes after its metrics")));
   // A second winner whose fields are not the first's.
   ResultFile other = winner("/s/b", 2, 1.0);
   std::string record = winner_record(other);
   const auto at = record.find("stop_reason");
   ASSERT_NE(at, std::string::npos);
   record[at] = 'x';
-  EXPECT_THAT([&] { write({good, record}); }, testing::ThrowsMessage<ConfigError>(testing::HasSubstr("field of the first winner's type")));
+  EXPECT_THAT(
+      [&] {
+        write({good, record});
+      },
+      testing::ThrowsMessage<ConfigError>(testing::HasSubstr("field of the first winner's type")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("bad.h5")));
 }
 

@@ -145,8 +145,10 @@ TEST_F(StoreImport, ThroughputOptionsAndValuesAreChecked) {
   o.throughput = "samples_per_s";
   expect_rejected<ConfigError>(o, "--throughput samples_per_s needs --work SAMPLES");
   o.work = 1000;
-  expect_rejected<DataError>(o, "line 3, throughput column 'samples_per_s': found 0, expected a finite "
-                                "throughput > 0");
+  expect_rejected<DataError>(
+      o,
+      "line 3, throughput column 'samples_per_s': found 0, expected a finite "
+      "throughput > 0");
   o.drop_invalid = true;
   EXPECT_EQ(import_csv(o).rows_dropped, 1u);
   ImportOptions clash = options("gpus,samples_per_s,time_s\n1,100,3\n");
@@ -158,7 +160,8 @@ TEST_F(StoreImport, ThroughputOptionsAndValuesAreChecked) {
   missing.throughput = "rate";
   missing.work = 10;
   missing.set = "/pt/third";
-  expect_rejected<DataError>(missing, "has no throughput column 'rate'; header columns: p, b, time_s");
+  expect_rejected<DataError>(missing,
+                             "has no throughput column 'rate'; header columns: p, b, time_s");
   ImportOptions work_only = options(kGood);
   work_only.work = 10;
   expect_rejected<ConfigError>(work_only, "give --throughput COLUMN too");

@@ -15,10 +15,10 @@
 
 namespace perfit::io {
 
-using ::testing::HasSubstr;
-using ::testing::ThrowsMessage;
 using data::Column;
 using data::MeasurementTable;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 using testing_support::TempDir;
 
 namespace {
@@ -38,8 +38,10 @@ MeasurementTable small_set(std::size_t k) {
   t.add_column(Column("p", std::move(p)));
   t.add_column(Column("kind", std::move(kind)));
   t.add_column(Column("value", std::move(v)));
-  t.attributes() = {{"target", std::string("value")}, {"unit", std::string("s")},
-                    {"model", "m" + std::to_string(k)}, {"scale", 0.5 * static_cast<double>(k)},
+  t.attributes() = {{"target", std::string("value")},
+                    {"unit", std::string("s")},
+                    {"model", "m" + std::to_string(k)},
+                    {"scale", 0.5 * static_cast<double>(k)},
                     {"repeat", std::int64_t{5}}};
   return t;
 }
@@ -116,8 +118,7 @@ TEST(StorePack, ManySetsOfOneShapeShareOnePackAndReadBackExactly) {
   EXPECT_EQ(part.column_names(), (std::vector<std::string>{"value", "p"}));
   EXPECT_EQ(part.column("p").i64(), (std::vector<std::int64_t>{2, 4}));
   EXPECT_FALSE(r.has_set("/app/m100/time"));
-  EXPECT_THAT([&] { r.info("/app/nope"); },
-              ThrowsMessage<DataError>(HasSubstr("... and 93 more")));
+  EXPECT_THAT([&] { r.info("/app/nope"); }, ThrowsMessage<DataError>(HasSubstr("... and 93 more")));
 }
 
 TEST(StorePack, FewSetsStayGroupsOfTheirOwn) {
@@ -134,7 +135,8 @@ TEST(StorePack, ImportAroundAPackCopiesItWholeOrRepacksWhatItKeeps) {
   TempDir dir;
   std::string text = "PARAMETER p\nPOINTS 1 2 4\n";
   for (int k = 0; k < 70; ++k) {
-    text += "REGION r" + std::to_string(k) + "\nDATA 1 1.5\nDATA 2 2.5\nDATA " + std::to_string(3 + k) + "\n";
+    text += "REGION r" + std::to_string(k) + "\nDATA 1 1.5\nDATA 2 2.5\nDATA " +
+            std::to_string(3 + k) + "\n";
   }
   ImportOptions o;
   o.csv = dir.write("x.txt", text);
@@ -174,10 +176,12 @@ TEST(StorePack, AnIndexThatPointsOutsideThePackIsRefusedByName) {
   write_many(dir.file("s.h5"), 80, tables);
   poke_index(dir.file("s.h5"), "rows", 1000000);
   EXPECT_THAT([&] { StoreReader r(dir.file("s.h5")); },
-              ThrowsMessage<DataError>(HasSubstr("pack '/@packs/0' set '/app/m0/time': rows [0, +1000000) are outside")));
+              ThrowsMessage<DataError>(HasSubstr(
+                  "pack '/@packs/0' set '/app/m0/time': rows [0, +1000000) are outside")));
   write_many(dir.file("t.h5"), 80, tables);
   poke_index(dir.file("t.h5"), "first", -4);
-  EXPECT_THAT([&] { StoreReader r(dir.file("t.h5")); }, ThrowsMessage<DataError>(HasSubstr("outside the pack's")));
+  EXPECT_THAT([&] { StoreReader r(dir.file("t.h5")); },
+              ThrowsMessage<DataError>(HasSubstr("outside the pack's")));
 }
 
 }  // namespace perfit::io

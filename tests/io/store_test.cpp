@@ -6,19 +6,19 @@
 #include <cmath>
 
 #include "perfit/core/error.hpp"
+#include "perfit/data/checksum.hpp"
 #include "perfit/io/store_format.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
 #include "perfit/io/synth_store.hpp"
-#include "perfit/data/checksum.hpp"
 #include "support/temp_dir.hpp"
 
 namespace perfit::io {
 
-using ::testing::HasSubstr;
-using ::testing::ThrowsMessage;
 using data::Column;
 using data::MeasurementTable;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 using testing_support::TempDir;
 
 MeasurementTable table_of(std::size_t n) {
@@ -70,7 +70,8 @@ TEST(Store, PlainGroupsOfManyRowsKeepTextExactlyAsFixedLengthStrings) {
   const auto path = dir.file("g.h5");
   MeasurementTable t = table_of(kChunkThresholdRows + 1500);
   std::vector<std::string> text(t.rows());
-  for (std::size_t i = 0; i < text.size(); ++i) text[i] = i % 7 ? std::string(i % 300, 'x') + "\n\xC3\xA9" : "";
+  for (std::size_t i = 0; i < text.size(); ++i)
+    text[i] = i % 7 ? std::string(i % 300, 'x') + "\n\xC3\xA9" : "";
   t.add_column(Column("yaml", text));
   {
     StoreWriter w(path);
@@ -100,12 +101,16 @@ TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {
     EXPECT_EQ(part.column("time_s").f64()[i], t.column("time_s").f64()[65530 + i]);
   }
   EXPECT_EQ(r.read("/tf/bert/dgx", {"p"}, {69990}).rows(), 10u);  // end clamps
-  EXPECT_THAT([&] { r.read("/tf/bert/dgx", {"p"}, {70001, 70002}); },
-              ThrowsMessage<DataError>(HasSubstr("outside the set's 70000 rows")));
+  EXPECT_THAT(
+      [&] {
+        r.read("/tf/bert/dgx", {"p"}, {70001, 70002});
+      },
+      ThrowsMessage<DataError>(HasSubstr("outside the set's 70000 rows")));
   EXPECT_THAT([&] { r.read("/tf/bert/dgx", {"nope"}); },
               ThrowsMessage<DataError>(HasSubstr("has no column 'nope'; columns: p, time_s, fw")));
-  EXPECT_THAT([&] { r.read("/tf/gpt"); },
-              ThrowsMessage<DataError>(HasSubstr("has no set '/tf/gpt'; sets there: /tf/bert/dgx")));
+  EXPECT_THAT(
+      [&] { r.read("/tf/gpt"); },
+      ThrowsMessage<DataError>(HasSubstr("has no set '/tf/gpt'; sets there: /tf/bert/dgx")));
 }
 
 TEST(Store, ChunkedWritesFillTheSetInPieces) {
@@ -114,9 +119,10 @@ TEST(Store, ChunkedWritesFillTheSetInPieces) {
   const MeasurementTable t = table_of(10);
   {
     StoreWriter w(path);
-    SetWriter sw = w.create_set("/a/b", {{"p", data::ColumnType::int64},
-                                         {"time_s", data::ColumnType::float64},
-                                         {"fw", data::ColumnType::string}},
+    SetWriter sw = w.create_set("/a/b",
+                                {{"p", data::ColumnType::int64},
+                                 {"time_s", data::ColumnType::float64},
+                                 {"fw", data::ColumnType::string}},
                                 30, t.attributes());
     for (std::size_t off = 0; off < 30; off += 10) sw.write(off, t);
     EXPECT_THAT([&] { sw.write(25, t); },
@@ -165,7 +171,8 @@ TEST(Store, EachSetCarriesTheChecksumOfAllItsRowsWrittenInChunks) {
   write_synthetic_store(path, o, {"/mxnet/bert"});
   StoreReader r(path);
   const data::MeasurementTable t = r.read("/mxnet/bert");
-  EXPECT_EQ(data::attribute_text(r.info("/mxnet/bert").attributes.at("checksum")), data::table_checksum(t));
+  EXPECT_EQ(data::attribute_text(r.info("/mxnet/bert").attributes.at("checksum")),
+            data::table_checksum(t));
 }
 
 }  // namespace perfit::io

@@ -23,7 +23,8 @@ de::BatchObjective rastrigin() {
   return [](const Eigen::MatrixXd& p, Eigen::VectorXd& c) {
     for (Eigen::Index j = 0; j < p.cols(); ++j) {
       const Eigen::ArrayXd x = -5.12 + p.col(j).array() * 10.24;
-      c(j) = 10.0 * static_cast<double>(x.size()) + (x.square() - 10.0 * (2 * M_PI * x).cos()).sum();
+      c(j) =
+          10.0 * static_cast<double>(x.size()) + (x.square() - 10.0 * (2 * M_PI * x).cos()).sum();
     }
   };
 }
@@ -161,9 +162,13 @@ TEST(IslandModel, RanksPerIslandGiveTheSameCostsAsOneRankOnTheWholeSet) {
   data::MeasurementTable slice;
   for (const auto& c : whole.columns()) {
     if (c.type() == data::ColumnType::int64) {
-      slice.add_column(data::Column(c.name(), std::vector<std::int64_t>(c.i64().begin() + static_cast<std::ptrdiff_t>(b), c.i64().begin() + static_cast<std::ptrdiff_t>(e))));
+      slice.add_column(data::Column(
+          c.name(), std::vector<std::int64_t>(c.i64().begin() + static_cast<std::ptrdiff_t>(b),
+                                              c.i64().begin() + static_cast<std::ptrdiff_t>(e))));
     } else {
-      slice.add_column(data::Column(c.name(), std::vector<double>(c.f64().begin() + static_cast<std::ptrdiff_t>(b), c.f64().begin() + static_cast<std::ptrdiff_t>(e))));
+      slice.add_column(data::Column(
+          c.name(), std::vector<double>(c.f64().begin() + static_cast<std::ptrdiff_t>(b),
+                                        c.f64().begin() + static_cast<std::ptrdiff_t>(e))));
     }
   }
   slice.attributes() = whole.attributes();
@@ -172,7 +177,8 @@ TEST(IslandModel, RanksPerIslandGiveTheSameCostsAsOneRankOnTheWholeSet) {
   Rng rng(3);
   Eigen::MatrixXd pop(6, 16);
   for (Eigen::Index j = 0; j < pop.cols(); ++j) {
-    for (Eigen::Index i = 0; i < 6; ++i) pop(i, j) = m.from_unit(static_cast<std::size_t>(i), rng.uniform(0.2, 0.8));
+    for (Eigen::Index i = 0; i < 6; ++i)
+      pop(i, j) = m.from_unit(static_cast<std::size_t>(i), rng.uniform(0.2, 0.8));
   }
   Eigen::VectorXd want(16), sums(16);
   full.costs(pop, want);
@@ -191,12 +197,14 @@ TEST(IslandModel, RanksPerIslandGiveTheSameCostsAsOneRankOnTheWholeSet) {
   IslandOptions io;
   io.ranks_per_island = n;
   const auto model = std::make_shared<const model::Model>(m);
-  const fit::FitReport r = fit::fit({model, std::make_shared<const data::MeasurementTable>(slice), {}, {}, 1},
-                                    fo, io, L);
-  const fit::FitReport serial = fit::fit({model, std::make_shared<const data::MeasurementTable>(whole), {}, {}, 1},
-                                         fo, IslandOptions{}, serial_layout());
+  const fit::FitReport r = fit::fit(
+      {model, std::make_shared<const data::MeasurementTable>(slice), {}, {}, 1}, fo, io, L);
+  const fit::FitReport serial =
+      fit::fit({model, std::make_shared<const data::MeasurementTable>(whole), {}, {}, 1}, fo,
+               IslandOptions{}, serial_layout());
   EXPECT_NEAR(r.cost, serial.cost, 1e-9 * serial.cost);
-  for (Eigen::Index k = 0; k < 6; ++k) EXPECT_NEAR(r.params(k), serial.params(k), 1e-6 * std::fabs(serial.params(k)));
+  for (Eigen::Index k = 0; k < 6; ++k)
+    EXPECT_NEAR(r.params(k), serial.params(k), 1e-6 * std::fabs(serial.params(k)));
   // The search's own costs (compressed, projected: each rank's slice has its own constant)
   // are the whole set's from the first generation on, the same on every rank.
   ASSERT_FALSE(r.history.empty());

@@ -35,14 +35,14 @@ TEST(Topology, RandomRegularIsKRegularRedrawnPerEpochAndTheSameOnEveryRank) {
   s.degree = 2;
   const Topology a = make_topology(s, 9, 42, 3), b = make_topology(s, 9, 42, 3),
                  c = make_topology(s, 9, 42, 4);
-  EXPECT_EQ(a.out, b.out);  // every rank draws the same graph from (seed, epoch)
-  EXPECT_NE(a.out, c.out);  // and a new one the next epoch
+  EXPECT_EQ(a.out, b.out);       // every rank draws the same graph from (seed, epoch)
+  EXPECT_NE(a.out, c.out);       // and a new one the next epoch
   for (int i = 0; i < 9; ++i) {  // exactly 2 out and 2 in
     EXPECT_EQ(a.out[static_cast<std::size_t>(i)].size(), 2u);
     EXPECT_EQ(a.in[static_cast<std::size_t>(i)].size(), 2u);
   }
   EXPECT_GT(a.diameter(), 0);  // strongly connected through its first cycle
-  s.degree = 20;  // more than n-1 others: everyone else
+  s.degree = 20;               // more than n-1 others: everyone else
   EXPECT_EQ(make_topology(s, 3, 0, 0).out[0], (std::vector<int>{1, 2}));
   s.degree = 0;
   EXPECT_THAT([&] { make_topology(s, 9, 0, 0); },
@@ -56,7 +56,8 @@ TEST(Topology, CustomAdjacencyIsCheckedAgainstTheIslandCount) {
   const Topology t = make_topology(s, 3, 0, 0);
   EXPECT_EQ(t.in[2], (std::vector<int>{0, 1}));
   EXPECT_THAT([&] { make_topology(s, 4, 0, 0); },
-              ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("lists 3 islands, the job has 4")));
+              ::testing::ThrowsMessage<ConfigError>(
+                  ::testing::HasSubstr("lists 3 islands, the job has 4")));
   s.adjacency = {{5}, {0}, {0}};
   EXPECT_THAT([&] { make_topology(s, 3, 0, 0); },
               ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("island 0 sends to 5")));

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
-
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -79,7 +78,8 @@ TEST(BoundedLsq, MatchesEnumerationOfAllActiveSetsOnRandomProblems) {
     }
     const Eigen::VectorXd c = bounded_least_squares(H, v, lo, hi);
     const Eigen::VectorXd ref = brute_force(H, v, lo, hi);
-    ASSERT_TRUE(((c - lo).array() >= 0).all() && ((hi - c).array() >= 0).all()) << "trial " << trial;
+    ASSERT_TRUE(((c - lo).array() >= 0).all() && ((hi - c).array() >= 0).all())
+        << "trial " << trial;
     const double qc = q_of(H, v, c), qr = q_of(H, v, ref);
     EXPECT_LE(qc, qr + 1e-9 * (std::fabs(qr) + t.squaredNorm())) << "trial " << trial;
   }
@@ -89,7 +89,8 @@ TEST(BoundedLsq, InteriorOptimumIsTheUnconstrainedSolution) {
   Eigen::MatrixXd H(2, 2);
   H << 2, 1, 1, 3;
   const Eigen::VectorXd truth = Eigen::Vector2d(0.25, -0.5);
-  const Eigen::VectorXd c = bounded_least_squares(H, H * truth, Eigen::Vector2d(-1, -1), Eigen::Vector2d(1, 1));
+  const Eigen::VectorXd c =
+      bounded_least_squares(H, H * truth, Eigen::Vector2d(-1, -1), Eigen::Vector2d(1, 1));
   EXPECT_NEAR(c(0), 0.25, 1e-12);
   EXPECT_NEAR(c(1), -0.5, 1e-12);
 }
@@ -130,7 +131,8 @@ GroupedRows grouped_rows(Rng& rng, int groups, int shared, bool degenerate) {
     for (int r = 0; r < rows_per; ++r) {
       const int row = b * rows_per + r;
       g.t(row) = rng.normal();
-      for (int j = 0; j < g.sizes[static_cast<std::size_t>(b)]; ++j) g.A(row, col + j) = rng.normal() * std::pow(10.0, j - 1);
+      for (int j = 0; j < g.sizes[static_cast<std::size_t>(b)]; ++j)
+        g.A(row, col + j) = rng.normal() * std::pow(10.0, j - 1);
       for (int j = 0; j < shared; ++j) g.A(row, k + j) = rng.normal();
       if (degenerate && b == 2) g.A(row, col + 1) = g.A(row, col);
     }
@@ -149,7 +151,8 @@ TEST(BoundedLsq, BlockFormMatchesTheDenseForm) {
     const GroupedRows g = grouped_rows(rng, 2 + trial % 6, trial % 3, trial % 5 == 4);
     const Eigen::MatrixXd H = g.A.transpose() * g.A;
     const Eigen::VectorXd v = g.A.transpose() * g.t;
-    const auto n = H.rows(), shared = n - std::accumulate(g.sizes.begin(), g.sizes.end(), Eigen::Index{0});
+    const auto n = H.rows(),
+               shared = n - std::accumulate(g.sizes.begin(), g.sizes.end(), Eigen::Index{0});
     Eigen::VectorXd lo(n), hi(n);
     for (Eigen::Index j = 0; j < n; ++j) {
       lo(j) = rng.uniform(-1, 0.2);
@@ -163,8 +166,10 @@ TEST(BoundedLsq, BlockFormMatchesTheDenseForm) {
       s += k;
     }
     ASSERT_TRUE(q.times(v).isApprox(H * v)) << "trial " << trial;
-    const Eigen::VectorXd block = bounded_least_squares(q), dense = bounded_least_squares(H, v, lo, hi);
-    ASSERT_TRUE(((block - lo).array() >= 0).all() && ((hi - block).array() >= 0).all()) << "trial " << trial;
+    const Eigen::VectorXd block = bounded_least_squares(q),
+                          dense = bounded_least_squares(H, v, lo, hi);
+    ASSERT_TRUE(((block - lo).array() >= 0).all() && ((hi - block).array() >= 0).all())
+        << "trial " << trial;
     const double qb = q_of(H, v, block), qd = q_of(H, v, dense);
     EXPECT_NEAR(qb, qd, 1e-9 * (std::fabs(qd) + g.t.squaredNorm())) << "trial " << trial;
   }

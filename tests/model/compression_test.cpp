@@ -21,7 +21,8 @@ data::MeasurementTable grid_with_repeats(std::uint64_t seed) {
         if (rep >= 2 && rng.uniform(0, 1) < 0.4) continue;
         p.push_back(pp);
         b.push_back(bb);
-        y.push_back((2.0 + 100.0 / (pp * bb) + 0.1 * std::log2(pp)) * std::exp(0.05 * rng.normal()));
+        y.push_back((2.0 + 100.0 / (pp * bb) + 0.1 * std::log2(pp)) *
+                    std::exp(0.05 * rng.normal()));
         w.push_back(rng.uniform(0.5, 2.0));
       }
     }
@@ -51,7 +52,8 @@ TEST(Compression, CompressedCostsEqualRowCostsTo1e12ForEverySquaredResidual) {
   Rng rng(9);
   Eigen::MatrixXd pop(3, 32);
   for (Eigen::Index j = 0; j < pop.cols(); ++j) {
-    for (Eigen::Index k = 0; k < 3; ++k) pop(k, j) = m.from_unit(static_cast<std::size_t>(k), rng.uniform(0, 1));
+    for (Eigen::Index k = 0; k < 3; ++k)
+      pop(k, j) = m.from_unit(static_cast<std::size_t>(k), rng.uniform(0, 1));
   }
   std::vector<double> row_w(t.rows());
   for (auto& x : row_w) x = std::floor(rng.uniform(0, 3));  // bootstrap-like counts, some 0
@@ -61,7 +63,8 @@ TEST(Compression, CompressedCostsEqualRowCostsTo1e12ForEverySquaredResidual) {
       cost.residual = r;
       cost.weight_column = wcol;
       EvaluatorOptions eo;
-      eo.row_weights = Eigen::Map<const Eigen::VectorXd>(row_w.data(), static_cast<Eigen::Index>(row_w.size()));
+      eo.row_weights =
+          Eigen::Map<const Eigen::VectorXd>(row_w.data(), static_cast<Eigen::Index>(row_w.size()));
       const Evaluator full(m, t, cost, eo);
       const CompressedRows c = compress_rows(t, m.columns_used(), cost, row_w);
       EXPECT_EQ(c.configurations, 12u);
@@ -74,7 +77,8 @@ TEST(Compression, CompressedCostsEqualRowCostsTo1e12ForEverySquaredResidual) {
       full.residual_sums(pop, want);
       small.residual_sums(pop, got);
       for (Eigen::Index j = 0; j < pop.cols(); ++j) {
-        EXPECT_NEAR(got(j) + c.offset, want(j), 1e-12 * want(j)) << to_string(r) << " " << wcol << " " << j;
+        EXPECT_NEAR(got(j) + c.offset, want(j), 1e-12 * want(j))
+            << to_string(r) << " " << wcol << " " << j;
       }
     }
   }

@@ -12,10 +12,10 @@
 
 namespace perfit::model {
 
-using ::testing::HasSubstr;
-using ::testing::ThrowsMessage;
 using data::Column;
 using data::MeasurementTable;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 // Rows of p (1..1024), b (16..1024), d, and a positive time column.
 MeasurementTable grid(std::size_t n, std::uint64_t seed = 1) {
@@ -43,8 +43,8 @@ ModelSpec spec4(const std::string& expr) {
   ModelSpec s;
   s.name = "t";
   s.expression = expr;
-  s.params = {{"c0", 0.1, 2, false}, {"c1", 1e-6, 1, true}, {"c2", 0.5, 1.5, false},
-              {"c3", -1, 1, false}};
+  s.params = {
+      {"c0", 0.1, 2, false}, {"c1", 1e-6, 1, true}, {"c2", 0.5, 1.5, false}, {"c3", -1, 1, false}};
   for (const auto& p : s.params) {
     if (expr.find(p.name) == std::string::npos) s.expression += " + 0*" + p.name;
   }
@@ -60,16 +60,36 @@ struct Case {
 
 TEST(Evaluator, EveryOperationMatchesDirectCppTo1e12) {
   const std::vector<Case> cases = {
-      {"c0 + c1*d/(b*p)", [](double p, double b, double d, const double* c) { return c[0] + c[1] * d / (b * p); }},
-      {"c0 - c3*p + b/c2", [](double p, double b, double, const double* c) { return c[0] - c[3] * p + b / c[2]; }},
-      {"b^c2 * c1", [](double, double b, double, const double* c) { return std::pow(b, c[2]) * c[1]; }},
-      {"(p+c0)^(c2+1)", [](double p, double, double, const double* c) { return std::pow(p + c[0], c[2] + 1); }},
-      {"c0^p / 1e3", [](double p, double, double, const double* c) { return std::pow(c[0], p) / 1e3; }},
-      {"log2(p)^c2 + log(d)*c0", [](double p, double, double d, const double* c) { return std::pow(std::log2(p), c[2]) + std::log(d) * c[0]; }},
-      {"exp(-c2*log(b)) + sqrt(d)*c1", [](double, double b, double d, const double* c) { return std::exp(-c[2] * std::log(b)) + std::sqrt(d) * c[1]; }},
-      {"abs(c3*p - b) + min(c0*b, p) + max(c2, 1/p)", [](double p, double b, double, const double* c) { return std::fabs(c[3] * p - b) + std::fmin(c[0] * b, p) + std::fmax(c[2], 1 / p); }},
-      {"ceil(p/c2) + floor(b*c0) + p^2 - p^3/b + p^-1", [](double p, double b, double, const double* c) { return std::ceil(p / c[2]) + std::floor(b * c[0]) + p * p - p * p * p / b + 1 / p; }},
-      {"-(c1) + c0*(p-1)/p + c3*c2*log2(p)*d", [](double p, double, double d, const double* c) { return -c[1] + c[0] * (p - 1) / p + c[3] * c[2] * std::log2(p) * d; }},
+      {"c0 + c1*d/(b*p)",
+       [](double p, double b, double d, const double* c) { return c[0] + c[1] * d / (b * p); }},
+      {"c0 - c3*p + b/c2",
+       [](double p, double b, double, const double* c) { return c[0] - c[3] * p + b / c[2]; }},
+      {"b^c2 * c1",
+       [](double, double b, double, const double* c) { return std::pow(b, c[2]) * c[1]; }},
+      {"(p+c0)^(c2+1)",
+       [](double p, double, double, const double* c) { return std::pow(p + c[0], c[2] + 1); }},
+      {"c0^p / 1e3",
+       [](double p, double, double, const double* c) { return std::pow(c[0], p) / 1e3; }},
+      {"log2(p)^c2 + log(d)*c0",
+       [](double p, double, double d, const double* c) {
+         return std::pow(std::log2(p), c[2]) + std::log(d) * c[0];
+       }},
+      {"exp(-c2*log(b)) + sqrt(d)*c1",
+       [](double, double b, double d, const double* c) {
+         return std::exp(-c[2] * std::log(b)) + std::sqrt(d) * c[1];
+       }},
+      {"abs(c3*p - b) + min(c0*b, p) + max(c2, 1/p)",
+       [](double p, double b, double, const double* c) {
+         return std::fabs(c[3] * p - b) + std::fmin(c[0] * b, p) + std::fmax(c[2], 1 / p);
+       }},
+      {"ceil(p/c2) + floor(b*c0) + p^2 - p^3/b + p^-1",
+       [](double p, double b, double, const double* c) {
+         return std::ceil(p / c[2]) + std::floor(b * c[0]) + p * p - p * p * p / b + 1 / p;
+       }},
+      {"-(c1) + c0*(p-1)/p + c3*c2*log2(p)*d",
+       [](double p, double, double d, const double* c) {
+         return -c[1] + c[0] * (p - 1) / p + c[3] * c[2] * std::log2(p) * d;
+       }},
       {"c0 + c1", [](double, double, double, const double* c) { return c[0] + c[1]; }},
   };
   const MeasurementTable t = grid(1000);
@@ -86,10 +106,9 @@ TEST(Evaluator, EveryOperationMatchesDirectCppTo1e12) {
         for (int i = 0; i < 4; ++i) c(i) = model.from_unit(i, r.uniform());
         const Eigen::VectorXd pred = ev.predict(c);
         for (std::size_t i = 0; i < t.rows(); ++i) {
-          const double want = k.f(t.column("p").i64()[i], t.column("b").i64()[i],
-                                  t.column("d").f64()[i], c.data());
-          ASSERT_NEAR(pred(i), want, 1e-12 * std::fabs(want) + 1e-300)
-              << k.expr << " row " << i;
+          const double want =
+              k.f(t.column("p").i64()[i], t.column("b").i64()[i], t.column("d").f64()[i], c.data());
+          ASSERT_NEAR(pred(i), want, 1e-12 * std::fabs(want) + 1e-300) << k.expr << " row " << i;
         }
       }
     }
@@ -113,7 +132,8 @@ TEST(Evaluator, PopulationCostsEqualCostsOfEachCandidateAlone) {
       EXPECT_TRUE(std::isinf(costs(j)));
       continue;
     }
-    const double direct = ((pred.array() - ev.measured().array()) / ev.measured().array()).square().mean();
+    const double direct =
+        ((pred.array() - ev.measured().array()) / ev.measured().array()).square().mean();
     EXPECT_NEAR(costs(j), direct, 1e-12 * direct) << j;
     EXPECT_EQ(costs(j), ev.cost(pop.col(j)));
   }
@@ -125,7 +145,7 @@ TEST(Evaluator, PopulationCostsEqualCostsOfEachCandidateAlone) {
 TEST(Evaluator, ColumnsZeroOutsideASpanPredictExactlyTheSum) {
   MeasurementTable t = grid(2503);  // two blocks of 1024 and a tail that is not a whole packet
   std::vector<double> in_a(t.rows(), 0.0), in_b(t.rows(), 0.0), edge(t.rows(), 0.0);
-  for (std::size_t i = 1000; i < 1030; ++i) in_a[i] = 1.0;  // straddles the first block's end
+  for (std::size_t i = 1000; i < 1030; ++i) in_a[i] = 1.0;      // straddles the first block's end
   for (std::size_t i = 2499; i < t.rows(); ++i) in_b[i] = 1.0;  // the tail only
   edge[0] = 2.0;
   edge[t.rows() - 1] = 3.0;  // zero in between: its span is every row
@@ -137,7 +157,8 @@ TEST(Evaluator, ColumnsZeroOutsideASpanPredictExactlyTheSum) {
   const Evaluator ev(model, t);
   const Eigen::Vector4d x(0.5, 1e-3, 0.9, 0.25);
   const Eigen::VectorXd pred = ev.predict(x);
-  const std::vector<double> d = t.column("d").to_double(), b = t.column("b").to_double(), p = t.column("p").to_double();
+  const std::vector<double> d = t.column("d").to_double(), b = t.column("b").to_double(),
+                            p = t.column("p").to_double();
   const std::vector<double> a = t.column("in_a").to_double(), c = t.column("in_b").to_double(),
                             e = t.column("edge").to_double();
   double direct = 0.0;
@@ -172,7 +193,8 @@ TEST(Evaluator, ResidualKindsWeightsAndPenalty) {
   s.params = {{"c0", 0, 10, false}};
   const Model model(s, t.column_names());
   const Eigen::VectorXd x = Eigen::VectorXd::Constant(1, 3.0);  // predicts 3, 6
-  auto cost = [&](Residual r, const std::string& w = "", Penalty pen = Penalty::none, double lam = 0) {
+  auto cost = [&](Residual r, const std::string& w = "", Penalty pen = Penalty::none,
+                  double lam = 0) {
     CostOptions o;
     o.residual = r;
     o.weight_column = w;

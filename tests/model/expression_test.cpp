@@ -40,8 +40,9 @@ TEST(Expression, IdentifiersInFirstUseOrder) {
 }
 
 TEST(Expression, TextParsesBackToTheSameTreeWithOnlyTheParenthesesNeeded) {
-  for (const std::string text : {"c0 + c1*p^(1/2)*log2(p)^2", "a - (b - c)", "(a + b)*c/(d*e)", "-x^2", "(-x)^2",
-                                  "a/b/c", "a/(b/c)", "2^3^4", "(2^3)^4", "max(p, b - 1)/p", "0.1 + 1e-07*p"}) {
+  for (const std::string text :
+       {"c0 + c1*p^(1/2)*log2(p)^2", "a - (b - c)", "(a + b)*c/(d*e)", "-x^2", "(-x)^2", "a/b/c",
+        "a/(b/c)", "2^3^4", "(2^3)^4", "max(p, b - 1)/p", "0.1 + 1e-07*p"}) {
     EXPECT_EQ(expression_text(parse_expression(text)), text);
   }
   EXPECT_EQ(expression_text(parse_expression("((c0)) + (c1 * p)")), "c0 + c1*p");

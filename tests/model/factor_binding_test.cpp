@@ -17,7 +17,8 @@ TEST(FactorBinding, ParsesColumnsAndNumbers) {
   EXPECT_EQ(b[1].value, 1500.0);
   EXPECT_EQ(to_text(b), "p=n_accelerators,d=1500");
   EXPECT_TRUE(parse_factor_bindings("").empty());
-  for (const std::string bad : {"p", "=x", "p=", "p=a,p=b"}) EXPECT_THROW(parse_factor_bindings(bad), ConfigError) << bad;
+  for (const std::string bad : {"p", "=x", "p=", "p=a,p=b"})
+    EXPECT_THROW(parse_factor_bindings(bad), ConfigError) << bad;
 }
 
 TEST(FactorBinding, BoundModelPredictsAsTheOriginalOnRenamedColumns) {
@@ -27,7 +28,8 @@ TEST(FactorBinding, BoundModelPredictsAsTheOriginalOnRenamedColumns) {
   renamed.add_column(data::Column("n_accelerators", std::vector<double>{1, 2, 8, 64}));
   const ModelSpec bound = bind_factors(amdahl, parse_factor_bindings("p=n_accelerators"));
   EXPECT_TRUE(bound.factors.empty());  // amdahl declares none
-  const ModelSpec generic = bind_factors(io::load_model("generic"), parse_factor_bindings("p=n_accelerators"));
+  const ModelSpec generic =
+      bind_factors(io::load_model("generic"), parse_factor_bindings("p=n_accelerators"));
   EXPECT_EQ(generic.factors, (std::vector<std::string>{"b", "d", "epochs", "n_accelerators"}));
   const Model a(amdahl, named.column_names()), b(bound, renamed.column_names());
   EXPECT_EQ(b.columns_used(), std::vector<std::string>{"n_accelerators"});
@@ -48,7 +50,8 @@ TEST(FactorBinding, FixedValuesBecomeConstantsAndUnknownFactorsAreRefused) {
     bind_factors(io::load_model("amdahl"), parse_factor_bindings("q=x"));
     FAIL() << "bound a factor the model does not read";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("has no factor 'q'; it reads p"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("has no factor 'q'; it reads p"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(bindings_for(io::load_model("amdahl"), parse_factor_bindings("d=1,p=n")).size(), 1u);
 }

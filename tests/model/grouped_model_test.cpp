@@ -37,7 +37,8 @@ TEST(GroupedModel, KindsFromTheListsTheRestPooled) {
   EXPECT_THAT([&] { constant_kinds(m, {}, {"g"}, {"g"}); },
               ThrowsMessage<ConfigError>(HasSubstr("'g' is named both --per-group and --pooled")));
   EXPECT_THAT([&] { constant_kinds(m, {"c9"}, {}); },
-              ThrowsMessage<ConfigError>(HasSubstr("'c9' (in --shared) is not a constant of model 't'; its constants: c0, c1, g")));
+              ThrowsMessage<ConfigError>(HasSubstr(
+                  "'c9' (in --shared) is not a constant of model 't'; its constants: c0, c1, g")));
 }
 
 // The pooling term is strength x sum_g ((x_g - mean)/scale)^2, in the cost and in the residual
@@ -60,7 +61,8 @@ TEST(GroupedModel, PooledCopiesAreDrawnTowardTheirMean) {
   const Evaluator ev(model, t, CostOptions{});
   const Eigen::VectorXd r = ev.residual_vector(x);
   EXPECT_NEAR(r.squaredNorm(), ev.cost(x), 1e-12);
-  EXPECT_NEAR(ev.cost(x) - model.pooling(x), 0.5 * (std::pow(6.0 / 10 - 1, 2) + std::pow(8.0 / 10 - 1, 2)), 1e-12);
+  EXPECT_NEAR(ev.cost(x) - model.pooling(x),
+              0.5 * (std::pow(6.0 / 10 - 1, 2) + std::pow(8.0 / 10 - 1, 2)), 1e-12);
 }
 
 TEST(GroupedModel, ParamNamesRoundTrip) {
@@ -108,15 +110,18 @@ TEST(GroupedModel, ManyGroupsKeepTheirLinearConstantsLinear) {
   ASSERT_EQ(model.n_params(), 3 * groups);
   const Separation sep = separate(model, std::vector<bool>(model.n_params(), true));
   ASSERT_EQ(sep.linear.size(), 2 * groups);
-  for (const std::size_t i : sep.linear) EXPECT_NE(split_group_param(model.param_names()[i]).first, "g");
-  for (const std::size_t i : sep.nonlinear) EXPECT_EQ(split_group_param(model.param_names()[i]).first, "g");
+  for (const std::size_t i : sep.linear)
+    EXPECT_NE(split_group_param(model.param_names()[i]).first, "g");
+  for (const std::size_t i : sep.nonlinear)
+    EXPECT_EQ(split_group_param(model.param_names()[i]).first, "g");
 }
 
 TEST(GroupedModel, RefusesNamesItNeeds) {
   ModelSpec m = two_constant_model();
   m.params.push_back({"c1__2", 0, 1, false});
   m.expression += " + c1__2";
-  EXPECT_THAT([&] { expand_for_groups(m, 2, {"c1"}); }, ThrowsMessage<ConfigError>(HasSubstr("already has a name 'c1__2'")));
+  EXPECT_THAT([&] { expand_for_groups(m, 2, {"c1"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("already has a name 'c1__2'")));
 }
 
 }  // namespace perfit::model

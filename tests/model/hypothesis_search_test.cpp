@@ -108,7 +108,8 @@ TEST(HypothesisSearch, TwoParametersCombineTheSingleParameterTerms) {
   for (double p : x[0]) only_p.push_back(7.0 + 0.5 * p * p);
   EXPECT_EQ(search_hypothesis(x, only_p).expression({"p", "d"}), "c0 + c1*p^(2/1)");
   EXPECT_THROW(search_hypothesis({x[0], x[1], x[1]}, sum), ConfigError);
-  EXPECT_THROW(search_hypothesis({{1, 2, 3, 1, 2, 3}, {1, 1, 1, 2, 2, 2}}, {1, 2, 3, 4, 5, 6}), DataError);
+  EXPECT_THROW(search_hypothesis({{1, 2, 3, 1, 2, 3}, {1, 1, 1, 2, 2, 2}}, {1, 2, 3, 4, 5, 6}),
+               DataError);
   EXPECT_THROW(search_hypothesis({{}, {}}, {}), DataError);  // a fold without training rows
 }
 

@@ -14,7 +14,8 @@ data::MeasurementTable table(const std::vector<double>& p, const std::vector<dou
   t.add_column(data::Column("p", p));
   t.add_column(data::Column("b", b));
   std::vector<double> y(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) y[i] = 1.0 + 0.01 * b[i] + 0.1 * std::log2(p[i]) + 0.2 / p[i];
+  for (std::size_t i = 0; i < p.size(); ++i)
+    y[i] = 1.0 + 0.01 * b[i] + 0.1 * std::log2(p[i]) + 0.2 / p[i];
   t.add_column(data::Column("time_s", y));
   t.attributes()["target"] = std::string("time_s");
   return t;
@@ -23,7 +24,8 @@ ModelSpec spec(const std::string& expr, std::size_t n) {
   ModelSpec s;
   s.name = "m";
   s.expression = expr;
-  for (std::size_t k = 0; k < n; ++k) s.params.push_back({"c" + std::to_string(k), 0.01, 10, false});
+  for (std::size_t k = 0; k < n; ++k)
+    s.params.push_back({"c" + std::to_string(k), 0.01, 10, false});
   return s;
 }
 }  // namespace

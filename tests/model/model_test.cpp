@@ -12,8 +12,8 @@ namespace perfit::model {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-ModelSpec spec(const std::string& expr, std::vector<ParamSpec> params = {{"c0", 0, 10, false},
-                                                                          {"c1", 1e-9, 1, true}}) {
+ModelSpec spec(const std::string& expr,
+               std::vector<ParamSpec> params = {{"c0", 0, 10, false}, {"c1", 1e-9, 1, true}}) {
   ModelSpec m;
   m.name = "t";
   m.expression = expr;
@@ -32,35 +32,56 @@ TEST(ModelSpec, ConstantsOnlyIsAModel) {
 }
 
 TEST(ModelSpec, BadBoundsNameTheParam) {
-  EXPECT_THAT([] { spec("c0", {{"c0", 5, 1, false}}).validate(); },
-              ThrowsMessage<ConfigError>(HasSubstr("param 'c0' has bounds [5, 1]: lo must be below hi")));
-  EXPECT_THAT([] { spec("c0", {{"c0", 0, 1, true}}).validate(); },
-              ThrowsMessage<ConfigError>(HasSubstr("param 'c0' is log-scaled but its lower bound 0 is <= 0")));
-  EXPECT_THAT([] { spec("c0", {{"c0", 2, 2, false}}).validate(); },
-              ThrowsMessage<ConfigError>(HasSubstr("use 'constants:'")));
-  EXPECT_THAT([] { spec("c0", {{"c0", 0, INFINITY, false}}).validate(); },
-              ThrowsMessage<ConfigError>(HasSubstr("non-finite bounds")));
-  EXPECT_THAT([] { spec("c0", {{"c0", 0, 1, false}, {"c0", 0, 1, false}}).validate(); },
-              ThrowsMessage<ConfigError>(HasSubstr("name 'c0' is declared twice")));
+  EXPECT_THAT(
+      [] {
+        spec("c0", {{"c0", 5, 1, false}}).validate();
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("param 'c0' has bounds [5, 1]: lo must be below hi")));
+  EXPECT_THAT(
+      [] {
+        spec("c0", {{"c0", 0, 1, true}}).validate();
+      },
+      ThrowsMessage<ConfigError>(
+          HasSubstr("param 'c0' is log-scaled but its lower bound 0 is <= 0")));
+  EXPECT_THAT(
+      [] {
+        spec("c0", {{"c0", 2, 2, false}}).validate();
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("use 'constants:'")));
+  EXPECT_THAT(
+      [] {
+        spec("c0", {{"c0", 0, INFINITY, false}}).validate();
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("non-finite bounds")));
+  EXPECT_THAT(
+      [] {
+        spec("c0", {{"c0", 0, 1, false}, {"c0", 0, 1, false}}).validate();
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("name 'c0' is declared twice")));
 }
 
 TEST(Model, UnknownIdentifierListsColumnsAndParams) {
-  EXPECT_THAT([] { Model(spec("c0 + c1*q"), {"p", "b", "time_s"}); },
-              ThrowsMessage<ConfigError>(AllOf(HasSubstr("unknown identifier 'q'"),
-                                               HasSubstr("columns: p, b, time_s"),
-                                               HasSubstr("terms: c0, c1"))));
+  EXPECT_THAT(
+      [] {
+        Model(spec("c0 + c1*q"), {"p", "b", "time_s"});
+      },
+      ThrowsMessage<ConfigError>(AllOf(HasSubstr("unknown identifier 'q'"),
+                                       HasSubstr("columns: p, b, time_s"),
+                                       HasSubstr("terms: c0, c1"))));
 }
 
 TEST(Model, ParamShadowingAColumnIsRejected) {
-  EXPECT_THAT([] { Model(spec("c0*p", {{"p", 0, 1, false}, {"c0", 0, 1, false}}), {"p"}); },
-              ThrowsMessage<ConfigError>(HasSubstr("param 'p' has the name of a column")));
+  EXPECT_THAT(
+      [] {
+        Model(spec("c0*p", {{"p", 0, 1, false}, {"c0", 0, 1, false}}), {"p"});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("param 'p' has the name of a column")));
 }
 
 TEST(Model, SelfReferentialTermsAreRejected) {
   ModelSpec m = spec("c0 + a");
   m.terms = {{"a", "c1*b2"}, {"b2", "a*2"}};
-  EXPECT_THAT([&] { Model(m, {"p"}); },
-              ThrowsMessage<ConfigError>(HasSubstr("refers to itself")));
+  EXPECT_THAT([&] { Model(m, {"p"}); }, ThrowsMessage<ConfigError>(HasSubstr("refers to itself")));
 }
 
 TEST(Model, TermsKeepTheirNamesAndColumnsAreOnlyThoseUsed) {
@@ -75,7 +96,8 @@ TEST(Model, TermsKeepTheirNamesAndColumnsAreOnlyThoseUsed) {
 TEST(Model, ATermWithoutANameIsCalledByWhatItComputes) {
   // A searched hypothesis has no named terms: its table says which term is which.
   const Model model(spec("c0 + c1*p^(1/2)*log2(p)^2 - c1/p"), {"p", "time_s"});
-  EXPECT_EQ(model.term_names(), (std::vector<std::string>{"c0", "c1*p^(1/2)*log2(p)^2", "-(c1/p)"}));
+  EXPECT_EQ(model.term_names(),
+            (std::vector<std::string>{"c0", "c1*p^(1/2)*log2(p)^2", "-(c1/p)"}));
 }
 
 TEST(Model, UnitCubeMappingIsLogAware) {
@@ -94,7 +116,8 @@ TEST(ModelSpec, AConstantModelIsConstantInTheFactorsItDeclares) {
   EXPECT_NO_THROW(s.validate());  // Extra-P's constant hypothesis over p and n
   EXPECT_EQ(Model::factors(s), (std::vector<std::string>{"p", "n"}));
   s.expression = "c0*p";  // reads p: n declared and unused is a typo again
-  EXPECT_THAT([&] { s.validate(); }, ThrowsMessage<ConfigError>(HasSubstr("factor 'n' is declared but never used")));
+  EXPECT_THAT([&] { s.validate(); },
+              ThrowsMessage<ConfigError>(HasSubstr("factor 'n' is declared but never used")));
 }
 
 TEST(ModelSpec, AParamOrTermNothingUsesAndTermCyclesAreRejected) {

@@ -1,9 +1,9 @@
 #include "perfit/model/naive_scaling.hpp"
 
-#include <cmath>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "perfit/core/error.hpp"
 #include "perfit/data/column.hpp"
@@ -56,17 +56,28 @@ TEST(NaiveScaling, IdealFitGoesThroughEveryScalesMean) {
   EXPECT_NEAR(p[0], c / 8, 1e-12);
   EXPECT_NEAR(p[1], c, 1e-12);
   EXPECT_EQ(s.name, "ideal_fit");
-  EXPECT_THAT([] { naive_spec(NaiveKind::ideal_fit, "gpus", {1, 2}, {3, 0}); },
-              ThrowsMessage<DataError>(HasSubstr("ideal-fit over 'gpus': the mean time at gpus=2 is 0, expected > 0")));
+  EXPECT_THAT(
+      [] {
+        naive_spec(NaiveKind::ideal_fit, "gpus", {1, 2}, {3, 0});
+      },
+      ThrowsMessage<DataError>(
+          HasSubstr("ideal-fit over 'gpus': the mean time at gpus=2 is 0, expected > 0")));
 }
 
 TEST(NaiveScaling, TooFewScalesOrNonPositiveTimesSayWhat) {
-  EXPECT_THAT([] { naive_spec(NaiveKind::loglog, "gpus", {8, 8}, {1, 2}); },
-              ThrowsMessage<DataError>(HasSubstr("naive-loglog over 'gpus': found 1 distinct positive value(s), expected at least 2")));
+  EXPECT_THAT(
+      [] {
+        naive_spec(NaiveKind::loglog, "gpus", {8, 8}, {1, 2});
+      },
+      ThrowsMessage<DataError>(HasSubstr(
+          "naive-loglog over 'gpus': found 1 distinct positive value(s), expected at least 2")));
   EXPECT_THAT([] { naive_spec(NaiveKind::ideal, "gpus", {}, {}); },
               ThrowsMessage<DataError>(HasSubstr("expected at least 1")));
-  EXPECT_THAT([] { naive_spec(NaiveKind::ideal, "gpus", {1, 2}, {3, -1}); },
-              ThrowsMessage<DataError>(HasSubstr("the mean time at gpus=2 is -1, expected > 0")));
+  EXPECT_THAT(
+      [] {
+        naive_spec(NaiveKind::ideal, "gpus", {1, 2}, {3, -1});
+      },
+      ThrowsMessage<DataError>(HasSubstr("the mean time at gpus=2 is -1, expected > 0")));
 }
 
 TEST(NaiveScaling, WordsRoundTrip) {

@@ -43,7 +43,8 @@ Eigen::MatrixXd random_pop(const Model& m, const Separation& s, int n, std::uint
   Rng rng(seed);
   Eigen::MatrixXd pop = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(m.n_params()), n);
   for (int j = 0; j < n; ++j) {
-    for (const std::size_t i : s.nonlinear) pop(static_cast<Eigen::Index>(i), j) = m.from_unit(i, rng.uniform(0, 1));
+    for (const std::size_t i : s.nonlinear)
+      pop(static_cast<Eigen::Index>(i), j) = m.from_unit(i, rng.uniform(0, 1));
   }
   return pop;
 }
@@ -105,7 +106,8 @@ TEST(Projection, CostsEqualTheEvaluatorsAtTheSolvedParamsAndAreMinimalInThem) {
 TEST(Projection, PenaltiesOfLinearlySearchedConstantsAreSolvedExactly) {
   const data::MeasurementTable t = synth(3000, 12);
   ModelSpec spec = generic_spec();
-  for (auto& p : spec.params) p.log_scale = false;  // a log-searched param keeps its penalty in the DE
+  for (auto& p : spec.params)
+    p.log_scale = false;  // a log-searched param keeps its penalty in the DE
   const Model m(spec, t.column_names());
   for (const Penalty pen : {Penalty::l1, Penalty::l2}) {
     CostOptions c;
@@ -121,7 +123,8 @@ TEST(Projection, PenaltiesOfLinearlySearchedConstantsAreSolvedExactly) {
   CostOptions logpen;
   logpen.lambda = 0.1;
   const Model generic(generic_spec(), t.column_names());
-  EXPECT_EQ(projectable_params(generic, logpen), (std::vector<bool>{true, false, true, false, false, false}));
+  EXPECT_EQ(projectable_params(generic, logpen),
+            (std::vector<bool>{true, false, true, false, false, false}));
   logpen.residual = Residual::sq_log;
   EXPECT_EQ(projectable_params(generic, logpen), std::vector<bool>(6, false));
 }
@@ -147,12 +150,14 @@ TEST(Projection, ThreadsAndBlockSizesGiveTheSameStatistics) {
 // with the rows of a group together or interleaved, over blocks that cut groups in two.
 TEST(Projection, GroupsAreSolvedExactlyWhereverTheirRowsAre) {
   const std::size_t groups = 3, rows = 600;
-  const ModelSpec grouped = expand_for_groups(generic_spec(), groups, {"g"}, {{"c0", 0.01, 20.0}, {"c1", 0.5, 0.004}});
+  const ModelSpec grouped =
+      expand_for_groups(generic_spec(), groups, {"g"}, {{"c0", 0.01, 20.0}, {"c1", 0.5, 0.004}});
   for (const bool together : {true, false}) {
     data::MeasurementTable t = synth(rows, 17);
     for (std::size_t g = 1; g <= groups; ++g) {
       std::vector<double> ind(rows);
-      for (std::size_t i = 0; i < rows; ++i) ind[i] = (together ? i * groups / rows : i % groups) == g - 1 ? 1.0 : 0.0;
+      for (std::size_t i = 0; i < rows; ++i)
+        ind[i] = (together ? i * groups / rows : i % groups) == g - 1 ? 1.0 : 0.0;
       t.add_column(data::Column(group_indicator(g), ind));
     }
     const Model m(grouped, t.column_names());
@@ -185,7 +190,8 @@ TEST(Projection, ABasisOfBothSignsAsksForTheNegativePredictionCheck) {
   const Model g(generic_spec(), t.column_names());
   const Separation gs = separate(g, std::vector<bool>(6, true));
   const Evaluator gev(g, t);
-  for (const bool c : project(gev, ProjectedEvaluator(gev, gs), random_pop(g, gs, 5, 4)).check) EXPECT_FALSE(c);
+  for (const bool c : project(gev, ProjectedEvaluator(gev, gs), random_pop(g, gs, 5, 4)).check)
+    EXPECT_FALSE(c);
 }
 
 TEST(Projection, RefusesResidualsThatAreNotQuadraticInTheLinearConstants) {

@@ -32,10 +32,16 @@ std::vector<bool> all(const Model& m) { return std::vector<bool>(m.n_params(), t
 
 TEST(Separable, GenericModelLeavesOnlyTheExponentToTheSearch) {
   const Model m = make("startup + compute + overhead + latency + bandwidth",
-                       {{"c0", 0, 1000, false}, {"c1", 1e-6, 1, true}, {"g", 0.5, 1.2, false},
-                        {"c2", 1e-6, 1, true}, {"c3", 1e-7, 1, true}, {"c4", 1e-6, 10, true}},
-                       {{"iterations", "epochs*d/(b*p)"}, {"startup", "c0"},
-                        {"compute", "iterations*c1*b^g"}, {"overhead", "iterations*c2"},
+                       {{"c0", 0, 1000, false},
+                        {"c1", 1e-6, 1, true},
+                        {"g", 0.5, 1.2, false},
+                        {"c2", 1e-6, 1, true},
+                        {"c3", 1e-7, 1, true},
+                        {"c4", 1e-6, 10, true}},
+                       {{"iterations", "epochs*d/(b*p)"},
+                        {"startup", "c0"},
+                        {"compute", "iterations*c1*b^g"},
+                        {"overhead", "iterations*c2"},
                         {"latency", "iterations*c3*log2(p)"},
                         {"bandwidth", "iterations*c4*(p-1)/p"}});
   const Separation s = separate(m, all(m));
@@ -52,17 +58,21 @@ TEST(Separable, AProductOfTwoConstantsKeepsOneInTheSearchPreferringTheWideOne) {
   EXPECT_EQ(names(amdahl, a.linear), (std::vector<std::string>{"t1"}));
   EXPECT_EQ(names(amdahl, a.nonlinear), (std::vector<std::string>{"s"}));
   // usl: sigma and kappa are linear once t1 is fixed: two beat one.
-  const Model usl = make("t1/p + t1*sigma*(p-1)/p + t1*kappa*(p-1)",
-                         {{"t1", 1e-3, 1e7, true}, {"sigma", 0, 1, false}, {"kappa", 0, 0.1, false}});
+  const Model usl =
+      make("t1/p + t1*sigma*(p-1)/p + t1*kappa*(p-1)",
+           {{"t1", 1e-3, 1e7, true}, {"sigma", 0, 1, false}, {"kappa", 0, 0.1, false}});
   const Separation u = separate(usl, all(usl));
   EXPECT_EQ(names(usl, u.linear), (std::vector<std::string>{"sigma", "kappa"}));
   ASSERT_TRUE(u.offset.has_value());  // t1/p
 }
 
 TEST(Separable, ConstantsInsideFunctionsPowersAndDenominatorsAreNonlinear) {
-  const Model m = make("a + exp(k*p) + b^e + d/q + max(r, p) + z*(p - 1)",
-                       {{"a", 0, 1, false}, {"k", 0, 1, false}, {"e", 0, 1, false},
-                        {"q", 1, 2, false}, {"r", 0, 1, false}, {"z", -1, 1, false}});
+  const Model m = make("a + exp(k*p) + b^e + d/q + max(r, p) + z*(p - 1)", {{"a", 0, 1, false},
+                                                                            {"k", 0, 1, false},
+                                                                            {"e", 0, 1, false},
+                                                                            {"q", 1, 2, false},
+                                                                            {"r", 0, 1, false},
+                                                                            {"z", -1, 1, false}});
   const Separation s = separate(m, all(m));
   EXPECT_EQ(names(m, s.linear), (std::vector<std::string>{"a", "z"}));
   EXPECT_EQ(names(m, s.nonlinear), (std::vector<std::string>{"k", "e", "q", "r"}));
@@ -77,8 +87,9 @@ TEST(Separable, AModelWithoutLinearConstantsOrWithThemDisallowedIsNotSeparable) 
 }
 
 TEST(Separable, AllLinearLeavesNothingToSearch) {
-  const Model m = make("epochs*d/(b*p)*(f0 + f1*b + 2*(p-1)*alpha) - c", {{"f0", 0, 1, false},
-                       {"f1", 1e-7, 1, true}, {"alpha", 1e-8, 0.1, true}, {"c", 0, 1, false}});
+  const Model m = make(
+      "epochs*d/(b*p)*(f0 + f1*b + 2*(p-1)*alpha) - c",
+      {{"f0", 0, 1, false}, {"f1", 1e-7, 1, true}, {"alpha", 1e-8, 0.1, true}, {"c", 0, 1, false}});
   const Separation s = separate(m, all(m));
   EXPECT_EQ(s.linear.size(), 4u);
   EXPECT_TRUE(s.nonlinear.empty());

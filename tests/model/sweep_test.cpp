@@ -10,8 +10,9 @@ namespace perfit::model {
 
 namespace {
 
-SweepReport sweep(const std::string& expr, std::vector<ParamSpec> params, std::vector<TermSpec> terms,
-                  const Eigen::VectorXd& values, double lo, double hi) {
+SweepReport sweep(const std::string& expr, std::vector<ParamSpec> params,
+                  std::vector<TermSpec> terms, const Eigen::VectorXd& values, double lo,
+                  double hi) {
   ModelSpec s;
   s.name = "m";
   s.expression = expr;
@@ -31,8 +32,9 @@ SweepReport sweep(const std::string& expr, std::vector<ParamSpec> params, std::v
 // is smallest at p = 8 of the doubling sweep, and the efficiency 101/(p t) drops below 0.5
 // after p = 8 (0.62 at 8, 0.28 at 16).
 TEST(Sweep, FindsTheCrossoverTheMinimumAndTheEfficiencyLimitOfAnAnalyticModel) {
-  const SweepReport r = sweep("compute + comm", {{"a", 0, 1000, false}, {"c", 0, 10, false}},
-                              {{"compute", "a/p"}, {"comm", "c*p"}}, Eigen::Vector2d(100, 1), 1, 1024);
+  const SweepReport r =
+      sweep("compute + comm", {{"a", 0, 1000, false}, {"c", 0, 10, false}},
+            {{"compute", "a/p"}, {"comm", "c*p"}}, Eigen::Vector2d(100, 1), 1, 1024);
   ASSERT_EQ(r.x.size(), 11u);
   EXPECT_DOUBLE_EQ(r.time[3], 100.0 / 8 + 8);
   EXPECT_EQ(r.best_x, 8.0);
@@ -43,7 +45,8 @@ TEST(Sweep, FindsTheCrossoverTheMinimumAndTheEfficiencyLimitOfAnAnalyticModel) {
   EXPECT_EQ(r.crossovers[0].to, "comm");
   // linear in log p between 8 and 16: log2 p = 3 + 4.5/14.25
   EXPECT_NEAR(r.crossovers[0].at, std::exp2(3 + 4.5 / 14.25), 1e-9);
-  for (std::size_t i = 0; i < r.x.size(); ++i) EXPECT_NEAR(r.share.row(static_cast<Eigen::Index>(i)).sum(), 1.0, 1e-12);
+  for (std::size_t i = 0; i < r.x.size(); ++i)
+    EXPECT_NEAR(r.share.row(static_cast<Eigen::Index>(i)).sum(), 1.0, 1e-12);
 }
 
 TEST(Sweep, DoublingLadderEndsAtHiAndBadRangesAreRefused) {
@@ -54,7 +57,8 @@ TEST(Sweep, DoublingLadderEndsAtHiAndBadRangesAreRefused) {
 }
 
 TEST(Sweep, ANonPositivePredictionIsADataError) {
-  EXPECT_THROW(sweep("a - p", {{"a", 0, 10, false}}, {}, Eigen::VectorXd::Constant(1, 4.0), 1, 8), DataError);
+  EXPECT_THROW(sweep("a - p", {{"a", 0, 10, false}}, {}, Eigen::VectorXd::Constant(1, 4.0), 1, 8),
+               DataError);
 }
 
 }  // namespace perfit::model

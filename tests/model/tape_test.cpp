@@ -20,8 +20,8 @@ Binding bind(const std::string& n) {
 }
 
 std::size_t count(const Tape& t, Varies v) {
-  return static_cast<std::size_t>(std::count_if(t.code.begin(), t.code.end(),
-                                                [&](const Instr& i) { return i.varies == v; }));
+  return static_cast<std::size_t>(
+      std::count_if(t.code.begin(), t.code.end(), [&](const Instr& i) { return i.varies == v; }));
 }
 
 TEST(Tape, ConstantsFold) {
@@ -56,20 +56,20 @@ TEST(Tape, CommonSubexpressionsShareASlotAndDeadCodeIsDropped) {
   EXPECT_EQ(divs, 1);
   for (std::size_t i = 0; i + 1 < t.code.size(); ++i) {
     const auto s = static_cast<std::int32_t>(i);
-    const bool used = std::any_of(t.code.begin(), t.code.end(),
-                                  [&](const Instr& x) { return x.a == s || x.b == s; }) ||
-                      std::any_of(t.terms.begin(), t.terms.end(), [&](const LinTerm& x) {
-                        return x.scalar == s || x.v1 == s || x.v2 == s || x.exp_scalar == s ||
-                               x.exp_log == s;
-                      });
+    const bool used =
+        std::any_of(t.code.begin(), t.code.end(),
+                    [&](const Instr& x) { return x.a == s || x.b == s; }) ||
+        std::any_of(t.terms.begin(), t.terms.end(), [&](const LinTerm& x) {
+          return x.scalar == s || x.v1 == s || x.v2 == s || x.exp_scalar == s || x.exp_log == s;
+        });
     EXPECT_TRUE(used || s == t.result) << "dead slot " << i;
   }
 }
 
 TEST(Tape, ASumOfProductsIsOneFusedInstructionPerCandidate) {
   // The generic model's shape: everything per candidate is one lincomb, b^c2 included.
-  const Tape t = compile(
-      parse_expression("c0 + d/(b*p)*c1*b^c2 + d/(b*p)*c3 + d/(b*p)*c2*log2(p)"), bind);
+  const Tape t =
+      compile(parse_expression("c0 + d/(b*p)*c1*b^c2 + d/(b*p)*c3 + d/(b*p)*c2*log2(p)"), bind);
   EXPECT_EQ(count(t, Varies::both), 1u);
   EXPECT_EQ(t.code[t.result].op, OpCode::lincomb);
   EXPECT_EQ(t.code[t.result].count, 4);

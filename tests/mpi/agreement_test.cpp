@@ -22,7 +22,8 @@ TEST(Agreement, OneRanksErrorStopsEveryRankWithItsCodeAndMessage) {
   const int last = world_size() - 1;  // rank 0 alone when serial
   try {
     all_or_none(MPI_COMM_WORLD, [&] {
-      if (world_rank() == last) throw DataError("column 'p' is missing on rank " + std::to_string(last));
+      if (world_rank() == last)
+        throw DataError("column 'p' is missing on rank " + std::to_string(last));
     });
     FAIL() << "rank " << world_rank() << " went on although rank " << last << " failed";
   } catch (const AgreedError& e) {
@@ -46,7 +47,8 @@ TEST(Agreement, TheLowestFailingRankSpeaksForAll) {
   } catch (const AgreedError& e) {
     const bool odd = first % 2 == 1;
     EXPECT_EQ(e.exit_code(), odd ? ConfigError("x").exit_code() : IoError("x").exit_code());
-    EXPECT_EQ(std::string(e.what()), (odd ? "config of rank " : "file of rank ") + std::to_string(first));
+    EXPECT_EQ(std::string(e.what()),
+              (odd ? "config of rank " : "file of rank ") + std::to_string(first));
     EXPECT_EQ(e.print(), world_rank() == first);
   }
 }

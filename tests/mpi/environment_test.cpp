@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     if (launched) {
       int provided = -1;
       MPI_Query_thread(&provided);
-      check(provided == MPI_THREAD_MULTIPLE, "start() initialises MPI at the thread level it was given");
+      check(provided == MPI_THREAD_MULTIPLE,
+            "start() initialises MPI at the thread level it was given");
     }
     check(initialized() == (launched ? 1 : 0), "MPI_Initialized matches initialized()");
     env.ensure_initialized();  // what `perfit fit` does when started without mpiexec
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     check(env.rank() == rank && env.size() == size, "rank() and size() are MPI_COMM_WORLD's");
-    check(MpiEnvironment::launcher_rank() == rank, "launcher_rank() is the rank MPI gives (0 without mpiexec)");
+    check(MpiEnvironment::launcher_rank() == rank,
+          "launcher_rank() is the rank MPI gives (0 without mpiexec)");
     if (launched) {
       const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
       check(size == std::atoi(n), "the world has mpiexec's size");
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   check(finalized == 1, "MPI is finalised when the environment goes");
-  if (failures == 0) std::printf("environment: all checks passed (launched=%d)\n", launched ? 1 : 0);
+  if (failures == 0)
+    std::printf("environment: all checks passed (launched=%d)\n", launched ? 1 : 0);
   return failures == 0 ? 0 : 1;
 }

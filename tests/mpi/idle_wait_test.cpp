@@ -28,7 +28,8 @@ double thread_cpu_seconds() {
 TEST(IdleWait, TheOtherRanksGetTheValueWithoutSpinning) {
   using Clock = std::chrono::steady_clock;
   int value = world_rank() == 0 ? 42 : 0;
-  ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);  // every rank's clock starts with rank 0's work
+  ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD),
+            MPI_SUCCESS);  // every rank's clock starts with rank 0's work
   const auto start = Clock::now();
   const double cpu0 = thread_cpu_seconds();
   if (world_rank() == 0) {
@@ -41,14 +42,16 @@ TEST(IdleWait, TheOtherRanksGetTheValueWithoutSpinning) {
   EXPECT_EQ(value, 42);
   if (world_rank() > 0) {
     EXPECT_GE(wall, 0.1) << "rank " << world_rank() << " did not wait for rank 0";
-    EXPECT_LT(cpu, 0.5 * wall) << "rank " << world_rank() << " spent " << cpu << " s of CPU in a " << wall << " s wait";
+    EXPECT_LT(cpu, 0.5 * wall) << "rank " << world_rank() << " spent " << cpu << " s of CPU in a "
+                               << wall << " s wait";
   }
 }
 
 TEST(IdleWait, ANonblockingCollectiveCompletes) {
   int value = world_rank() + 1;
   MPI_Request request = MPI_REQUEST_NULL;
-  ASSERT_EQ(MPI_Iallreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Iallreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request),
+            MPI_SUCCESS);
   wait_idle(request, "MPI_Iallreduce (test)");
   EXPECT_EQ(value, world_size() * (world_size() + 1) / 2);
   EXPECT_EQ(request, MPI_REQUEST_NULL);

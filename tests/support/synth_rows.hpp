@@ -6,7 +6,8 @@
 
 namespace perfit::testing_support {
 
-inline data::MeasurementTable synth_set(std::size_t spec_index, std::size_t rows, double noise, std::uint64_t seed) {
+inline data::MeasurementTable synth_set(std::size_t spec_index, std::size_t rows, double noise,
+                                        std::uint64_t seed) {
   data::SynthOptions o;
   o.rows = rows;
   o.noise = noise;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "perfit/io/batch_manifest.hpp"
 #include "perfit/fit/run_config.hpp"
+#include "perfit/io/batch_manifest.hpp"
 
 namespace perfit::batch {
 
@@ -17,10 +17,10 @@ struct FitTask {
   std::string model_name;  // the model's own name
   std::string model_yaml;  // the model as fitted (a result file keeps the same text)
   std::string data_checksum;  // the set's, written at import ("" for old stores)
-  std::string name;        // result file stem: set path with / -> __, then __<model_name>
-  std::string where;       // the manifest entry, for messages
-  fit::RunConfig cfg;   // complete: data, set, model, out and checkpoint_dir filled in
-  double work = 0.0;       // expected cost: rows x params
+  std::string name;           // result file stem: set path with / -> __, then __<model_name>
+  std::string where;          // the manifest entry, for messages
+  fit::RunConfig cfg;         // complete: data, set, model, out and checkpoint_dir filled in
+  double work = 0.0;          // expected cost: rows x params
 };
 
 // Reads the stores the manifest names (set lists and row counts) and the models.
@@ -31,12 +31,12 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
 
 // A manifest's `select:` entries: each entry's options once, and every set it selects (sets
 // are selected among candidates, not fitted with a named model; their winners go into the
-// batch's selection store, perfit/select/many_sets.hpp). A set holds only its name and its entry, so
-// that 10^5 sets do not hold 10^5 copies of the options.
+// batch's selection store, perfit/select/many_sets.hpp). A set holds only its name and its entry,
+// so that 10^5 sets do not hold 10^5 copies of the options.
 struct SelectEntry {
   std::string where;        // the manifest entry, for messages
   std::string select_yaml;  // its select: map
-  fit::RunConfig cfg;       // its fit options; data filled in, out = results_dir/selection.h5, no set
+  fit::RunConfig cfg;  // its fit options; data filled in, out = results_dir/selection.h5, no set
 };
 struct SelectTask {
   std::string set;
@@ -53,7 +53,6 @@ SelectPlan plan_selections(const io::Manifest& manifest, const std::string& resu
 
 // Indices of tasks, longest expected first (ties in manifest order).
 std::vector<std::size_t> longest_first(const std::vector<FitTask>& tasks);
-
 
 // "/mxnet/resnet50" and "generic" -> "mxnet__resnet50__generic" (other than [A-Za-z0-9._-]: '_').
 std::string result_stem(const std::string& set, const std::string& model_name);

@@ -37,7 +37,7 @@ struct ScheduleResult {
 // MPI_THREAD_MULTIPLE when world has more than one rank). An exception from `finished` stops
 // the hand-out and is rethrown on world rank 0 once every group has left.
 // Throws: ConfigError when the world size is not a multiple of ranks_per_group; MpiError.
-ScheduleResult run_schedule(MPI_Comm world, int ranks_per_group, const std::vector<std::size_t>& order,
-                            const ScheduleHooks& hooks);
+ScheduleResult run_schedule(MPI_Comm world, int ranks_per_group,
+                            const std::vector<std::size_t>& order, const ScheduleHooks& hooks);
 
 }  // namespace perfit::batch

@@ -6,7 +6,7 @@ namespace perfit::detail {
 [[noreturn]] void assert_fail(const char* expr, const char* file, int line, const char* msg);
 }
 
-#define PERFIT_ASSERT(cond, msg)                                     \
-  do {                                                               \
+#define PERFIT_ASSERT(cond, msg)                                                \
+  do {                                                                          \
     if (!(cond)) ::perfit::detail::assert_fail(#cond, __FILE__, __LINE__, msg); \
   } while (0)

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <utility>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perfit/core/error.hpp"
@@ -22,8 +22,8 @@ enum class OptionKind { text, number, boolean, rows };
 
 template <class S>
 struct Option {
-  std::string key;       // YAML path, sections joined by '.'
-  std::string flag;      // CLI long name without "--"; empty: no flag
+  std::string key;   // YAML path, sections joined by '.'
+  std::string flag;  // CLI long name without "--"; empty: no flag
   std::string doc;
   std::string expected;  // "a whole number in [1, 1000000000]"
   OptionKind kind = OptionKind::text;
@@ -74,9 +74,14 @@ std::string flag_of(const std::string& key);
 template <class S, class Get>
 Option<S> real_option(std::string key, Get get, double lo, double hi, std::string doc) {
   const std::string expected = "a number in " + range_text(lo, hi);
-  return {key, flag_of(key), std::move(doc), expected, OptionKind::number,
-          [=](S& s, const std::string& t) { std::invoke(get, s) = parse_real(t, lo, hi, expected); },
-          [=](const S& s) { return format_real(std::invoke(get, const_cast<S&>(s))); }};
+  return {
+      key,
+      flag_of(key),
+      std::move(doc),
+      expected,
+      OptionKind::number,
+      [=](S& s, const std::string& t) { std::invoke(get, s) = parse_real(t, lo, hi, expected); },
+      [=](const S& s) { return format_real(std::invoke(get, const_cast<S&>(s))); }};
 }
 
 template <class S, class Get>
@@ -84,7 +89,11 @@ Option<S> whole_option(std::string key, Get get, std::uint64_t lo, std::uint64_t
                        std::string doc) {
   const std::string expected =
       "a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-  return {key, flag_of(key), std::move(doc), expected, OptionKind::number,
+  return {key,
+          flag_of(key),
+          std::move(doc),
+          expected,
+          OptionKind::number,
           [=](S& s, const std::string& t) {
             using T = std::remove_reference_t<decltype(std::invoke(get, s))>;
             std::invoke(get, s) = static_cast<T>(parse_whole(t, lo, hi, expected));
@@ -96,26 +105,41 @@ Option<S> whole_option(std::string key, Get get, std::uint64_t lo, std::uint64_t
 template <class S, class Get>
 Option<S> index_option(std::string key, Get get, std::int64_t hi, std::string doc) {
   const std::string expected = "-1 (none) or a whole number in [0, " + std::to_string(hi) + "]";
-  return {key, flag_of(key), std::move(doc), expected, OptionKind::number,
+  return {key,
+          flag_of(key),
+          std::move(doc),
+          expected,
+          OptionKind::number,
           [=](S& s, const std::string& t) {
             using T = std::remove_reference_t<decltype(std::invoke(get, s))>;
-            std::invoke(get, s) = t == "-1" ? T(-1)
-                               : static_cast<T>(parse_whole(t, 0, static_cast<std::uint64_t>(hi),
-                                                            expected));
+            std::invoke(get, s) =
+                t == "-1"
+                    ? T(-1)
+                    : static_cast<T>(parse_whole(t, 0, static_cast<std::uint64_t>(hi), expected));
           },
           [=](const S& s) { return std::to_string(std::invoke(get, const_cast<S&>(s))); }};
 }
 
 template <class S, class Get>
 Option<S> bool_option(std::string key, Get get, std::string doc) {
-  return {key, flag_of(key), std::move(doc), "true or false", OptionKind::boolean,
+  return {key,
+          flag_of(key),
+          std::move(doc),
+          "true or false",
+          OptionKind::boolean,
           [=](S& s, const std::string& t) { std::invoke(get, s) = parse_bool(t); },
-          [=](const S& s) { return std::string(std::invoke(get, const_cast<S&>(s)) ? "true" : "false"); }};
+          [=](const S& s) {
+            return std::string(std::invoke(get, const_cast<S&>(s)) ? "true" : "false");
+          }};
 }
 
 template <class S, class Get>
 Option<S> text_option(std::string key, Get get, std::string what, std::string doc) {
-  return {key, flag_of(key), std::move(doc), std::move(what), OptionKind::text,
+  return {key,
+          flag_of(key),
+          std::move(doc),
+          std::move(what),
+          OptionKind::text,
           [=](S& s, const std::string& t) { std::invoke(get, s) = t; },
           [=](const S& s) { return std::string(std::invoke(get, const_cast<S&>(s))); }};
 }
@@ -128,17 +152,26 @@ Option<S> enum_option(std::string key, Get get, std::vector<E> values, Parse par
   for (std::size_t i = 0; i < values.size(); ++i) {
     expected += (i ? ", " : "") + std::string(to_text(values[i]));
   }
-  return {key, flag_of(key), std::move(doc), expected, OptionKind::text,
+  return {key,
+          flag_of(key),
+          std::move(doc),
+          expected,
+          OptionKind::text,
           [=](S& s, const std::string& t) { std::invoke(get, s) = parse(t); },
           [=](const S& s) { return std::string(to_text(std::invoke(get, const_cast<S&>(s)))); }};
 }
 
 // Text that must be one of `values` (a choice kept as text by its command).
 template <class S, class Get>
-Option<S> choice_option(std::string key, Get get, std::vector<std::string> values, std::string doc) {
+Option<S> choice_option(std::string key, Get get, std::vector<std::string> values,
+                        std::string doc) {
   std::string expected = "one of ";
   for (std::size_t i = 0; i < values.size(); ++i) expected += (i ? ", " : "") + values[i];
-  return {key, flag_of(key), std::move(doc), expected, OptionKind::text,
+  return {key,
+          flag_of(key),
+          std::move(doc),
+          expected,
+          OptionKind::text,
           [=](S& s, const std::string& t) {
             if (std::find(values.begin(), values.end(), t) == values.end()) {
               throw ConfigError("found '" + t + "', expected " + expected);
@@ -153,7 +186,11 @@ Option<S> choice_option(std::string key, Get get, std::vector<std::string> value
 template <class S, class Get>
 Option<S> list_option(std::string key, Get get, std::string what, std::string doc,
                       bool comma_separated = false) {
-  Option<S> o{key, flag_of(key), std::move(doc), std::move(what), OptionKind::text,
+  Option<S> o{key,
+              flag_of(key),
+              std::move(doc),
+              std::move(what),
+              OptionKind::text,
               [=](S& s, const std::string& t) {
                 if (!comma_separated) {
                   std::invoke(get, s).push_back(t);
@@ -167,7 +204,8 @@ Option<S> list_option(std::string key, Get get, std::string what, std::string do
               },
               [=](const S& s) {
                 std::string out;
-                for (const auto& v : std::invoke(get, const_cast<S&>(s))) out += (out.empty() ? "" : ",") + v;
+                for (const auto& v : std::invoke(get, const_cast<S&>(s)))
+                  out += (out.empty() ? "" : ",") + v;
                 return out;
               }};
   o.repeatable = true;
@@ -191,7 +229,11 @@ template <class S, class Inner, class Get>
 void add_nested(OptionTable<S>& out, const OptionTable<Inner>& inner, const std::string& prefix,
                 Get get) {
   for (const Option<Inner>& o : inner) {
-    Option<S> n{prefix + o.key, o.flag, o.doc, o.expected, o.kind,
+    Option<S> n{prefix + o.key,
+                o.flag,
+                o.doc,
+                o.expected,
+                o.kind,
                 [p = o.parse, get](S& s, const std::string& t) { p(get(s), t); },
                 [f = o.format, get](const S& s) { return f(get(const_cast<S&>(s))); }};
     n.positional = o.positional;
@@ -244,8 +286,8 @@ void perfit::apply_option(const OptionTable<S>& table, S& s, const std::string& 
   if (!o) {
     std::vector<std::string> keys;
     for (const auto& x : table) keys.push_back(x.key);
-    throw ConfigError(where + ": unknown key '" + key + "'; allowed here: " +
-                      keys_in_section(keys, key));
+    throw ConfigError(where + ": unknown key '" + key +
+                      "'; allowed here: " + keys_in_section(keys, key));
   }
   try {
     o->parse(s, text);

@@ -11,7 +11,8 @@
 namespace perfit {
 
 // The names PERFIT_TEST_HOOKS accepts.
-inline constexpr std::string_view kCheckpointDelayMs = "checkpoint_delay_ms";  // each checkpoint write sleeps
+inline constexpr std::string_view kCheckpointDelayMs =
+    "checkpoint_delay_ms";  // each checkpoint write sleeps
 // Selection over many sets: each chunk of sets sleeps first, and the selection files are
 // rewritten this often (instead of at most every 30 s), so that a test kills a job between writes.
 inline constexpr std::string_view kSelectChunkDelayMs = "select_chunk_delay_ms";

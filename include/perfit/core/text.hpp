@@ -9,7 +9,8 @@
 namespace perfit {
 
 // "a, b, c"; `empty` when there is nothing to list.
-inline std::string join(const std::vector<std::string>& items, const std::string& empty = "(none)") {
+inline std::string join(const std::vector<std::string>& items,
+                        const std::string& empty = "(none)") {
   std::string s;
   for (const auto& x : items) s += (s.empty() ? "" : ", ") + x;
   return s.empty() ? empty : s;
@@ -28,15 +29,21 @@ inline std::string join_some(const std::vector<std::string>& items, std::size_t 
 // alike do not read alike.
 inline std::string visible_name(const std::string& name) {
   const bool plain = !name.empty() && name.front() != ' ' && name.back() != ' ' &&
-                     std::none_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+                     std::none_of(name.begin(), name.end(),
+                                  [](char c) { return static_cast<unsigned char>(c) < 0x20; });
   if (plain) return name;
   std::string out = "'";
   for (const char c : name) {
-    if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += "\\x" + std::string(1, "0123456789abcdef"[(c >> 4) & 15]) + "0123456789abcdef"[c & 15];
-    else out += c;
+    if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += "\\x" + std::string(1, "0123456789abcdef"[(c >> 4) & 15]) + "0123456789abcdef"[c & 15];
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -68,9 +75,12 @@ inline std::vector<std::string> split_list(const std::string& text, char sep = '
 // [A-Za-z_][A-Za-z0-9_]*: a name the expression grammar and plain YAML keys take as they are.
 // By hand: std::regex was 2% of a selection over 10^4 sets (a model is validated per winner).
 inline bool is_identifier(const std::string& n) {
-  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  const auto letter = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+  };
   if (n.empty() || !letter(n.front())) return false;
-  return std::all_of(n.begin(), n.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+  return std::all_of(n.begin(), n.end(),
+                     [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
 
 // The choice closest to `word` by edit distance, if close enough to be a typo of it (at most a

@@ -18,7 +18,8 @@ class SetChecksum {
   explicit SetChecksum(std::size_t columns) : column_hash_(columns, kOffset) {}
   void add(std::size_t column, const Column& chunk);
   // "fnv1a64:<16 hex digits>"; names and types of the columns in order.
-  std::string finish(const std::vector<std::string>& names, const std::vector<ColumnType>& types) const;
+  std::string finish(const std::vector<std::string>& names,
+                     const std::vector<ColumnType>& types) const;
 
  private:
   static constexpr std::uint64_t kOffset = 0xcbf29ce484222325ULL;

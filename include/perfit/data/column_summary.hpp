@@ -14,9 +14,9 @@ struct ColumnSummary {
   std::string name;
   ColumnType type = ColumnType::float64;
   std::size_t rows = 0;
-  double min = 0.0, max = 0.0;   // over finite values (numeric columns)
-  std::size_t non_finite = 0;    // NaN and inf (float64)
-  std::size_t n_distinct = 0;    // exact up to kMaxDistinct, then "more than"
+  double min = 0.0, max = 0.0;  // over finite values (numeric columns)
+  std::size_t non_finite = 0;   // NaN and inf (float64)
+  std::size_t n_distinct = 0;   // exact up to kMaxDistinct, then "more than"
   bool distinct_truncated = false;
   std::vector<std::string> distinct;  // sorted, at most kMaxDistinct
 

@@ -11,10 +11,10 @@
 namespace perfit::data {
 
 struct RowValidity {
-  std::vector<std::string> columns;       // the numeric columns checked
-  std::vector<std::size_t> invalid;       // NaN/inf rows per column
-  std::vector<bool> keep;                 // rows with every checked value finite
-  std::size_t rows_invalid = 0;           // rows with at least one
+  std::vector<std::string> columns;  // the numeric columns checked
+  std::vector<std::size_t> invalid;  // NaN/inf rows per column
+  std::vector<bool> keep;            // rows with every checked value finite
+  std::size_t rows_invalid = 0;      // rows with at least one
 };
 
 // Checks the named numeric columns of t (string columns and absent names are skipped).

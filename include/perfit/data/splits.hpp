@@ -13,20 +13,20 @@
 namespace perfit::data {
 
 enum class SplitKind {
-  kfold,  // kfold:K      configurations shuffled (seeded) and dealt to K folds
-  group,  // group:COL[:K] one fold per distinct value of COL (string or numeric); with K, that
-          //              value's rows at its K smallest values of the scale column train too
-          //              (a group predicted from a few small runs of its own)
-  scale,  // scale:COL[:K] one fold: test = rows with the K largest values of COL (default 1)
-  forward // forward:COL  rolling origin: each value from the third up, trained on the smaller ones
+  kfold,   // kfold:K      configurations shuffled (seeded) and dealt to K folds
+  group,   // group:COL[:K] one fold per distinct value of COL (string or numeric); with K, that
+           //              value's rows at its K smallest values of the scale column train too
+           //              (a group predicted from a few small runs of its own)
+  scale,   // scale:COL[:K] one fold: test = rows with the K largest values of COL (default 1)
+  forward  // forward:COL  rolling origin: each value from the third up, trained on the smaller ones
 };
 
 struct SplitSpec {
   SplitKind kind = SplitKind::kfold;
-  std::string column;  // group, scale
-  std::size_t k = 5;   // kfold: folds; scale: largest values held out
-  std::size_t given = 0;  // group: the held-out group's smallest scales that train
-  std::string scale;      // group with given: the column of scale (set by the caller)
+  std::string column;        // group, scale
+  std::size_t k = 5;         // kfold: folds; scale: largest values held out
+  std::size_t given = 0;     // group: the held-out group's smallest scales that train
+  std::string scale;         // group with given: the column of scale (set by the caller)
   std::string text() const;  // parses back to the same spec
 };
 
@@ -50,7 +50,8 @@ std::vector<Fold> make_folds(const SplitSpec& spec, const MeasurementTable& tabl
 
 // Row -> configuration (0, 1, ... by first appearance of the values of `columns`, numeric);
 // count receives how many there are. Throws: DataError for a missing or text column.
-std::vector<std::size_t> configuration_ids(const MeasurementTable& t, const std::vector<std::string>& columns,
+std::vector<std::size_t> configuration_ids(const MeasurementTable& t,
+                                           const std::vector<std::string>& columns,
                                            std::size_t& count);
 
 // Rows kept by a mask, as a new table with the same attributes.

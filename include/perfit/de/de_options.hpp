@@ -3,7 +3,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -15,14 +14,14 @@
 namespace perfit::de {
 
 enum class Strategy {
-  rand1bin,            // Storn & Price 1997
-  best1bin,            // Storn & Price 1997
-  current_to_best1bin, // Storn & Price 1997
-  rand2bin,            // Storn & Price 1997
-  current_to_pbest1,   // JADE: Zhang & Sanderson, IEEE TEVC 13(5) 2009 (fixed F, CR)
-  shade,               // Tanabe & Fukunaga, IEEE CEC 2013
-  lshade,              // Tanabe & Fukunaga, IEEE CEC 2014
-  jso                  // Brest, Maucec & Boskovic, IEEE CEC 2017
+  rand1bin,             // Storn & Price 1997
+  best1bin,             // Storn & Price 1997
+  current_to_best1bin,  // Storn & Price 1997
+  rand2bin,             // Storn & Price 1997
+  current_to_pbest1,    // JADE: Zhang & Sanderson, IEEE TEVC 13(5) 2009 (fixed F, CR)
+  shade,                // Tanabe & Fukunaga, IEEE CEC 2013
+  lshade,               // Tanabe & Fukunaga, IEEE CEC 2014
+  jso                   // Brest, Maucec & Boskovic, IEEE CEC 2017
 };
 enum class Init { uniform, lhs, sobol };
 enum class BoundHandling { midpoint, reflect, resample };
@@ -41,10 +40,10 @@ struct DeOptions {
   // > F: dither, F drawn from U[F, F_max] each generation (scipy's default (0.5, 1): a fixed
   // F = 0.5 lets best/1/bin collapse early); <= F: F fixed.
   double F_max = 1.0;
-  double CR = 0.9;             // crossover rate (classic strategies, JADE)
-  double p_best = 0.11;        // top fraction for current-to-pbest (JADE, SHADE, L-SHADE)
-  double archive_rate = 1.0;   // archive size / population (JADE, SHADE; L-SHADE uses 2.6)
-  std::size_t memory_size = 6; // success-history entries H (SHADE family; jSO uses 5)
+  double CR = 0.9;                 // crossover rate (classic strategies, JADE)
+  double p_best = 0.11;            // top fraction for current-to-pbest (JADE, SHADE, L-SHADE)
+  double archive_rate = 1.0;       // archive size / population (JADE, SHADE; L-SHADE uses 2.6)
+  std::size_t memory_size = 6;     // success-history entries H (SHADE family; jSO uses 5)
   std::size_t min_population = 4;  // floor of L-SHADE / jSO population reduction
   Init init = Init::lhs;
   BoundHandling bounds = BoundHandling::midpoint;
@@ -54,7 +53,7 @@ struct DeOptions {
   std::size_t max_generations = 2000;
   std::size_t max_evaluations = 0;  // 0: no limit
   double target_cost = -std::numeric_limits<double>::infinity();
-  double tol = 1e-8;   // flat: std(cost) <= atol + tol*|mean(cost)| (as scipy)
+  double tol = 1e-8;  // flat: std(cost) <= atol + tol*|mean(cost)| (as scipy)
   double atol = 0.0;
   double max_seconds = 0.0;  // wall clock; 0: no limit
 

@@ -11,7 +11,7 @@ namespace perfit::de {
 
 struct FitOptions {
   DeOptions de;
-  bool polish = true;               // from the DE best: Newton (projected search) or Levenberg-Marquardt
+  bool polish = true;  // from the DE best: Newton (projected search) or Levenberg-Marquardt
   // With the polish on and no target cost, a set of more than 2x this many rows is searched on
   // every k-th row (at most this many); the polish and every result see all rows. 0: all rows.
   std::size_t search_rows = 65536;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <functional>
 
 namespace perfit::de {

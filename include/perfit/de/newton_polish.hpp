@@ -7,7 +7,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 
 #include "perfit/de/optimizer.hpp"
@@ -16,8 +15,8 @@ namespace perfit::de {
 
 struct NewtonOptions {
   int max_iterations = 30;
-  double h = 1e-4;       // finite-difference step in the unit cube (shrinks with the steps)
-  double xtol = 1e-12;   // stop when a step is shorter than this (unit-cube max norm)
+  double h = 1e-4;      // finite-difference step in the unit cube (shrinks with the steps)
+  double xtol = 1e-12;  // stop when a step is shorter than this (unit-cube max norm)
   // Stop when the quadratic model promises less than this relative decrease: below it the
   // differences of costs are rounding (a projected cost is a difference of large sums).
   double ftol = 1e-12;

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <functional>
 #include <string>
 #include <vector>

@@ -17,8 +17,9 @@ namespace perfit::fit {
 // draws from Rng::derive(seed, b): the same seed gives the same replicates on any number of
 // ranks. A replicate whose fit fails, or that has not started when `interrupted` turns true,
 // is left out (a warning says how many).
-BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
-                          const island::IslandLayout& layout, const std::function<bool()>& interrupted);
+BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options,
+                          const Eigen::VectorXd& best_unit, const island::IslandLayout& layout,
+                          const std::function<bool()>& interrupted);
 
 // Per row of ev's table, the percentile interval of the replicates' predictions (replicates[k][b]:
 // param k of refit b, as in result files): the uncertainty of the expected time that comes from
@@ -26,10 +27,12 @@ BootstrapResult bootstrap(const FitProblem& p, const de::FitOptions& options, co
 struct PredictionInterval {
   Eigen::VectorXd lo, hi;
 };
-PredictionInterval prediction_interval(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates,
+PredictionInterval prediction_interval(const model::Evaluator& ev,
+                                       const std::vector<std::vector<double>>& replicates,
                                        double ci);
 // The replicates' predictions, rows x refits.
-Eigen::MatrixXd replicate_predictions(const model::Evaluator& ev, const std::vector<std::vector<double>>& replicates);
+Eigen::MatrixXd replicate_predictions(const model::Evaluator& ev,
+                                      const std::vector<std::vector<double>>& replicates);
 
 // The (1-ci)/2 and (1+ci)/2 percentiles of values (linear interpolation between order
 // statistics). Precondition: values not empty, 0 < ci < 1.

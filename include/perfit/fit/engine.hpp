@@ -6,7 +6,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <limits>
 #include <memory>
 #include <string>
@@ -67,11 +66,11 @@ struct LambdaChoice {
 
 // --bootstrap B: the replicate fits and the percentile interval of every constant.
 struct BootstrapResult {
-  std::size_t requested = 0;      // B; 0: no bootstrap
-  std::string resampled;          // "configuration" (repeats) or "row"
+  std::size_t requested = 0;  // B; 0: no bootstrap
+  std::string resampled;      // "configuration" (repeats) or "row"
   double ci = 0.95;
-  Eigen::MatrixXd replicates;     // one row per finished refit, one column per param
-  Eigen::VectorXd lo, hi;         // per param, the (1-ci)/2 and (1+ci)/2 percentiles
+  Eigen::MatrixXd replicates;  // one row per finished refit, one column per param
+  Eigen::VectorXd lo, hi;      // per param, the (1-ci)/2 and (1+ci)/2 percentiles
 };
 
 // Why the fit stopped and what it found, like a Ceres Summary.
@@ -103,7 +102,7 @@ struct FitReport {
   model::Identifiability identifiability;
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed
-  LambdaChoice lambda;  // with cost.lambda_auto; the fit used lambda.lambda
+  LambdaChoice lambda;                       // with cost.lambda_auto; the fit used lambda.lambda
   BootstrapResult bootstrap;
   ChoiceSpread forward;  // with FitProblem::forward_check: the refits' extrapolation error
 

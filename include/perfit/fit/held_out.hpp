@@ -4,7 +4,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -32,7 +31,8 @@ ChoiceSpread last_fold_spread(const std::vector<FoldFit>& fits, const std::strin
 // clamped to [0, 2].
 inline constexpr double kDefaultGrowth = 1.0;
 double distance_growth(const model::Evaluator& ev, const std::vector<FoldFit>& fits,
-                       const std::vector<const data::Fold*>& held, const std::vector<std::size_t>& at);
+                       const std::vector<const data::Fold*>& held,
+                       const std::vector<std::size_t>& at);
 
 // ln(largest / second largest) of a numeric column: one step of the scale; NaN without two
 // values > 0 or without the column.
@@ -46,7 +46,8 @@ double scale_step_log(const data::MeasurementTable& rows, const std::string& col
 // on the rows; else they are fit_folds' (collective over L.world, spread over the ranks).
 // Nothing known (dof 0, `how` says why) with fewer than three values of the scale column, or
 // more than 64.
-ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options, const Eigen::VectorXd& best_unit,
-                           const island::IslandLayout& L, const model::CompressedRows* fitted = nullptr);
+ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options,
+                           const Eigen::VectorXd& best_unit, const island::IslandLayout& L,
+                           const model::CompressedRows* fitted = nullptr);
 
 }  // namespace perfit::fit

@@ -19,6 +19,7 @@ std::vector<double> lambda_grid();
 // Collective over layout.world. Rows sharded over an island's ranks are gathered first (every
 // rank then holds the whole set); the grid x folds fits are spread over all ranks.
 // Throws: perfit::Error from a fit.
-LambdaChoice choose_lambda(const FitProblem& p, const de::FitOptions& options, const island::IslandLayout& layout);
+LambdaChoice choose_lambda(const FitProblem& p, const de::FitOptions& options,
+                           const island::IslandLayout& layout);
 
 }  // namespace perfit::fit

@@ -19,7 +19,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -31,7 +30,7 @@ struct SpreadParts {
   std::size_t noise_dof = 0;
   double choice_log_sd = std::numeric_limits<double>::quiet_NaN();
   std::size_t choice_dof = 0;
-  std::string choice_how;        // e.g. "forward:p" (select's split)
+  std::string choice_how;            // e.g. "forward:p" (select's split)
   std::size_t bootstrap_refits = 0;  // 0: no constants part
   // One step of the scale the choice part was measured at, ln(x_max / x_below), and its growth
   // with the distance in steps; NaN (older results): the choice part applies at every distance.
@@ -52,7 +51,8 @@ struct PredictiveInterval {
 // constants_log_sd: per row, the sd of ln(prediction) over the refits (empty: none).
 // beyond_log: per row, ln of how far its farthest factor lies outside the measured range (0
 // inside; empty: unknown, the choice part applies at every distance).
-PredictiveInterval predictive_interval(const Eigen::VectorXd& pred, const Eigen::VectorXd& constants_log_sd,
+PredictiveInterval predictive_interval(const Eigen::VectorXd& pred,
+                                       const Eigen::VectorXd& constants_log_sd,
                                        const SpreadParts& parts, double level,
                                        const Eigen::VectorXd& beyond_log = {});
 

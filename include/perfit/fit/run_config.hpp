@@ -29,19 +29,19 @@ struct RunConfig {
   // How strongly a pooled constant's copies are drawn toward their mean; NaN: auto (chosen on
   // held-out scales, job/pool_strength.hpp).
   double pool_strength = std::numeric_limits<double>::quiet_NaN();
-  std::string scale;              // the column of workers (lambda: auto, select); "": p or p's column
-  unsigned threads = 1;           // evaluator threads per process
-  bool drop_invalid = false;      // drop rows with NaN/inf in a column the fit reads
-  bool compress = true;           // evaluate each distinct configuration once when it pays
+  std::string scale;          // the column of workers (lambda: auto, select); "": p or p's column
+  unsigned threads = 1;       // evaluator threads per process
+  bool drop_invalid = false;  // drop rows with NaN/inf in a column the fit reads
+  bool compress = true;       // evaluate each distinct configuration once when it pays
   model::SeparableMode separable = model::SeparableMode::automatic;  // variable projection
-  std::size_t bootstrap = 0;      // refits on resampled rows for intervals (0: none)
-  double ci = 0.95;               // level of the bootstrap intervals
-  bool forward_check = true;      // refit without the largest scales: the extrapolation error
-  std::string checkpoint_dir;     // empty: no checkpoints
+  std::size_t bootstrap = 0;           // refits on resampled rows for intervals (0: none)
+  double ci = 0.95;                    // level of the bootstrap intervals
+  bool forward_check = true;           // refit without the largest scales: the extrapolation error
+  std::string checkpoint_dir;          // empty: no checkpoints
   std::size_t checkpoint_every = 100;  // generations (rounded up to whole epochs)
   model::CostOptions cost;
-  de::DeOptions de;               // the search (seed in de.seed)
-  bool polish = true;             // from the DE best (Newton or Levenberg-Marquardt)
+  de::DeOptions de;                 // the search (seed in de.seed)
+  bool polish = true;               // from the DE best (Newton or Levenberg-Marquardt)
   std::size_t search_rows = 65536;  // large sets: the DE searches on a strided sample (0: all rows)
   std::size_t progress_every = 25;  // generations between progress lines; 0: none
   island::IslandOptions islands;

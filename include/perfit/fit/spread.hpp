@@ -23,6 +23,7 @@ std::vector<double> spread(MPI_Comm comm, const std::vector<std::size_t>& widths
 
 // The rows of every rank's slice on every rank of comm (numeric columns, as float64), in rank
 // order: the whole set, before fits on resampled or held-out rows are spread. Collective.
-std::shared_ptr<const data::MeasurementTable> gather_rows(const data::MeasurementTable& t, MPI_Comm comm);
+std::shared_ptr<const data::MeasurementTable> gather_rows(const data::MeasurementTable& t,
+                                                          MPI_Comm comm);
 
 }  // namespace perfit::fit

@@ -7,7 +7,6 @@
 #include <mpi.h>
 
 #include <Eigen/Core>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,15 +28,15 @@ struct FoldJob {
 };
 
 struct FoldFit {
-  std::string fold;           // the fold's name ("all rows" in-sample)
+  std::string fold;  // the fold's name ("all rows" in-sample)
   std::size_t train_rows = 0, test_rows = 0;
-  Eigen::VectorXd params;     // fitted on the training rows
-  double train_cost = 0.0;    // the fit's cost (with its penalty)
+  Eigen::VectorXd params;   // fitted on the training rows
+  double train_cost = 0.0;  // the fit's cost (with its penalty)
   std::size_t generations = 0;
   Eigen::VectorXd predicted, measured;  // the test rows', in row order
-  model::FitMetrics test;     // of predicted vs measured
-  double test_cost = 0.0;     // mean residual of the cost's kind over the test rows, no penalty
-  bool failed = false;        // the fit threw (its warning names why): params NaN, costs inf
+  model::FitMetrics test;               // of predicted vs measured
+  double test_cost = 0.0;  // mean residual of the cost's kind over the test rows, no penalty
+  bool failed = false;     // the fit threw (its warning names why): params NaN, costs inf
 };
 
 // Collective over comm (MPI_COMM_NULL: serial). Every job's rows must be the same on every
@@ -48,7 +47,8 @@ std::vector<FoldFit> fit_folds(const std::vector<FoldJob>& jobs, const de::FitOp
                                MPI_Comm comm, bool progress = true);
 
 // Mean residual of the kind (rel_sq, sq_log, ape, sq) of predictions against measurements.
-double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted, const Eigen::VectorXd& measured);
+double mean_residual(model::Residual kind, const Eigen::VectorXd& predicted,
+                     const Eigen::VectorXd& measured);
 
 // The test rows of several folds together (k-fold and group splits predict every row once).
 struct Pooled {

@@ -14,15 +14,15 @@ struct ManifestEntry {
   // A selection instead of fits (`select:`, a YAML map of select's keys: models, criterion,
   // holdout, folds, negative_exponents); "" for fits. Model paths in it stay as written.
   std::string select_yaml;
-  std::string options_yaml;         // the entry's fit options (a YAML map), "" when none
-  std::string where;                // "M.yaml fits[2]" for messages
+  std::string options_yaml;  // the entry's fit options (a YAML map), "" when none
+  std::string where;         // "M.yaml fits[2]" for messages
 };
 
 struct Manifest {
   std::string path;
   int ranks_per_fit = 1;
-  int checkpoint_every = 0;         // generations between checkpoints; 0: the fit's default
-  std::string options_yaml;         // options for every entry, under the entry's own
+  int checkpoint_every = 0;  // generations between checkpoints; 0: the fit's default
+  std::string options_yaml;  // options for every entry, under the entry's own
   std::vector<ManifestEntry> fits;
 };
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-
 namespace perfit::io {
 
 inline constexpr const char* kCheckpointFormat = "perfit-checkpoint-1";

@@ -27,9 +27,9 @@ struct EmptyCells {
 
 struct CsvTable {
   data::MeasurementTable table;
-  std::vector<std::size_t> line_of_row;  // 1-based file line of each row (header is line 1)
+  std::vector<std::size_t> line_of_row;        // 1-based file line of each row (header is line 1)
   std::vector<std::vector<std::string>> text;  // with keep_text: each row's fields as written
-  std::vector<EmptyCells> empty;  // numeric columns with empty cells, in header order
+  std::vector<EmptyCells> empty;               // numeric columns with empty cells, in header order
 };
 
 // Empty numeric cells become NaN (an int64 column with one becomes float64).

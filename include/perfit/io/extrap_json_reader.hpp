@@ -21,8 +21,9 @@ namespace perfit::io {
 
 // Either JSON format, told apart by what "parameters" holds (names or {"id", "name"} objects).
 // Throws: IoError if unreadable; DataError "'F': not JSON (...)" or "'F' <where>: found ...,
-// expected ..." naming the JSON path of the bad item (e.g. measurements["main"]["time"][3].values[1]
-// or measurements[7].coordinate_id), or a file without measurements.
+// expected ..." naming the JSON path of the bad item (e.g.
+// measurements["main"]["time"][3].values[1] or measurements[7].coordinate_id), or a file without
+// measurements.
 std::vector<ExtrapSet> read_extrap_json(const std::string& path);
 
 // Throws: IoError if unreadable; DataError "'F' line N: ..." for a line that is not JSON (a

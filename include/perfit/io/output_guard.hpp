@@ -29,12 +29,12 @@ FileKind detect_file_kind(const std::string& path);
 
 struct OutputCheck {
   std::string path;
-  std::string flag = "--out";         // how the user named it, for messages
-  FileKind writes = FileKind::result; // the kind this command produces
-  std::vector<std::string> inputs;    // files the command reads: never the output
+  std::string flag = "--out";          // how the user named it, for messages
+  FileKind writes = FileKind::result;  // the kind this command produces
+  std::vector<std::string> inputs;     // files the command reads: never the output
   bool force = false;
-  bool merge = false;                 // the output is updated in place (import into a store)
-  std::string force_hint = "--force"; // how the user says "replace it" (Python: force=True)
+  bool merge = false;                  // the output is updated in place (import into a store)
+  std::string force_hint = "--force";  // how the user says "replace it" (Python: force=True)
 };
 
 // Throws: ConfigError (exit 2) for an input as output, another kind of file, or the same kind

@@ -21,8 +21,8 @@ struct ResultParam {
   std::string name;
   double value = 0.0, lo = 0.0, hi = 0.0;
   bool log_scale = false, at_bound = false;
-  bool identifiable = true;  // false: the data cannot pin it down (see warnings)
-  bool linear = false;       // solved by least squares for each candidate (separable: auto)
+  bool identifiable = true;         // false: the data cannot pin it down (see warnings)
+  bool linear = false;              // solved by least squares for each candidate (separable: auto)
   double ci_lo = 0.0, ci_hi = 0.0;  // --bootstrap: the percentile interval (else unset)
   // At a bound: the relative cost change with it moved past the bound (< 0: the data pull it
   // further, widening can change the fit). NaN inside its bounds or in older files.
@@ -62,7 +62,7 @@ struct ResultFile {
   // Of the DE, rank 0's time in each collective phase (docs/scaling.md): migrants, the stop
   // vote, the allreduce of row-shard costs; the rest is evaluation. 0 in older files.
   double migration_seconds = 0.0, vote_seconds = 0.0, reduce_seconds = 0.0;
-  double peak_rss_mib = 0.0;  // the largest peak resident memory of any rank
+  double peak_rss_mib = 0.0;     // the largest peak resident memory of any rank
   std::size_t rows_dropped = 0;  // rows with NaN/inf dropped by drop_invalid
   model::FitMetrics metrics;
   std::vector<double> history;
@@ -119,8 +119,8 @@ struct ResultFile {
 // by older perfits may lack it (it then keeps its default). The writer, the reader, the JSON
 // and the full report all walk this table; params, history, metrics, warnings, the lambda
 // curve and bootstrap replicates are the groups and lists beside it.
-using ResultMember = std::variant<std::string ResultFile::*, double ResultFile::*, std::size_t ResultFile::*,
-                                  int ResultFile::*, bool ResultFile::*>;
+using ResultMember = std::variant<std::string ResultFile::*, double ResultFile::*,
+                                  std::size_t ResultFile::*, int ResultFile::*, bool ResultFile::*>;
 struct ResultField {
   const char* key;
   ResultMember member;
@@ -141,10 +141,12 @@ data::Attributes result_attributes(const ResultFile& r);  // result_fields() and
 ResultFile result_from_attributes(const data::Attributes& a, const std::string& where);
 data::MeasurementTable params_table(const std::vector<ResultParam>& params, bool with_ci);
 // Rows [begin, end) of the table (end clamped): one result's among many (a selection store).
-std::vector<ResultParam> params_from_table(const data::MeasurementTable& t, std::size_t begin = 0,
-                                           std::size_t end = std::numeric_limits<std::size_t>::max());
+std::vector<ResultParam> params_from_table(
+    const data::MeasurementTable& t, std::size_t begin = 0,
+    std::size_t end = std::numeric_limits<std::size_t>::max());
 data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges);
-std::vector<MeasuredRange> ranges_from_table(const data::MeasurementTable& t, std::size_t begin = 0,
-                                             std::size_t end = std::numeric_limits<std::size_t>::max());
+std::vector<MeasuredRange> ranges_from_table(
+    const data::MeasurementTable& t, std::size_t begin = 0,
+    std::size_t end = std::numeric_limits<std::size_t>::max());
 
 }  // namespace perfit::io

@@ -21,14 +21,17 @@ inline constexpr const char* kSelectionFormat = "perfit-selection-1";
 // Writes every winner (each r.set distinct) and the run's description (root attributes, e.g.
 // data_file, sets, criterion) to path, through a temporary name and a rename; sealed.
 // Throws: ConfigError for two winners of one set; IoError / H5Error.
-void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners, const data::Attributes& about);
+void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners,
+                           const data::Attributes& about);
 // The same with n winners given one at a time as their records (io/winner_record.hpp), i = 0 ..
 // n-1 in order of their sets, so that they need not all be held as results (10^5 winners of a
 // few KB each). text_widths: the longest text of each field over every winner (widen_to_record
 // as they came). Throws: as above, ConfigError for winners out of set order, DataError for a
 // malformed record or a text wider than text_widths says.
-void write_selection_store(const std::string& path, std::size_t n, const std::function<std::string(std::size_t)>& record,
-                           const data::Attributes& about, const std::map<std::string, std::size_t>& text_widths);
+void write_selection_store(const std::string& path, std::size_t n,
+                           const std::function<std::string(std::size_t)>& record,
+                           const data::Attributes& about,
+                           const std::map<std::string, std::size_t>& text_widths);
 
 // The sets that have a winner, sorted. Throws: DataError if path is not a selection store.
 std::vector<std::string> selection_sets(const std::string& path);

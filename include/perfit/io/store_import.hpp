@@ -12,10 +12,10 @@
 namespace perfit::io {
 
 struct ImportOptions {
-  std::string csv;     // the input file (CSV, or Extra-P text with format extrap)
+  std::string csv;             // the input file (CSV, or Extra-P text with format extrap)
   std::string format = "csv";  // csv | extrap
   std::string store;
-  std::string set;     // /<framework>/<model>[/<system>]; with set_by its first one or two levels
+  std::string set;  // /<framework>/<model>[/<system>]; with set_by its first one or two levels
   // One set per value of this column, named set/<value> (a value is kept as written; one that
   // cannot be a set name is refused). Empty: every row into `set`.
   std::string set_by;
@@ -44,7 +44,7 @@ struct ImportSummary {
   bool created_store = false;
   bool appended = false;
   bool replaced = false;
-  std::vector<std::string> sets;  // the sets written
+  std::vector<std::string> sets;          // the sets written
   std::vector<std::size_t> rows_in_sets;  // with set_by: each set's rows (as sets)
   std::vector<std::string> notes;  // what the user should know of the rows kept (empty cells)
 };

@@ -40,9 +40,10 @@ struct RowRange {
 
 // While one is alive, StoreReader::info reads each set's description (attributes, columns,
 // rows) once per file, as long as the file's identity (device, inode, size, modification
-// time) is unchanged, and open_store shares one reader per file: a selection over 10^4 sets asks for each set's description 4 times
-// (its columns, its rows for the candidates, then the winner's fit). For runs whose stores are
-// inputs only; at most 4,096 descriptions are kept. Not copyable; nests.
+// time) is unchanged, and open_store shares one reader per file: a selection over 10^4 sets asks
+// for each set's description 4 times (its columns, its rows for the candidates, then the winner's
+// fit). For runs whose stores are inputs only; at most 4,096 descriptions are kept. Not copyable;
+// nests.
 class SetInfoMemo {
  public:
   SetInfoMemo();

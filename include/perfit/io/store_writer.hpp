@@ -64,8 +64,8 @@ class StoreWriter {
   // the table's attributes. For result files.
   void write_group(const std::string& path, const data::MeasurementTable& table);
   // The same group written block by block (io/group_writer.hpp): `rows` rows of `columns`.
-  GroupWriter stream_group(const std::string& path, const std::vector<GroupColumn>& columns, std::size_t rows,
-                           const data::Attributes& attributes = {});
+  GroupWriter stream_group(const std::string& path, const std::vector<GroupColumn>& columns,
+                           std::size_t rows, const data::Attributes& attributes = {});
   // Scalar attribute on the file's root group.
   void write_root_attribute(const std::string& name, const data::AttributeValue& v);
   // Flushes, closes and (Seal::yes) seals. Throws: H5Error if the flush fails (disk full),

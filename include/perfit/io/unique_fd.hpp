@@ -11,7 +11,8 @@ namespace perfit::io {
 
 class UniqueFd {
  public:
-  UniqueFd(const std::string& path, int flags, mode_t mode = 0600) : fd_(::open(path.c_str(), flags | O_CLOEXEC, mode)) {}
+  UniqueFd(const std::string& path, int flags, mode_t mode = 0600)
+      : fd_(::open(path.c_str(), flags | O_CLOEXEC, mode)) {}
   UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
   UniqueFd(const UniqueFd&) = delete;
   UniqueFd& operator=(const UniqueFd&) = delete;

@@ -19,8 +19,8 @@ namespace perfit::io {
 std::string winner_record(const ResultFile& r);
 
 // The /winners columns of the metrics, in the record's order.
-inline constexpr const char* kWinnerMetrics[] = {"metric_mape", "metric_rmse", "metric_r2", "metric_gmae",
-                                                 "metric_max_rel_err"};
+inline constexpr const char* kWinnerMetrics[] = {"metric_mape", "metric_rmse", "metric_r2",
+                                                 "metric_gmae", "metric_max_rel_err"};
 
 // widths[field] at least as wide as the record's text of that field (the store's text columns
 // are as wide as their longest value: kept as winners arrive, the store is written in one pass).

@@ -44,9 +44,9 @@ std::uint64_t island_seed(std::uint64_t seed, int island);
 
 struct EpochReport {
   std::size_t epoch = 0;
-  double best_cost = 0.0;  // global
-  double spread = 0.0;     // max - min of the island bests
-  double evals_per_second = 0.0;  // all islands
+  double best_cost = 0.0;           // global
+  double spread = 0.0;              // max - min of the island bests
+  double evals_per_second = 0.0;    // all islands
   double migration_fraction = 0.0;  // of this epoch's wall time (rank 0's view)
 };
 
@@ -57,16 +57,16 @@ struct IslandSummary {
   double best_cost = 0.0;
   int best_island = 0;
   std::size_t epochs = 0;
-  std::size_t generations = 0;   // of island 0
-  std::size_t evaluations = 0;   // all islands
+  std::size_t generations = 0;  // of island 0
+  std::size_t evaluations = 0;  // all islands
   double seconds = 0.0;
   double migration_seconds = 0.0;  // this rank: sending and applying migrants
   double vote_seconds = 0.0;       // this rank: the stop vote (allreduce over island leaders)
   std::size_t migrants_sent = 0, migrants_received = 0;  // this island
-  bool checkpointed = false;  // a checkpoint was written when the run was interrupted
-  std::vector<double> history;  // global best after each epoch
+  bool checkpointed = false;           // a checkpoint was written when the run was interrupted
+  std::vector<double> history;         // global best after each epoch
   std::vector<double> island_history;  // this island's best after each generation
-  std::vector<double> island_best;  // final best cost of each island
+  std::vector<double> island_best;     // final best cost of each island
 };
 
 // What the run reports and where it checkpoints. Every field but the callbacks and the
@@ -81,7 +81,8 @@ struct RunHooks {
   std::size_t checkpoint_every = 0;
   bool checkpoint_on_interrupt = false;
   // World rank 0: every island's state (index = island) and the job's.
-  std::function<void(const std::vector<std::vector<std::uint64_t>>&, const JobSnapshot&)> checkpoint;
+  std::function<void(const std::vector<std::vector<std::uint64_t>>&, const JobSnapshot&)>
+      checkpoint;
   bool resume = false;  // continue from the states below (given on world rank 0 only)
   std::vector<std::vector<std::uint64_t>> resume_islands;
   JobSnapshot resume_job;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "perfit/core/option_table.hpp"
-
 #include "perfit/de/de_options.hpp"
 #include "perfit/island/migration.hpp"
 #include "perfit/island/topology.hpp"
@@ -58,6 +57,7 @@ const OptionTable<IslandOptions>& island_option_table();
 // The ranks per island in effect (resolves auto, see ranks_per_island).
 int resolve_ranks_per_island(const IslandOptions& o, int world_size, std::size_t search_dims);
 
-std::size_t population_per_island(const de::DeOptions& de, const IslandOptions& o, int n_islands, std::size_t dim);
+std::size_t population_per_island(const de::DeOptions& de, const IslandOptions& o, int n_islands,
+                                  std::size_t dim);
 
 }  // namespace perfit::island

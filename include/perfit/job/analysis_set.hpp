@@ -28,7 +28,9 @@ bool is_joint_option(const std::string& key);
 // Where an analysis runs: every rank of the MPI environment, or this process alone.
 struct Ranks {
   mpi::MpiEnvironment* env = nullptr;
-  bool parallel() const { return env && env->initialized() && env->size() > 1; }  // no env: in-process (Python)
+  bool parallel() const {
+    return env && env->initialized() && env->size() > 1;
+  }  // no env: in-process (Python)
   MPI_Comm comm() const { return parallel() ? MPI_COMM_WORLD : MPI_COMM_NULL; }
   bool root() const { return !parallel() || env->rank() == 0; }
   // Runs fn on every rank and agrees (one message under MPI).
@@ -53,12 +55,13 @@ struct AnalysisSet {
 AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string> columns,
                               const SetSource& source = {});
 
-// A model with cfg.factors bound, over the set's columns (perfit/job/set_binding.hpp); bindings it does
-// not read are left out, and with `note` said so once (one model; select checks its candidates).
-// Throws: ConfigError / DataError naming the model and the missing column.
-std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path, const fit::RunConfig& cfg,
-                                               const std::vector<std::string>& set_columns, bool note,
-                                               const SetSource& source = {});
+// A model with cfg.factors bound, over the set's columns (perfit/job/set_binding.hpp); bindings it
+// does not read are left out, and with `note` said so once (one model; select checks its
+// candidates). Throws: ConfigError / DataError naming the model and the missing column.
+std::shared_ptr<const model::Model> bind_model(const std::string& name_or_path,
+                                               const fit::RunConfig& cfg,
+                                               const std::vector<std::string>& set_columns,
+                                               bool note, const SetSource& source = {});
 
 // The set's column names without reading rows. Throws: IoError/DataError.
 std::vector<std::string> set_columns(const fit::RunConfig& cfg, const SetSource& source = {});

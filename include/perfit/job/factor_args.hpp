@@ -14,7 +14,8 @@ struct FactorRange {
 };
 
 // Throws: ConfigError naming the flag and the item, with an example.
-std::vector<std::pair<std::string, double>> parse_values(const std::string& text, const std::string& flag);
+std::vector<std::pair<std::string, double>> parse_values(const std::string& text,
+                                                         const std::string& flag);
 std::vector<FactorRange> parse_ranges(const std::string& text, const std::string& flag);
 
 // Throws: ConfigError listing the missing and the unknown factors and what the model uses.

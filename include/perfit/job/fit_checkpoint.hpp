@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "perfit/fit/run_config.hpp"
 #include "perfit/io/checkpoint_file.hpp"
 #include "perfit/island/island_model.hpp"
-#include "perfit/fit/run_config.hpp"
 
 namespace perfit::job {
 
@@ -25,7 +25,8 @@ std::optional<io::Checkpoint> load_for_resume(const fit::RunConfig& cfg, const i
 void prepare_checkpoint_dir(const std::string& dir);
 
 // The hook that writes DIR/checkpoint.h5 (world rank 0).
-void add_checkpoint_hook(island::RunHooks& hooks, const io::Checkpoint& header, const std::string& dir);
+void add_checkpoint_hook(island::RunHooks& hooks, const io::Checkpoint& header,
+                         const std::string& dir);
 
 // The command line as typed (main() records it), and the same with --resume for the message
 // an interrupted fit prints.

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <string>
 
@@ -16,13 +15,15 @@ namespace perfit::job {
 inline constexpr std::size_t kKeptRowsMax = 10000;
 
 struct KeptRows {
-  data::MeasurementTable rows;  // factor columns, <target>, predicted, residual (measured - predicted)
-  std::size_t stride = 1;       // every stride-th row of those fitted
+  data::MeasurementTable
+      rows;                // factor columns, <target>, predicted, residual (measured - predicted)
+  std::size_t stride = 1;  // every stride-th row of those fitted
 };
 
 // `spec` as fitted (its factors bound to columns), `x` its constants.
-KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& rows, const std::string& target,
-                   const Eigen::VectorXd& x, std::size_t max_rows = kKeptRowsMax);
+KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& rows,
+                   const std::string& target, const Eigen::VectorXd& x,
+                   std::size_t max_rows = kKeptRowsMax);
 
 // The store's path from the directory of the result file `out` ("" without an output or a
 // store file), so that a result moved with its store still finds it.

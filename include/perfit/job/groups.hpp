@@ -14,8 +14,8 @@
 namespace perfit::job {
 
 struct Groups {
-  std::vector<std::string> by;      // the columns
-  std::vector<std::string> labels;  // one per group, sorted: its values joined by " / "
+  std::vector<std::string> by;         // the columns
+  std::vector<std::string> labels;     // one per group, sorted: its values joined by " / "
   std::vector<std::string> per_group;  // the model's constants fitted per group, independently
   std::vector<std::string> pooled;     // per group, drawn toward their common value
   std::vector<double> pool_strengths;  // how strongly, per pooled constant (job/pool_strength.hpp)
@@ -26,7 +26,8 @@ struct Groups {
 };
 
 // Row i's label ("tf" or "tf / resnet50"). Precondition: every by column is in t.
-std::string group_label(const data::MeasurementTable& t, const std::vector<std::string>& by, std::size_t i);
+std::string group_label(const data::MeasurementTable& t, const std::vector<std::string>& by,
+                        std::size_t i);
 
 // A label's value per by column (the inverse of group_label). Throws: ConfigError when a value
 // itself holds " / ", so that the split is ambiguous.
@@ -35,7 +36,8 @@ std::vector<std::string> group_values(const Groups& g, const std::string& label)
 // The distinct labels of t's rows. `where` names the rows in messages.
 // Throws: DataError naming the missing column (listing the columns), or a --by that gives one
 // group only (a joint fit needs two).
-Groups find_groups(const data::MeasurementTable& t, const std::vector<std::string>& by, const std::string& where);
+Groups find_groups(const data::MeasurementTable& t, const std::vector<std::string>& by,
+                   const std::string& where);
 
 // Adds the indicator columns _group1.._groupG (1 on a group's rows, 0 elsewhere).
 // Throws: ConfigError for a missing by column or a row whose values are no group of the fit

@@ -30,15 +30,16 @@ struct JointFit {
 // `columns` (the set's) gets the group indicators. `where` names the set.
 // Throws: ConfigError for a --by column the set lacks or a bad list of constants; DataError for
 // a --by that gives one group.
-JointFit plan_joint_fit(const fit::RunConfig& cfg, model::ModelSpec& spec, std::vector<std::string>& columns,
-                        const std::function<data::MeasurementTable(const std::vector<std::string>&)>& read_keys,
-                        const std::string& where);
+JointFit plan_joint_fit(
+    const fit::RunConfig& cfg, model::ModelSpec& spec, std::vector<std::string>& columns,
+    const std::function<data::MeasurementTable(const std::vector<std::string>&)>& read_keys,
+    const std::string& where);
 
 // Every group fitted alone (j.alone: the joint search's start) and the pooled constants'
 // strengths (job/pool_strength.hpp) recorded in j.groups; returns the spec with them.
 // `problem`: the fit's, on this rank's rows. Collective over layout.world.
-model::ModelSpec choose_pools(JointFit& j, const fit::RunConfig& cfg, const fit::FitProblem& problem,
-                              const island::IslandLayout& layout);
+model::ModelSpec choose_pools(JointFit& j, const fit::RunConfig& cfg,
+                              const fit::FitProblem& problem, const island::IslandLayout& layout);
 
 // A cross-validation fold's recipe (fit::FoldJob::prepare) for a joint fit: on the fold's
 // training rows, serially, every group fitted alone chooses the pooled strengths and starts the

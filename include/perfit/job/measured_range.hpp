@@ -4,8 +4,8 @@
 #pragma once
 
 #include <mpi.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +18,8 @@ namespace perfit::job {
 
 // Each factor column the model reads (over every rank of comm: each may hold a slice of the
 // rows), and each factor `factors` fixes to a value.
-std::vector<io::MeasuredRange> measured_ranges(const model::Model& m, const data::MeasurementTable& rows,
+std::vector<io::MeasuredRange> measured_ranges(const model::Model& m,
+                                               const data::MeasurementTable& rows,
                                                const std::string& factors, MPI_Comm comm);
 
 // One factor of one point outside its measured range.
@@ -27,8 +28,8 @@ struct Outside {
   double value = 0.0;
   double lo = 0.0, hi = 0.0;  // measured
   bool above = false;
-  double ratio = 1.0;  // value / hi above, lo / value below (>= 1; inf past 0)
-  std::string group;   // a joint fit's: the range is this group's own ("" : every row's)
+  double ratio = 1.0;        // value / hi above, lo / value below (>= 1; inf past 0)
+  std::string group;         // a joint fit's: the range is this group's own ("" : every row's)
   std::string text() const;  // "gpus=256 4x above the measured 1..64" ("... pytorch's measured")
 };
 
@@ -51,7 +52,8 @@ class RangeGuard {
   // known): how many of `points` lie outside, and the farthest per factor.
   void warn(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const;
   // That line without printing it ("" when there is nothing to say): the Python package's warning.
-  std::string warning(const std::vector<std::vector<Outside>>& per_point, const std::string& command) const;
+  std::string warning(const std::vector<std::vector<Outside>>& per_point,
+                      const std::string& command) const;
   const std::vector<io::MeasuredRange>& ranges() const { return ranges_; }
 
  private:
@@ -62,7 +64,8 @@ class RangeGuard {
 
 // A joint fit's ranges per group: each factor column of `ranges` over the rows of each group
 // (indicator columns of `rows`), named factor@label. Collective over comm.
-std::vector<io::MeasuredRange> group_ranges(const model::Model& m, const data::MeasurementTable& rows,
+std::vector<io::MeasuredRange> group_ranges(const model::Model& m,
+                                            const data::MeasurementTable& rows,
                                             const std::vector<io::MeasuredRange>& ranges,
                                             const std::vector<std::string>& labels, MPI_Comm comm);
 

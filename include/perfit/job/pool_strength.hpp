@@ -9,7 +9,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -29,11 +28,13 @@ std::vector<double> pool_strength_multipliers();
 
 // Every group fitted alone (the first step of choosing the strengths, and a joint search's start).
 struct Alone {
-  std::vector<std::string> names;       // the base model's params
-  std::vector<Eigen::VectorXd> params;  // per group (1..G at 0..G-1), in that order; NaN: its fit failed
-  double noise = 0.0;                   // the mean cost over the rows of the groups that fitted
+  std::vector<std::string> names;  // the base model's params
+  std::vector<Eigen::VectorXd>
+      params;          // per group (1..G at 0..G-1), in that order; NaN: its fit failed
+  double noise = 0.0;  // the mean cost over the rows of the groups that fitted
   std::size_t rows = 0;
-  // The groups' median value of a constant, group `skip` (1-based; 0: none) left out; NaN if none fitted.
+  // The groups' median value of a constant, group `skip` (1-based; 0: none) left out; NaN if none
+  // fitted.
   double median_of(const std::string& constant, std::size_t skip = 0) const;
 };
 
@@ -51,8 +52,9 @@ Eigen::VectorXd joint_start(const model::Model& m, const Alone& alone, std::size
 // `base`: the bound spec before the groups; `problem`: its rows over the groups (this rank's
 // slice; its model unused); `given`: one strength for every pooled constant, NaN to choose.
 // Collective over layout.world. Throws: perfit::Error from a fit.
-PoolChoice choose_pool_strength(const model::ModelSpec& base, std::size_t n_groups, const model::ConstantKinds& kinds,
-                                const fit::FitProblem& problem, double given, const de::FitOptions& options,
+PoolChoice choose_pool_strength(const model::ModelSpec& base, std::size_t n_groups,
+                                const model::ConstantKinds& kinds, const fit::FitProblem& problem,
+                                double given, const de::FitOptions& options,
                                 const island::IslandLayout& layout);
 
 }  // namespace perfit::job

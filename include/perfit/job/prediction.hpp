@@ -4,16 +4,15 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "perfit/job/measured_range.hpp"
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/fit/predictive.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/job/measured_range.hpp"
 #include "perfit/model/model.hpp"
 
 namespace perfit::job {
@@ -31,7 +30,7 @@ struct Interval {
 struct Prediction {
   data::MeasurementTable rows;  // as given, in the model's column names
   Eigen::VectorXd values;
-  Eigen::MatrixXd terms;        // one column per named term
+  Eigen::MatrixXd terms;  // one column per named term
   std::vector<std::string> term_names;
   Interval interval;
   std::vector<std::vector<Outside>> outside;  // per row, the factors beyond the measured range
@@ -52,10 +51,12 @@ data::MeasurementTable at_row(const std::string& text, const io::ResultFile& r);
 // for the range guard). only_factors: the rows may hold nothing but the model's factors.
 // `note`: what binding renamed, if anything. Throws: ConfigError naming a missing factor or
 // group column (listing the groups).
-data::MeasurementTable bind_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
-                                 const std::string& where, bool only_factors, model::ModelSpec& spec, std::string* note);
+data::MeasurementTable bind_rows(const io::ResultFile& r, const std::string& result,
+                                 const data::MeasurementTable& rows, const std::string& where,
+                                 bool only_factors, model::ModelSpec& spec, std::string* note);
 
-Prediction predict_rows(const io::ResultFile& r, const std::string& result, const data::MeasurementTable& rows,
-                        const std::string& where, bool only_factors, double interval);
+Prediction predict_rows(const io::ResultFile& r, const std::string& result,
+                        const data::MeasurementTable& rows, const std::string& where,
+                        bool only_factors, double interval);
 
 }  // namespace perfit::job

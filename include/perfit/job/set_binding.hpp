@@ -13,7 +13,7 @@
 namespace perfit::job {
 
 struct BoundSpec {
-  model::ModelSpec spec;                       // with the bindings it reads applied
+  model::ModelSpec spec;                     // with the bindings it reads applied
   std::vector<model::FactorBinding> unused;  // bindings for factors it does not read
 };
 
@@ -22,8 +22,8 @@ struct BoundSpec {
 // Throws: ConfigError for an unbound factor that is no column ("bind it with --factors
 // p=<column>", listing the numeric columns), a bound column the set lacks or holds text in
 // ("did you mean ..."), or a factor bound to (or named as) the target.
-BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors, const io::SetInfo& info,
-                      const std::string& set);
+BoundSpec bind_to_set(const model::ModelSpec& spec, const std::string& factors,
+                      const io::SetInfo& info, const std::string& set);
 
 // One info line for bindings the model does not read (nothing when there are none).
 void note_unused(const BoundSpec& b);

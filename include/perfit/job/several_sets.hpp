@@ -28,6 +28,7 @@ SeveralSets read_several_sets(const io::StoreReader& store, const std::string& p
 
 // The table with `columns` only, in that order (a fit keeps what it reads: other text columns
 // cannot travel between the ranks of an island). Throws: DataError naming a missing column.
-data::MeasurementTable only_columns(const data::MeasurementTable& t, const std::vector<std::string>& columns);
+data::MeasurementTable only_columns(const data::MeasurementTable& t,
+                                    const std::vector<std::string>& columns);
 
 }  // namespace perfit::job

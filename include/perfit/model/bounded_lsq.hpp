@@ -14,7 +14,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <vector>
 
 namespace perfit::model {

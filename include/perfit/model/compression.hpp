@@ -31,10 +31,12 @@ inline constexpr const char* kCompressedWeight = "__perfit_weight";
 // factors: the columns the model reads. Rows are grouped by the exact bits of those values.
 // Precondition: cost.residual is not ape; the target and weights are finite (the evaluator's
 // checks have passed). row_weights multiply the weight column's (empty: 1).
-CompressedRows compress_rows(const data::MeasurementTable& t, const std::vector<std::string>& factors,
-                             const CostOptions& cost, const std::vector<double>& row_weights = {});
+CompressedRows compress_rows(const data::MeasurementTable& t,
+                             const std::vector<std::string>& factors, const CostOptions& cost,
+                             const std::vector<double>& row_weights = {});
 
 // Distinct configurations of the factors, without building the table (to decide if it pays).
-std::size_t count_configurations(const data::MeasurementTable& t, const std::vector<std::string>& factors);
+std::size_t count_configurations(const data::MeasurementTable& t,
+                                 const std::vector<std::string>& factors);
 
 }  // namespace perfit::model

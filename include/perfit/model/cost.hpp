@@ -24,10 +24,14 @@ enum class Penalty { none, l1, l2 };
 // against this one.
 inline double residual(Residual kind, double predicted, double measured) {
   switch (kind) {
-    case Residual::rel_sq: return (predicted / measured - 1.0) * (predicted / measured - 1.0);
-    case Residual::sq_log: return std::log(predicted / measured) * std::log(predicted / measured);
-    case Residual::ape: return std::fabs(predicted / measured - 1.0);
-    case Residual::sq: return (predicted - measured) * (predicted - measured);
+    case Residual::rel_sq:
+      return (predicted / measured - 1.0) * (predicted / measured - 1.0);
+    case Residual::sq_log:
+      return std::log(predicted / measured) * std::log(predicted / measured);
+    case Residual::ape:
+      return std::fabs(predicted / measured - 1.0);
+    case Residual::sq:
+      return (predicted - measured) * (predicted - measured);
   }
   return 0.0;
 }

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,8 +21,9 @@ class TapeKernel;
 }
 
 struct EvaluatorOptions {
-  std::size_t block_rows = 1024;  // rows per block (measured best: 0.93x hand-written vs 0.79x at 256)
-  unsigned threads = 1;          // rows are split among threads; sums combine in fixed order
+  std::size_t block_rows =
+      1024;              // rows per block (measured best: 0.93x hand-written vs 0.79x at 256)
+  unsigned threads = 1;  // rows are split among threads; sums combine in fixed order
   // Per-row weights multiplied into the weight column's (k-fold: 0 on held-out rows;
   // bootstrap: multinomial counts); empty: all 1. Must be finite and >= 0.
   Eigen::VectorXd row_weights;
@@ -66,8 +66,8 @@ class Evaluator {
   void costs(const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::Ref<Eigen::VectorXd> costs) const;
   // The cost formula, once: residual sums (of this rank's rows, or reduced over the ranks that
   // share a set) become costs in place, with total_weight the whole set's weight sum.
-  void costs_from_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop, Eigen::Ref<Eigen::VectorXd> sums,
-                       double total_weight) const;
+  void costs_from_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
+                       Eigen::Ref<Eigen::VectorXd> sums, double total_weight) const;
   double cost(const Eigen::Ref<const Eigen::VectorXd>& x) const;
   double penalty(const Eigen::Ref<const Eigen::VectorXd>& x) const;
 

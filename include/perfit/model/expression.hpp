@@ -20,11 +20,11 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   enum class Kind { number, ident, neg, add, sub, mul, div, pow, call };
   Kind kind = Kind::number;
-  double value = 0.0;       // number
-  std::string name;         // ident
-  Func func = Func::log;    // call
+  double value = 0.0;     // number
+  std::string name;       // ident
+  Func func = Func::log;  // call
   std::vector<ExprPtr> args;
-  std::size_t pos = 0;      // offset in the source text, for messages
+  std::size_t pos = 0;  // offset in the source text, for messages
 };
 
 // Throws: ConfigError "syntax error in <what>: ..." followed by the text and a caret line.

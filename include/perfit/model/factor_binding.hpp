@@ -23,7 +23,8 @@ struct FactorBinding {
 std::vector<FactorBinding> parse_factor_bindings(const std::string& text);
 
 // The bindings of factors the spec reads (select binds one list to models with different factors).
-std::vector<FactorBinding> bindings_for(const ModelSpec& spec, const std::vector<FactorBinding>& bindings);
+std::vector<FactorBinding> bindings_for(const ModelSpec& spec,
+                                        const std::vector<FactorBinding>& bindings);
 // The column a name stands for: the column `name` is bound to (p -> n_accelerators), else
 // `name` itself (already a column, or bound to a value).
 std::string column_of(const std::vector<FactorBinding>& bindings, const std::string& name);

@@ -35,7 +35,8 @@ struct ConstantKinds {
 // Throws: ConfigError naming a constant in two lists, or a name that is no constant of the
 // model (listing them).
 ConstantKinds constant_kinds(const ModelSpec& spec, const std::vector<std::string>& shared,
-                             const std::vector<std::string>& per_group, const std::vector<std::string>& pooled = {});
+                             const std::vector<std::string>& per_group,
+                             const std::vector<std::string>& pooled = {});
 
 // The strength of a pooled constant and its scale (the typical size of the constant).
 struct PoolStrength {
@@ -46,7 +47,8 @@ struct PoolStrength {
 // The spec over n_groups groups: per_group and pooled constants (names of spec's params) get a
 // copy per group, and each pooled one a pool (ModelSpec::pools). The description says so.
 // Throws: ConfigError when a name it would create is already a name of the spec.
-ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups, const std::vector<std::string>& per_group,
+ModelSpec expand_for_groups(const ModelSpec& spec, std::size_t n_groups,
+                            const std::vector<std::string>& per_group,
                             const std::vector<PoolStrength>& pooled = {});
 
 }  // namespace perfit::model

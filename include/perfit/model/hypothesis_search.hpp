@@ -54,8 +54,8 @@ struct SearchOptions {
 // entries of the same point); y: the measured values.
 // Throws: DataError when a parameter has fewer than 3 distinct values; ConfigError for more
 // than 2 parameters.
-PmnfHypothesis search_hypothesis(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
-                                 const SearchOptions& opt = {});
+PmnfHypothesis search_hypothesis(const std::vector<std::vector<double>>& x,
+                                 const std::vector<double>& y, const SearchOptions& opt = {});
 
 // The single-parameter search on (x, y) pairs, Extra-P's basic modeler.
 PmnfHypothesis search_single_parameter(const std::vector<double>& x, const std::vector<double>& y,

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,8 +20,8 @@ inline constexpr std::size_t kDistinctCap = 4096;
 struct Identifiability {
   // Of the model's factors, counted up to kDistinctCap (a sum over slices when sharded).
   std::size_t distinct_configurations = 0;
-  std::vector<bool> identifiable;           // per param
-  std::vector<std::string> warnings;        // one line each, naming params and the cause
+  std::vector<bool> identifiable;     // per param
+  std::vector<std::string> warnings;  // one line each, naming params and the cause
 };
 
 // Sums n doubles in place across the ranks sharing the rows (identity when serial).

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -32,8 +31,8 @@ struct TermSpec {
 // group): the cost adds strength * sum_g ((x_g - mean of the x)/scale)^2, a penalised form of
 // a random-effects model (model/grouped_model.hpp). strength 0: independent copies.
 struct PoolSpec {
-  std::string constant;              // what the copies are of, for messages
-  std::vector<std::string> params;   // the copies: params of the spec
+  std::string constant;             // what the copies are of, for messages
+  std::vector<std::string> params;  // the copies: params of the spec
   double strength = 0.0, scale = 1.0;
 };
 

@@ -35,6 +35,8 @@ ModelSpec naive_spec(NaiveKind kind, const std::string& column, const std::vecto
 
 // How many of those constants are estimated from the times (t_last, slope, c; x_last is a
 // measured scale): each takes a degree of freedom from the noise estimate.
-constexpr std::size_t naive_estimated_constants(NaiveKind kind) { return kind == NaiveKind::loglog ? 2 : 1; }
+constexpr std::size_t naive_estimated_constants(NaiveKind kind) {
+  return kind == NaiveKind::loglog ? 2 : 1;
+}
 
 }  // namespace perfit::model

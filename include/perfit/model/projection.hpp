@@ -13,7 +13,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -63,9 +62,10 @@ class ProjectedEvaluator {
   void plan_blocks();
   std::size_t pair_index(std::size_t i, std::size_t j) const;
   // One candidate's least-squares problem: its statistics, the penalty and the pools.
-  BlockQP problem(const Eigen::Ref<const Eigen::VectorXd>& st, const Eigen::Ref<const Eigen::VectorXd>& x,
-                  double total_weight) const;
-  void add_pooling(BlockQP& q, const Eigen::Ref<const Eigen::VectorXd>& x, double total_weight) const;
+  BlockQP problem(const Eigen::Ref<const Eigen::VectorXd>& st,
+                  const Eigen::Ref<const Eigen::VectorXd>& x, double total_weight) const;
+  void add_pooling(BlockQP& q, const Eigen::Ref<const Eigen::VectorXd>& x,
+                   double total_weight) const;
   Eigen::Index linear_index(std::size_t param) const;  // -1: searched
 
   class Pass;
@@ -73,7 +73,7 @@ class ProjectedEvaluator {
 
   const Evaluator* ev_;
   Separation sep_;
-  std::size_t k_ = 0;                                        // linear params
+  std::size_t k_ = 0;                                         // linear params
   std::vector<std::unique_ptr<detail::TapeKernel>> kernels_;  // bases, then the offset
   std::vector<bool> varies_;  // per kernel: reads a param (evaluated per candidate)
   bool has_offset_ = false;

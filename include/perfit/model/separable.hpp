@@ -18,7 +18,8 @@
 namespace perfit::model {
 
 enum class SeparableMode { automatic, off };
-SeparableMode parse_separable_mode(const std::string& s);  // Throws: ConfigError listing the choices
+SeparableMode parse_separable_mode(
+    const std::string& s);  // Throws: ConfigError listing the choices
 const char* to_string(SeparableMode m);
 
 // prediction(x) = offset(x; nl) + sum_k params[linear[k]] * basis[k](x; nl), where nl are the

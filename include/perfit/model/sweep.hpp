@@ -5,7 +5,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <string>
 #include <vector>
 
@@ -22,7 +21,7 @@ struct SweepReport {
   std::string factor;
   std::vector<double> x, time;  // the sweep and the predictions
   std::vector<std::string> terms;
-  Eigen::MatrixXd share;         // points x terms, each term / time
+  Eigen::MatrixXd share;           // points x terms, each term / time
   std::vector<double> efficiency;  // time(x0)*x0 / (time(x)*x): 1 at the first point
   std::vector<Crossover> crossovers;
   double best_x = 0.0, best_time = 0.0;  // minimum predicted time
@@ -32,8 +31,9 @@ struct SweepReport {
 
 // ev: a prediction-only evaluator over the sweep's rows, in sweep order (factor increasing,
 // > 0). Throws: DataError if a prediction is not finite and > 0.
-SweepReport analyse_sweep(const Evaluator& ev, const Eigen::VectorXd& params, const std::string& factor,
-                          const std::vector<double>& x, double threshold);
+SweepReport analyse_sweep(const Evaluator& ev, const Eigen::VectorXd& params,
+                          const std::string& factor, const std::vector<double>& x,
+                          double threshold);
 
 // lo, lo*2, lo*4, ... up to hi, and hi itself when it is not on that ladder.
 // Throws: ConfigError unless 0 < lo < hi.

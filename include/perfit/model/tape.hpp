@@ -20,9 +20,27 @@
 namespace perfit::model {
 
 enum class OpCode : std::uint8_t {
-  constant, param, column,
-  neg, add, sub, mul, div, pow, min, max,
-  log, log2, exp, sqrt, abs, ceil, floor, square, cube, inv,
+  constant,
+  param,
+  column,
+  neg,
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  min,
+  max,
+  log,
+  log2,
+  exp,
+  sqrt,
+  abs,
+  ceil,
+  floor,
+  square,
+  cube,
+  inv,
   powlog,  // a^... given b = log(base): exp(a*b), and 1 where a == 0 (x^0 = 1 even at x = 0)
   lincomb  // sum of Tape::terms[index .. index+count): one pass, one store per row
 };

@@ -14,7 +14,8 @@ enum class ThreadLevel { funneled, multiple };
 class MpiEnvironment {
  public:
   // start_now: as start(level) at once; else nothing happens until start().
-  MpiEnvironment(int* argc, char*** argv, ThreadLevel level = ThreadLevel::funneled, bool start_now = true);
+  MpiEnvironment(int* argc, char*** argv, ThreadLevel level = ThreadLevel::funneled,
+                 bool start_now = true);
   ~MpiEnvironment();
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;

@@ -12,7 +12,8 @@
 namespace perfit::mpi {
 
 // MPI_Bcast, waiting idly. Throws: MpiError naming `what`.
-void bcast_idle(void* data, int count, MPI_Datatype type, int root, MPI_Comm comm, const std::string& what);
+void bcast_idle(void* data, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                const std::string& what);
 
 // Waits for `request` idly. Throws: MpiError naming `what`.
 void wait_idle(MPI_Request& request, const std::string& what);

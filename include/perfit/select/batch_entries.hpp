@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "perfit/batch/plan.hpp"
-#include "perfit/select/select_set.hpp"
 #include "perfit/select/ledger.hpp"
+#include "perfit/select/select_set.hpp"
 
 namespace perfit::select {
 

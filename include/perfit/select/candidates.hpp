@@ -30,10 +30,11 @@ struct Candidate {
   // the model reads) as the model has constants. An underdetermined model can pass through
   // its training points and still look good one step out; it ranks after every determined one.
   bool determined = true;
-  std::vector<std::string> search_columns{};  // pmnf-search: Extra-P's search over these columns
-  model::PmnfHypothesis found{};              // pmnf-search: the hypothesis on every row
+  std::vector<std::string> search_columns{};     // pmnf-search: Extra-P's search over these columns
+  model::PmnfHypothesis found{};                 // pmnf-search: the hypothesis on every row
   std::optional<model::ModelSpec> found_spec{};  // pmnf-search: that hypothesis as a model
-  std::optional<model::NaiveKind> naive{};    // naive-ideal / naive-loglog / ideal-fit over search_columns[0]
+  std::optional<model::NaiveKind>
+      naive{};  // naive-ideal / naive-loglog / ideal-fit over search_columns[0]
   bool searched() const { return !search_columns.empty() && !naive; }
   bool procedure() const { return !search_columns.empty(); }  // computed per fold, not fitted
   std::string why{};  // why it was put first (ladder.hpp), "" when its score did
@@ -54,8 +55,9 @@ std::string scale_of(const fit::RunConfig& c, const std::vector<std::string>& co
 // --models as named (each must bind), else every built-in whose factors the set has, plus the
 // naive references when the criterion is extrapolation. Throws: ConfigError (a binding no
 // candidate reads, a naive candidate without a scale column), DataError (no built-in fits).
-std::vector<Candidate> candidates(const std::string& models, bool extrapolation, const fit::RunConfig& c,
-                                  const std::vector<std::string>& columns, const job::SetSource& source = {});
+std::vector<Candidate> candidates(const std::string& models, bool extrapolation,
+                                  const fit::RunConfig& c, const std::vector<std::string>& columns,
+                                  const job::SetSource& source = {});
 
 // Leaves out the built-ins whose constants the set cannot determine, with the reason.
 void drop_undeterminable(std::vector<Candidate>& cands, const data::MeasurementTable& rows);
@@ -70,7 +72,7 @@ using fit::ChoiceSpread;  // fit/choice_spread.hpp
 // determined by the rows) disagree with the first one step beyond the largest value of
 // `column` (at its ratio to the one below, the other columns as measured there): rms of the
 // mean ln(their prediction / its prediction), one dof per candidate.
-ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
-                                 const std::string& column);
+ChoiceSpread disagreement_spread(const std::vector<Candidate>& ranked,
+                                 const data::MeasurementTable& rows, const std::string& column);
 
 }  // namespace perfit::select

@@ -18,12 +18,14 @@ namespace perfit::select {
 
 struct JointModel {
   job::JointFit joint;
-  std::shared_ptr<const model::Model> model;  // over the groups, pooled strengths 0 until a fold chooses them
+  std::shared_ptr<const model::Model>
+      model;  // over the groups, pooled strengths 0 until a fold chooses them
 };
 
 // c.by's groups of set's rows (which hold the by columns) and `base` rewritten over them with
 // c's kinds of constant. Throws: ConfigError / DataError as job::plan_joint_fit.
-JointModel plan_joint(const fit::RunConfig& c, const model::Model& base, const job::AnalysisSet& set);
+JointModel plan_joint(const fit::RunConfig& c, const model::Model& base,
+                      const job::AnalysisSet& set);
 
 // set.rows with the groups' indicator columns. Throws: ConfigError as job::add_group_columns.
 void mark_groups(job::AnalysisSet& set, const job::Groups& g, const fit::RunConfig& c);
@@ -34,14 +36,15 @@ struct JointKinds {
   std::string label;
   fit::RunConfig cfg;  // c with the lists of that kind
 };
-std::vector<JointKinds> kinds_to_compare(const fit::RunConfig& c, const std::vector<std::string>& constants);
+std::vector<JointKinds> kinds_to_compare(const fit::RunConfig& c,
+                                         const std::vector<std::string>& constants);
 
 // select --by: each fitted candidate once per kind of constant to compare, over the groups of
 // set's rows (which get the indicator columns). Naive and searched candidates are computed per
 // series, not fitted over groups: left out, and refused when `named` (--models). A default
 // candidate whose constants the kinds given do not fit is left out with a line saying why.
 // Throws: ConfigError, DataError (no candidate left).
-std::vector<Candidate> joint_candidates(std::vector<Candidate> cands, bool named, const fit::RunConfig& c,
-                                        job::AnalysisSet& set);
+std::vector<Candidate> joint_candidates(std::vector<Candidate> cands, bool named,
+                                        const fit::RunConfig& c, job::AnalysisSet& set);
 
 }  // namespace perfit::select

@@ -25,8 +25,9 @@ struct SerialPartTest {
   bool significant = false;  // F above the 95% quantile of F(1, rows - 2)
   double f = std::numeric_limits<double>::quiet_NaN();
   std::size_t dof = 0;
-  double amdahl_residual_sd = std::numeric_limits<double>::quiet_NaN();  // the noise without repetitions
-  double a = 0.0, b = 0.0, c = 0.0;  // Amdahl's a, b and ideal scaling's c
+  double amdahl_residual_sd =
+      std::numeric_limits<double>::quiet_NaN();  // the noise without repetitions
+  double a = 0.0, b = 0.0, c = 0.0;              // Amdahl's a, b and ideal scaling's c
 };
 SerialPartTest serial_part_test(const data::MeasurementTable& rows, const std::string& column);
 
@@ -41,7 +42,8 @@ double within_scale_log_sd(const data::MeasurementTable& rows, const std::string
 // With two scales, nothing held out: ideal-fit first when the serial part is not significant,
 // else Amdahl's law through them (what two points determine), else the log-log line; the rest
 // stay ranked by their in-sample MAPE. Sets the first one's `why`.
-void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows, const std::string& column);
+void prefer_prior(std::vector<Candidate>& ranked, const data::MeasurementTable& rows,
+                  const std::string& column);
 
 // With held-out scales, when every candidate reads only `column` and Amdahl's law competes:
 //   1. ideal-fit, when the serial part is not significant and its held-out MAPE is within

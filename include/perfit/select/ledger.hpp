@@ -5,10 +5,9 @@
 // (bytes) in an unnamed file and read back one at a time when written.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -33,7 +32,7 @@ class SelectionLedger {
   std::size_t size() const { return rows_.size(); }
   Row row(std::size_t i) const;
   std::vector<Row> rows() const;  // every row parsed: for a table on the terminal
-  Row json() const;  // about + {"rows": [...]}
+  Row json() const;               // about + {"rows": [...]}
 
   // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets.
   // Returns how many were taken. Throws: DataError for files in dir that perfit did not write.
@@ -58,8 +57,9 @@ class SelectionLedger {
   bool result_files_ = false;
   bool extrap_origin_ = false;  // Extra-P sets: callpath and metric columns
   io::RecordSpill spill_;
-  std::map<std::string, io::RecordSpill::Where> winners_;  // set -> its winner's record (io/winner_record.hpp)
-  std::map<std::string, std::size_t> widths_;               // each text field's longest value over the records
+  std::map<std::string, io::RecordSpill::Where>
+      winners_;                                // set -> its winner's record (io/winner_record.hpp)
+  std::map<std::string, std::size_t> widths_;  // each text field's longest value over the records
   Row about_;
 };
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "perfit/select/select_set.hpp"
 #include "perfit/select/ledger.hpp"
+#include "perfit/select/select_set.hpp"
 
 namespace perfit::select {
 

@@ -14,10 +14,12 @@ namespace perfit::select {
 
 // The predictor's FoldFits: per fold from its training rows (folds empty: on every row).
 std::vector<fit::FoldFit> naive_folds(model::NaiveKind kind, const std::string& column,
-                                      const data::MeasurementTable& rows, const std::vector<data::Fold>& folds,
+                                      const data::MeasurementTable& rows,
+                                      const std::vector<data::Fold>& folds,
                                       model::Residual residual);
 
 // The predictor from every row.
-model::ModelSpec naive_spec_of(model::NaiveKind kind, const std::string& column, const data::MeasurementTable& rows);
+model::ModelSpec naive_spec_of(model::NaiveKind kind, const std::string& column,
+                               const data::MeasurementTable& rows);
 
 }  // namespace perfit::select

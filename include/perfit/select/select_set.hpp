@@ -4,15 +4,14 @@
 // at a time.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "perfit/job/analysis_set.hpp"
 #include "perfit/core/option_table.hpp"
 #include "perfit/data/splits.hpp"
+#include "perfit/job/analysis_set.hpp"
 #include "perfit/select/candidates.hpp"
 
 namespace perfit::select {
@@ -63,7 +62,8 @@ using Guard = std::function<void(const std::function<void()>&)>;
 // The selection for c.set. comm: where the candidates' folds are spread (MPI_COMM_NULL: this
 // rank alone). Throws: ConfigError, DataError for bad options or data, and DataError naming the
 // set when every candidate fails.
-Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& guard, MPI_Comm comm);
+Selection select_set(const SelectArgs& a, const fit::RunConfig& c, const Guard& guard,
+                     MPI_Comm comm);
 
 // The ranking as `select --json` prints it: per candidate its model, score, metrics, hypothesis.
 nlohmann::ordered_json ranking_json(const std::vector<Candidate>& ranked, Criterion crit);

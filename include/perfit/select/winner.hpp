@@ -15,10 +15,12 @@ ChoiceSpread choice_spread(const Selection& s);
 // The job that fits s.ranked.front() on every row of cfg's set (cfg.out: where it writes).
 job::FitJob winner_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s);
 // The same job for the k-th of the ranking (0: the winner, without the choice's spread).
-job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s, std::size_t k);
+job::FitJob candidate_job(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s,
+                          std::size_t k);
 // Every candidate, best first, the others fitted on every row here (serially), for a result's
 // /candidates: a report draws each one's curve. The winner's entry gets its constants from the
 // winner's own fit (job::FitJob::candidates); a candidate whose fit fails has none.
-std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::RunConfig& cfg, const Selection& s);
+std::vector<io::CandidateFit> candidate_fits(const SelectArgs& a, const fit::RunConfig& cfg,
+                                             const Selection& s);
 
 }  // namespace perfit::select
