@@ -8,6 +8,7 @@
 #                                    submit the slurm/ job scripts to), clang and its sanitizer
 #                                    and libFuzzer runtime (the sanitize preset, scripts/fuzz.sh),
 #                                    llvm-symbolizer (function names in sanitizer reports),
+#                                    clang-format (the test command checks the C++ format),
 #                                    chromium (the report tests render HTML reports headless),
 #                                    jupyter's nbconvert and ipykernel (the tests execute the
 #                                    walk-through notebook, docs/examples/walkthrough.ipynb)
@@ -22,7 +23,7 @@ for a in "$@"; do
   case "$a" in
     --slurm) want_slurm=1 ;;
     --test) want_slurm=1; want_clang=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -43,8 +44,9 @@ PKGS=(
 )
 SLURM_PKGS=(slurm-wlm munge)
 # clang 14: ASan/UBSan/LSan and libFuzzer runtimes; llvm: llvm-symbolizer, which sanitizer
-# reports need for function names (a fresh Debian 12 has none; clang only recommends it)
-CLANG_PKGS=(clang libclang-rt-14-dev llvm)
+# reports need for function names (a fresh Debian 12 has none; clang only recommends it);
+# clang-format: the test command checks the C++ against .clang-format (tests/design/format_test.py)
+CLANG_PKGS=(clang libclang-rt-14-dev llvm clang-format)
 # the report tests render perfit's HTML reports in headless Chromium
 BROWSER_PKGS=(chromium)
 # the walk-through notebook is executed by the tests: `jupyter nbconvert --execute`, python3 kernel
