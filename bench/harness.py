@@ -1,26 +1,26 @@
 """What the benchmarks (and bench/peers) share: their command line (`--perfit`, the options of
-each benchmark, `--expect` claims on the last line), Open MPI allowed to run as root (CI runs as
-root), and the command prefix that runs perfit on R ranks. The tests' harness is
-tests/app/ranks.py; a benchmark's last line and its claims are bench/claims.py.
+each benchmark, `--expect` claims on the last line) and, from scripts/launch.py (the one place
+scripts, benchmarks and tests take it from), the environment and the prefix that run perfit on
+R ranks. A benchmark's last line and its claims are bench/claims.py.
 """
 import argparse
 import os
-import shutil
+import sys
 
 import claims
 
-# Open MPI refuses to start as root without these.
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+from launch import ENV, prefix  # noqa: E402,F401  (ENV: the benchmarks' subprocess environment)
 
 
 def mpiexec(ranks):
-    """`mpiexec -n R --oversubscribe`: R ranks on however many cores there are."""
-    return [shutil.which("mpiexec") or "mpiexec", "-n", str(ranks), "--oversubscribe"]
+    """`mpiexec -n R --oversubscribe`, also for one rank: R ranks on however many cores there are."""
+    return prefix(ranks, bare_one=False)
 
 
 def launch(ranks):
     """The prefix that runs perfit on `ranks` ranks: mpiexec for more than one, nothing for one."""
-    return mpiexec(ranks) if ranks > 1 else []
+    return prefix(ranks)
 
 
 def parser(doc, perfit_required=True, expect=True):

@@ -38,9 +38,8 @@ import time
 import h5py
 import numpy as np
 
+from launch import ENV, prefix
 from scaling_model import epoch_model, measured_jitter, NEIGHBOURS
-
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
 def parse_args():
@@ -76,18 +75,15 @@ def parse_args():
     a.ranks = sorted({int(x) for x in a.ranks.split(",") if x.strip()})
     if not a.ranks or a.ranks[0] < 1:
         ap.error(f"--ranks: found '{a.ranks}', expected positive whole numbers, e.g. 1,2,4")
-    if a.launcher_flags is None:
-        a.launcher_flags = "--oversubscribe" if a.launcher == "mpiexec" else "--mpi=pmix"
+    if a.launcher_flags is not None:
+        a.launcher_flags = a.launcher_flags.split()
     a.perfit = shutil.which(a.perfit) or os.path.abspath(a.perfit)
     return a
 
 
 def launch(a, ranks):
-    if a.launcher == "srun":  # one job step of `ranks` tasks, steps one after another
-        return ["srun", "-n", str(ranks), *a.launcher_flags.split()]
-    if ranks == 1:
-        return []
-    return [shutil.which("mpiexec") or "mpiexec", "-n", str(ranks), *a.launcher_flags.split()]
+    """mpiexec (none for one rank) or one srun job step of `ranks` tasks, steps one after another."""
+    return prefix(ranks, a.launcher, a.launcher_flags)
 
 
 def run(cmd, what):
@@ -289,9 +285,7 @@ def plots(a, rows, eff):
 def pingpong(a):
     if a.latency_us is not None and a.bandwidth_gbs is not None:
         return a.latency_us * 1e-6, a.bandwidth_gbs * 1e9, "given"
-    launcher = launch(a, 2) if a.launcher == "srun" else [shutil.which("mpiexec") or "mpiexec", "-n", "2",
-                                                           *a.launcher_flags.split()]
-    r, _ = run([*launcher, a.perfit, "pingpong", "--json"], "perfit pingpong")
+    r, _ = run([*launch(a, 2), a.perfit, "pingpong", "--json"], "perfit pingpong")
     j = json.loads(r.stdout)
     lat = a.latency_us * 1e-6 if a.latency_us is not None else j["latency_us"] * 1e-6
     bw = a.bandwidth_gbs * 1e9 if a.bandwidth_gbs is not None else j["bandwidth_gbs"] * 1e9

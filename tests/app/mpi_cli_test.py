@@ -15,8 +15,8 @@ failures = []
 
 
 def mpirun(n, *args, timeout=120):
-    cmd = [mpiexec, "-n", str(n), "--oversubscribe", perfit, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=timeout)
+    return subprocess.run(ranks.command(perfit, mpiexec, n, *args), capture_output=True, text=True, cwd=work,
+                          env=ranks.ENV, timeout=timeout)
 
 
 subprocess.run([perfit, "synth", "--out", "m.h5", "--rows", "4000", "--set", "/mxnet/vgg16"],

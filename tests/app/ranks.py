@@ -8,12 +8,15 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "scripts"))
+from launch import ENV, prefix  # noqa: E402  (scripts/launch.py: how scripts, benchmarks and tests start perfit)
+
 INTERRUPTED = 75  # perfit's exit code for "checkpointed, resumable"
-# Open MPI refuses to run as root without these (tests run as root in CI).
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
 PERFIT = WORK = MPIEXEC = SOURCE = None
@@ -99,8 +102,7 @@ class Cli:
 
 def command(perfit, mpiexec, n, *args):
     """perfit ARGS, under `mpiexec -n N --oversubscribe` when N > 1."""
-    base = [perfit, *args]
-    return base if n == 1 else [mpiexec, "-n", str(n), "--oversubscribe", *base]
+    return [*prefix(n, executable=mpiexec), perfit, *args]
 
 
 def descendants(pid):

@@ -16,7 +16,7 @@ import ranks
 
 perfit, work, _ = ranks.arguments()
 source = ranks.SOURCE
-env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+env = ranks.ENV
 failures = []
 
 subprocess.run([perfit, "synth", "--out", "s.h5", "--rows", "4000", "--set", "/pytorch/resnet50"],

@@ -24,8 +24,7 @@ import ranks
 perfit, work, mpiexec = ranks.arguments()
 source = ranks.SOURCE
 slurm_dir = os.path.join(source, "slurm")
-env = dict(os.environ, PERFIT=perfit, PYTHON=sys.executable, OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+env = dict(ranks.ENV, PERFIT=perfit, PYTHON=sys.executable)
 failures, jobs = [], []
 KEYS = ["params", "cost", "generations", "evaluations", "stop_reason"]
 
@@ -91,7 +90,7 @@ def test_the_job_scripts_of_slurm_on_the_local_slurm():
 
         # ---- fit.sbatch, 2 tasks: equal to mpiexec -n 2 perfit fit ----
         job, rc = submit("fit.sbatch", *fit, "--out", "slurm_fit.h5")
-        sh(mpiexec, "-n", "2", "--oversubscribe", perfit, "fit", *fit, "--out", "mpi_fit.h5")
+        sh(*ranks.command(perfit, mpiexec, 2, "fit", *fit, "--out", "mpi_fit.h5"))
         if rc != 0 or job_field(job, "JobState") != "COMPLETED":
             failures.append(f"fit.sbatch: exit {rc}, state {job_field(job, 'JobState')}\n{log_of(f'perfit-fit-{job}.out')}")
         else:
@@ -127,7 +126,7 @@ def test_the_job_scripts_of_slurm_on_the_local_slurm():
                     "--progress-every", "0"]
         job, _ = submit("fit.sbatch", *long_fit, "--slow-island", "0", "--slow-ms", "60", "--checkpoint-every", "20",
                         "--out", "preempted.h5", wait=False)
-        sh(mpiexec, "-n", "2", "--oversubscribe", perfit, "fit", *long_fit, "--out", "uninterrupted.h5")
+        sh(*ranks.command(perfit, mpiexec, 2, "fit", *long_fit, "--out", "uninterrupted.h5"))
         ck = os.path.join(work, "perfit-checkpoints", job, "checkpoint.h5")
         # USR1 once the first checkpoint exists, while the job runs (300 generations of 60 ms).
         wait_for(lambda: os.path.exists(ck), f"the checkpoint of job {job}", 60)
