@@ -34,22 +34,9 @@ void add_params(io::ResultFile& r, const model::ModelSpec& spec, const fit::FitR
 // How the search went: cost, stop, timing, metrics, noise, history, and lambda (`configured`,
 // or the one lambda: auto chose).
 void add_search(io::ResultFile& r, const fit::FitReport& fr, double configured) {
-  r.cost = fr.cost;
-  r.cost_before_polish = fr.cost_before_polish;
-  r.polish_improved = fr.polish_improved;
+  static_cast<model::FitSummary&>(r) = fr;
   r.stop_reason = de::to_string(fr.reason);
   r.stop_message = fr.message;
-  r.generations = fr.generations;
-  r.evaluations = fr.evaluations;
-  r.seconds = fr.seconds;
-  r.de_seconds = fr.de_seconds;
-  r.migration_seconds = fr.migration_seconds;
-  r.vote_seconds = fr.vote_seconds;
-  r.reduce_seconds = fr.reduce_seconds;
-  r.metrics = fr.metrics;
-  r.noise_log_sd = fr.noise_log_sd;
-  r.noise_dof = fr.noise_dof;
-  r.history = fr.history;
   r.lambda = fr.lambda.split.empty() ? configured : fr.lambda.lambda;
   r.lambda_split = fr.lambda.split;
   r.lambda_grid = fr.lambda.lambdas;

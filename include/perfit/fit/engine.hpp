@@ -15,6 +15,7 @@
 #include "perfit/fit/choice_spread.hpp"
 #include "perfit/island/island_model.hpp"
 #include "perfit/model/evaluator.hpp"
+#include "perfit/model/fit_summary.hpp"
 #include "perfit/model/identifiability.hpp"
 #include "perfit/model/metrics.hpp"
 #include "perfit/model/separable.hpp"
@@ -73,8 +74,9 @@ struct BootstrapResult {
   Eigen::VectorXd lo, hi;      // per param, the (1-ci)/2 and (1+ci)/2 percentiles
 };
 
-// Why the fit stopped and what it found, like a Ceres Summary.
-struct FitReport {
+// Why the fit stopped and what it found, like a Ceres Summary (cost, timing, metrics and noise:
+// model::FitSummary).
+struct FitReport : model::FitSummary {
   Eigen::VectorXd params;  // in the params' own units
   Eigen::VectorXd unit;    // in the unit cube
   std::vector<bool> at_bound;
@@ -83,22 +85,11 @@ struct FitReport {
   // params inside their bounds.
   std::vector<double> past_bound;
   std::vector<bool> linear;  // per param: solved by least squares for each candidate
-  double cost = 0.0, cost_before_polish = 0.0;
-  bool polish_improved = false;
   int polish_iterations = 0;
   de::StopReason reason = de::StopReason::none;
   std::string message;
-  std::size_t generations = 0, evaluations = 0, epochs = 0;
+  std::size_t epochs = 0;
   int best_island = 0;
-  double seconds = 0.0, de_seconds = 0.0;
-  // Of de_seconds, this rank's time in migration, the stop vote and the row-shard allreduce.
-  double migration_seconds = 0.0, vote_seconds = 0.0, reduce_seconds = 0.0;
-  std::vector<double> history;  // best cost per generation (one island) or per epoch
-  model::FitMetrics metrics;
-  // The spread of ln(measured / predicted) over every row, sqrt(sum / dof) with dof = rows -
-  // params: run-to-run noise and misfit together (NaN when dof is 0).
-  double noise_log_sd = std::numeric_limits<double>::quiet_NaN();
-  std::size_t noise_dof = 0;
   model::Identifiability identifiability;
   bool checkpointed = false;  // interrupted and its state saved: resume instead of a result
   std::size_t rows = 0, configurations = 0;  // this rank's; configurations == rows: not compressed

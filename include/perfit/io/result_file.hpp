@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
-#include "perfit/model/metrics.hpp"
+#include "perfit/model/fit_summary.hpp"
 
 namespace perfit::io {
 
@@ -47,25 +47,17 @@ struct CandidateFit {
   std::vector<double> params;
 };
 
-struct ResultFile {
+// A fit's result: what the search found and how (model::FitSummary, the fields it shares with
+// fit::FitReport) and everything needed to answer without the data.
+struct ResultFile : model::FitSummary {
   std::string model_name, model_yaml, config_yaml;
   std::string data_file, set, data_checksum, target, unit;
   std::size_t rows = 0;
   std::uint64_t seed = 0;
   std::vector<ResultParam> params;
-  double cost = 0.0, cost_before_polish = 0.0;
-  bool polish_improved = false;
   std::string stop_reason, stop_message;
-  std::size_t generations = 0, evaluations = 0;
-  double seconds = 0.0;     // the whole fit
-  double de_seconds = 0.0;  // of which the DE
-  // Of the DE, rank 0's time in each collective phase (docs/scaling.md): migrants, the stop
-  // vote, the allreduce of row-shard costs; the rest is evaluation. 0 in older files.
-  double migration_seconds = 0.0, vote_seconds = 0.0, reduce_seconds = 0.0;
   double peak_rss_mib = 0.0;     // the largest peak resident memory of any rank
   std::size_t rows_dropped = 0;  // rows with NaN/inf dropped by drop_invalid
-  model::FitMetrics metrics;
-  std::vector<double> history;
   // The regularisation weight the fit used; with lambda: auto also the cross-validation that
   // chose it (split "" otherwise) and its curve (held-out cost per lambda of the grid).
   double lambda = 0.0;
@@ -81,10 +73,8 @@ struct ResultFile {
   std::vector<std::string> warnings;  // what the user must know to trust the fit
   std::vector<MeasuredRange> ranges;  // every factor's; empty in files of older perfits ("unknown")
   // What a prediction interval is made of (fit/predictive.hpp): the residuals' log spread
-  // (noise and misfit, dof rows - params), and, written by select, the chosen procedure's
+  // (noise_log_sd, noise_dof of the summary), and, written by select, the chosen procedure's
   // log errors where it predicted held-out scales (the uncertainty of the choice; dof: folds).
-  double noise_log_sd = std::numeric_limits<double>::quiet_NaN();
-  std::size_t noise_dof = 0;
   double choice_log_sd = std::numeric_limits<double>::quiet_NaN();
   std::size_t choice_dof = 0;
   std::string choice_how;
