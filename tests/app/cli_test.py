@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 import ranks
 
 perfit, work, mpiexec = ranks.arguments()
@@ -15,7 +17,41 @@ cli = ranks.Cli(perfit, work, mpiexec, failures)
 run, expect = cli.run, cli.expect
 
 # ---- help, usage and the exit code of every error class ----
-def test_help_usage_and_the_exit_code_of_every_error_class():
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+USL = os.path.join(SOURCE, "configs/examples/mlperf_usl.yaml")
+
+
+@pytest.fixture(scope="module")
+def nine_sets():
+    """s.h5: synth's nine sets of 100 rows."""
+    expect(["synth", "--out", "s.h5", "--rows", "100", "--force"], 0, "wrote 9 sets, 900 rows")
+    return "s.h5"
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    """f.h5 (2000 synthetic rows of /pytorch/resnet50) and fr.h5, generic fitted to it in 60
+    generations; returns fit --json's document."""
+    expect(["synth", "--out", "f.h5", "--rows", "2000", "--set", "/pytorch/resnet50", "--force"], 0,
+           "wrote 1 sets")
+    r = expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "fr.h5", "--force",
+                "--max-generations", "60", "--json"], 0, '"params"', '"stop_reason"')
+    return json.loads(r.stdout) if r.returncode == 0 else {}
+
+
+@pytest.fixture(scope="module")
+def mlperf():
+    """ml.h5 /mxnet/resnet/v100: the shipped MLPerf table's series, filtered as in
+    docs/stores.md (one invalid row dropped), imported; mlf.h5: mlperf_usl fitted to it."""
+    ranks.write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
+    expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100", "--force",
+            "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0, "imported 9 rows", "dropped 1 of 10")
+    r = expect(["fit", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--model", USL, "--out", "mlf.h5",
+                "--force", "--json"], 0)
+    return json.loads(r.stdout) if r.returncode == 0 else {}
+
+
+def test_help_usage_and_synth_errors():
     expect(["--help"], 0, "synth", "import", "inspect", "Exit codes")
     expect(["synth", "--help"], 0, "--rows", "--seed", "--noise")
     expect([], 2, "A subcommand is required")
@@ -23,10 +59,12 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
     expect(["synth", "--out", "x.h5", "--rows", "0"], 2, "--rows: found '0', expected a whole number in [1, 1000000000]")
     expect(["synth", "--out", "x.h5", "--noise", "-1"], 2, "--noise: found '-1', expected a number in [0, 1]")
     expect(["synth", "--out", "no/such/dir/x.h5"], 6, "directory 'no/such/dir' does not exist")
-    expect(["synth", "--out", "s.h5", "--rows", "100"], 0, "wrote 9 sets, 900 rows")
+    expect(["synth", "--out", "s_help.h5", "--rows", "100"], 0, "wrote 9 sets, 900 rows")
+
+
+def test_inspect_and_import_errors_name_what_they_found(nine_sets):
     expect(["inspect", "s.h5", "--set", "/pytorch/bert"], 0, "rows=100", "truth_c0=")
     r = expect(["inspect", "s.h5", "--json"], 0, '"sets"', '"path"', '"columns"', '"attributes"')
-    import json  # noqa: E402
     doc = json.loads(r.stdout)
     if [s["path"] for s in doc["sets"]][:1] != ["/mxnet/bert"] or doc["sets"][0]["rows"] != 100:
         failures.append(f"inspect --json content: {r.stdout[:300]}")
@@ -42,6 +80,8 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
     expect(["import", "m.csv", "--out", "s.h5", "--set", "bad", "--target", "time_s"], 2,
            "is not of the form")
 
+
+def test_models_listed_as_text_and_json_and_bad_yaml_refused():
     expect(["models"], 0, "generic", "amdahl", "usl", "pmnf", "bandwidth", "c1[1e-06, 1, log]")
     r = expect(["models", "generic", "--json"], 0, '"name": "generic"')
     if json.loads(r.stdout)[0]["params"][0]["name"] != "c0":
@@ -54,17 +94,15 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
     expect(["models", "bounds.yaml"], 2, "param 'c0' is log-scaled but its lower bound 0 is <= 0")
     expect(["models", "nope"], 2, "neither a built-in model")
 
-    # fit and predict on a small synthetic set (fast: 2000 rows, 60 generations)
-    expect(["synth", "--out", "f.h5", "--rows", "2000", "--set", "/pytorch/resnet50"], 0, "wrote 1 sets")
-    r = expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "fr.h5",
-                "--max-generations", "60", "--json"], 0, '"params"', '"stop_reason"')
-    doc = json.loads(r.stdout)
+
+def test_fit_and_predict_json_on_a_synthetic_set(fitted):
+    doc = fitted
     for key in ["model", "set", "params", "cost", "metrics", "generations", "evaluations",
                 "stop_reason", "seed"]:
         if key not in doc:
-            failures.append(f"fit --json lacks {key}: {r.stdout[:200]}")
+            failures.append(f"fit --json lacks {key}: {str(doc)[:200]}")
     if set(doc["params"]) != {"c0", "c1", "g", "c2", "c3", "c4"} or not 0 < doc["generations"] <= 60:
-        failures.append(f"fit --json content: {r.stdout[:300]}")
+        failures.append(f"fit --json content: {str(doc)[:300]}")
     if not (0 < doc["metrics"]["mape"] < 10):
         failures.append(f"fit MAPE off: {doc['metrics']}")
     expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "fr2.h5",
@@ -87,6 +125,9 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
     if not lines[0].startswith("p,b,d,epochs,predicted_time_s,extrapolated,term_startup") or len(lines) != 3:
         failures.append(f"pred.csv: {lines}")
     expect(["predict", "--result", "f.h5", "--at", "p=1"], 3, "not a perfit result")
+
+
+def test_fit_errors_name_the_set_the_factor_and_the_config(fitted):
     expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50"], 2, "no output: pass --out")
     expect(["fit", "--data", "f.h5", "--set", "/pytorch/gpt", "--out", "x.h5"], 3, "has no set '/pytorch/gpt'")
     expect(["fit", "--data", "f.h5", "--set", "/pytorch/resnet50", "--out", "x.h5", "--model", "usl",
@@ -100,25 +141,29 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
         f.write("data: f.h5\nset: /pytorch/resnet50\nout: fc.h5\nde: {max_generations: 10, strategy: jso}\n")
     expect(["fit", "--config", "c.yaml", "--seed", "4"], 0, "stopped: max_generations")
     expect(["fit", "--config", "missing.yaml"], 6, "cannot read config 'missing.yaml'")
-    # Real data: the shipped MLPerf table, filtered as in docs/stores.md, imported, fitted, predicted.
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    from ranks import write_mlperf_series  # noqa: E402
-    write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
-    expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
+    if os.path.exists(os.path.join(work, "x.h5")):
+        failures.append("a failed fit left x.h5 behind")
+
+
+def test_mlperf_series_imported_fitted_and_predicted():
+    ranks.write_mlperf_series(os.path.join(work, "rv.csv"), "resnet", "NVIDIA V100", "MXNet")
+    expect(["import", "rv.csv", "--out", "mlbad.h5", "--set", "/mxnet/resnet/v100",
             "--target", "time_to_train_s_olympic_mean"], 3, "line 11, target column", "--drop-invalid")
-    expect(["import", "rv.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/v100",
-            "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0, "imported 9 rows", "dropped 1 of 10")
-    r = expect(["fit", "--data", "ml.h5", "--set", "/mxnet/resnet/v100", "--model",
-                os.path.join(src, "configs/examples/mlperf_usl.yaml"), "--out", "mlf.h5", "--json"], 0)
-    mf = json.loads(r.stdout)
+
+
+def test_mlperf_usl_fit_is_close_and_predicts(mlperf):
+    mf = mlperf
     if not (mf["metrics"]["r2"] > 0.95 and mf["metrics"]["mape"] < 8 and 2e4 < mf["params"]["t1"] < 5e4):
         failures.append(f"MLPerf fit off: {mf}")
     expect(["predict", "--result", "mlf.h5", "--at", "n_accelerators=256"], 0, "contention")
+
+
+def test_one_seed_one_answer_whatever_the_environment(mlperf):
     # Same seed, options and data give the same result whatever the environment: pmnf's 7
     # constants on 3 scales have a flat optimum, so the last bit of any row's value steers the
     # search. Once, that bit depended on where malloc put a scratch buffer (10 different answers
     # in 30 runs that differed only in the environment's size and the output path).
-    write_mlperf_series(os.path.join(work, "rv3.csv"), "resnet", "NVIDIA V100", "MXNet",
+    ranks.write_mlperf_series(os.path.join(work, "rv3.csv"), "resnet", "NVIDIA V100", "MXNet",
                         lambda r: r["n_accelerators"] and int(r["n_accelerators"]) < 512)
     expect(["import", "rv3.csv", "--out", "ml.h5", "--set", "/mxnet/resnet/below512",
             "--target", "time_to_train_s_olympic_mean", "--drop-invalid"], 0)
@@ -131,6 +176,9 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
         answers.add(json.dumps(json.loads(r.stdout)["params"], sort_keys=True) if r.returncode == 0 else r.stderr)
     if len(answers) != 1:
         failures.append(f"one seed, {len(answers)} different pmnf fits across environments: {answers}")
+
+
+def test_explain_agrees_with_predict(fitted, mlperf):
     # explain: shares along a sweep, crossovers, minimum, efficiency; consistent with predict
     expect(["explain", "--result", "mlf.h5", "--sweep", "n_accelerators=8..4096"], 0,
            "minimum time:", "parallel efficiency >= 50% up to n_accelerators=", "contention")
@@ -153,6 +201,9 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
     expect(["explain", "--result", "fr.h5", "--sweep", "p=1..64", "--at", "b=256"], 2, "missing factor(s)", "epochs")
     expect(["explain", "--result", "fr.h5", "--sweep", "p=64..1", "--at", "b=1,d=1,epochs=1"], 2, "0 < LO < HI")
     expect(["explain", "--result", "fr.h5", "--sweep", "p:1-64"], 2, "NAME=LO..HI")
+
+
+def test_recommend_ranks_under_constraints_by_time_or_gpu_hours(fitted):
     # recommend: the best of every combination, under constraints, by time or GPU-hours
     space = ["recommend", "--result", "fr.h5", "--space", "p=1..512,b=32..1024", "--at", "d=1.28e6,epochs=90"]
     rec = json.loads(expect([*space, "--json", "--top", "60"], 0).stdout)
@@ -171,17 +222,18 @@ def test_help_usage_and_the_exit_code_of_every_error_class():
     expect([*space, "--constraint", "q<=3"], 2, "'q': neither 'time' nor a factor")
     expect([*space, "--constraint", "time<0.001"], 3, "no configuration of the space meets the constraints")
     expect(["recommend", "--result", "fr.h5", "--space", "p=1..512"], 2, "missing factor(s)")
+
+
+def test_the_separable_default_reaches_the_full_search_cost(fitted, mlperf):
     # Quality is not traded for speed: the default (sigma, kappa solved by least squares, t1
     # searched) reaches the cost of the full 3-D search, on the real set and on a synthetic one.
-    for data, st, model, out in [("ml.h5", "/mxnet/resnet/v100", os.path.join(src, "configs/examples/mlperf_usl.yaml"), "mlo"),
+    for data, st, model, out in [("ml.h5", "/mxnet/resnet/v100", USL, "mlo"),
                                  ("f.h5", "/pytorch/resnet50", "generic", "fo")]:
         auto = json.loads(expect(["fit", "--data", data, "--set", st, "--model", model, "--out", out + "a.h5", "--json"], 0).stdout)
         off = json.loads(expect(["fit", "--data", data, "--set", st, "--model", model, "--out", out + "o.h5", "--json",
                                  "--separable", "off"], 0).stdout)
         if not auto["linear"] or off["linear"] or auto["cost"] > off["cost"] * (1 + 1e-9):
             failures.append(f"{st}: separable cost {auto['cost']} (linear {auto['linear']}) vs full search {off['cost']}")
-    if os.path.exists(os.path.join(work, "x.h5")):
-        failures.append("a failed fit left x.h5 behind")
 
 
 # ---- every subcommand's options come from its table: values checked, positionals, lists ----

@@ -10,6 +10,7 @@ import math
 import os
 
 import h5py
+import numpy as np
 import pytest
 
 from ranks import Cli, arguments
@@ -48,139 +49,117 @@ def test_extra_p_text_one_set_per_region_and_metric():
 
 
 # ---- Extra-P's hypothesis search (select --models pmnf-search) against numpy ----
-def test_pmnf_search_against_extra_p():
-    import numpy as np  # noqa: E402
-
-    BLOCKS = [(0, 1, 1), (0, 1, 2), (1, 4, 0), (1, 3, 0), (1, 4, 1), (1, 3, 1), (1, 4, 2), (1, 3, 2), (1, 2, 0),
-              (1, 2, 1), (1, 2, 2), (2, 3, 0), (3, 4, 0), (2, 3, 1), (3, 4, 1), (4, 5, 0), (2, 3, 2), (3, 4, 2),
-              (1, 1, 0), (1, 1, 1), (1, 1, 2), (5, 4, 0), (5, 4, 1), (4, 3, 0), (4, 3, 1), (3, 2, 0), (3, 2, 1),
-              (3, 2, 2), (5, 3, 0), (7, 4, 0), (2, 1, 0), (2, 1, 1), (2, 1, 2), (9, 4, 0), (7, 3, 0), (5, 2, 0),
-              (5, 2, 1), (5, 2, 2), (8, 3, 0), (11, 4, 0), (3, 1, 0), (3, 1, 1)]
+# Extra-P's modelers transcribed with numpy: the reference every search below is checked against.
+BLOCKS = [(0, 1, 1), (0, 1, 2), (1, 4, 0), (1, 3, 0), (1, 4, 1), (1, 3, 1), (1, 4, 2), (1, 3, 2), (1, 2, 0),
+          (1, 2, 1), (1, 2, 2), (2, 3, 0), (3, 4, 0), (2, 3, 1), (3, 4, 1), (4, 5, 0), (2, 3, 2), (3, 4, 2),
+          (1, 1, 0), (1, 1, 1), (1, 1, 2), (5, 4, 0), (5, 4, 1), (4, 3, 0), (4, 3, 1), (3, 2, 0), (3, 2, 1),
+          (3, 2, 2), (5, 3, 0), (7, 4, 0), (2, 1, 0), (2, 1, 1), (2, 1, 2), (9, 4, 0), (7, 3, 0), (5, 2, 0),
+          (5, 2, 1), (5, 2, 2), (8, 3, 0), (11, 4, 0), (3, 1, 0), (3, 1, 1)]
 
 
-    NEGATIVE = [(0, 1, -1), (0, 1, -2), (-1, 4, -1), (-1, 3, -1), (-1, 4, -2), (-1, 3, -2), (-1, 2, -1), (-1, 2, -2),
-                (-2, 3, -1), (-3, 4, -1), (-2, 3, -2), (-3, 4, -2), (-1, 1, -1), (-1, 1, -2), (-5, 4, -1), (-4, 3, -1),
-                (-3, 2, -1), (-3, 2, -2), (-2, 1, -1), (-2, 1, -2), (-5, 2, -1), (-5, 2, -2), (-3, 1, -1),
-                (-1, 4, 0), (-1, 3, 0), (-1, 2, 0), (-2, 3, 0), (-3, 4, 0), (-4, 5, 0), (-1, 1, 0), (-5, 4, 0),
-                (-4, 3, 0), (-3, 2, 0), (-5, 3, 0), (-7, 4, 0), (-2, 1, 0), (-9, 4, 0), (-7, 3, 0), (-5, 2, 0),
-                (-8, 3, 0), (-11, 4, 0), (-3, 1, 0)]
+NEGATIVE = [(0, 1, -1), (0, 1, -2), (-1, 4, -1), (-1, 3, -1), (-1, 4, -2), (-1, 3, -2), (-1, 2, -1), (-1, 2, -2),
+            (-2, 3, -1), (-3, 4, -1), (-2, 3, -2), (-3, 4, -2), (-1, 1, -1), (-1, 1, -2), (-5, 4, -1), (-4, 3, -1),
+            (-3, 2, -1), (-3, 2, -2), (-2, 1, -1), (-2, 1, -2), (-5, 2, -1), (-5, 2, -2), (-3, 1, -1),
+            (-1, 4, 0), (-1, 3, 0), (-1, 2, 0), (-2, 3, 0), (-3, 4, 0), (-4, 5, 0), (-1, 1, 0), (-5, 4, 0),
+            (-4, 3, 0), (-3, 2, 0), (-5, 3, 0), (-7, 4, 0), (-2, 1, 0), (-9, 4, 0), (-7, 3, 0), (-5, 2, 0),
+            (-8, 3, 0), (-11, 4, 0), (-3, 1, 0)]
 
 
-    def factor_text(a, b, j, name):
-        t = [f"{name}^({a}/{b})"] if a else []
-        if j:
-            t.append(f"log2({name})" + (f"^({j})" if j < 0 else f"^{j}" if j > 1 else ""))
-        return "*".join(t)
+def factor_text(a, b, j, name):
+    t = [f"{name}^({a}/{b})"] if a else []
+    if j:
+        t.append(f"log2({name})" + (f"^({j})" if j < 0 else f"^{j}" if j > 1 else ""))
+    return "*".join(t)
 
 
-    def smape(pred, y):
-        return np.mean(2 * abs(pred - y) / (abs(y) + abs(pred))) * 100
+def smape(pred, y):
+    return np.mean(2 * abs(pred - y) / (abs(y) + abs(pred))) * 100
 
 
-    def numpy_single(x, y, negative=False):
-        """Extra-P's basic single-parameter modeler on points (x, mean y), with numpy.linalg.lstsq.
+def numpy_single(x, y, negative=False):
+    """Extra-P's basic single-parameter modeler on points (x, mean y), with numpy.linalg.lstsq.
     Returns (block or None, c0, c1, leave-one-out SMAPE)."""
-        n = len(x)
-        best = (None, y.mean(), 0.0, smape(y.mean(), y))
-        logs = x.min() > 1 if negative else x.min() >= 1
-        for a, b, j in BLOCKS + (NEGATIVE if negative else []):
-            if j and not logs:
-                continue
-            t = x ** (a / b) * np.log2(x) ** j
-            loo = 0.0
-            for k in range(n):
-                keep = np.arange(n) != k
-                c = np.linalg.lstsq(np.stack([np.ones(n - 1), t[keep]], 1), y[keep], rcond=None)[0]
-                if abs(c[0] / y[keep].min()) < 0.0005:  # Extra-P: the training points' minimum
-                    c[0] = 0.0
-                pred = c[0] + c[1] * t[k]
-                loo += 2 * abs(pred - y[k]) / (abs(y[k]) + abs(pred)) / n * 100  # Extra-P: / (n - 1 + 1)
-            c = np.linalg.lstsq(np.stack([np.ones(n), t], 1), y, rcond=None)[0]
-            if c[1] != 0 and np.max(abs(c[1] * t / y)) >= 0.0005 and loo < best[3]:
-                best = ((a, b, j), c[0], c[1], loo)
-        return best
+    n = len(x)
+    best = (None, y.mean(), 0.0, smape(y.mean(), y))
+    logs = x.min() > 1 if negative else x.min() >= 1
+    for a, b, j in BLOCKS + (NEGATIVE if negative else []):
+        if j and not logs:
+            continue
+        t = x ** (a / b) * np.log2(x) ** j
+        loo = 0.0
+        for k in range(n):
+            keep = np.arange(n) != k
+            c = np.linalg.lstsq(np.stack([np.ones(n - 1), t[keep]], 1), y[keep], rcond=None)[0]
+            if abs(c[0] / y[keep].min()) < 0.0005:  # Extra-P: the training points' minimum
+                c[0] = 0.0
+            pred = c[0] + c[1] * t[k]
+            loo += 2 * abs(pred - y[k]) / (abs(y[k]) + abs(pred)) / n * 100  # Extra-P: / (n - 1 + 1)
+        c = np.linalg.lstsq(np.stack([np.ones(n), t], 1), y, rcond=None)[0]
+        if c[1] != 0 and np.max(abs(c[1] * t / y)) >= 0.0005 and loo < best[3]:
+            best = ((a, b, j), c[0], c[1], loo)
+    return best
 
 
-    def numpy_search(xs, ys, negative=False):
-        pts = sorted(set(xs))
-        x = np.array(pts, dtype=float)
-        y = np.array([np.mean([b for a, b in zip(xs, ys) if a == v]) for v in pts])
-        blk, c0, c1, loo = numpy_single(x, y, negative)
-        return ("c0" if blk is None else "c0 + c1*" + factor_text(*blk, "p")), c0, c1, loo
+def numpy_search(xs, ys, negative=False):
+    pts = sorted(set(xs))
+    x = np.array(pts, dtype=float)
+    y = np.array([np.mean([b for a, b in zip(xs, ys) if a == v]) for v in pts])
+    blk, c0, c1, loo = numpy_single(x, y, negative)
+    return ("c0" if blk is None else "c0 + c1*" + factor_text(*blk, "p")), c0, c1, loo
 
 
-    def numpy_search2(ps, ds, ys):
-        """Extra-P's multi-parameter modeler (two parameters, a full grid: every line along a
+def numpy_search2(ps, ds, ys):
+    """Extra-P's multi-parameter modeler (two parameters, a full grid: every line along a
     parameter is equally long, so its points are the means over the lines)."""
-        pts = sorted(set(zip(ps, ds)))
-        P = np.array([q[0] for q in pts], dtype=float)
-        D = np.array([q[1] for q in pts], dtype=float)
-        Y = np.array([np.mean([v for a, b, v in zip(ps, ds, ys) if (a, b) == q]) for q in pts])
-        terms = []
-        for X, name in [(P, "p"), (D, "d")]:
-            xs = np.array(sorted(set(X)))
-            blk = numpy_single(xs, np.array([Y[X == v].mean() for v in xs]))[0]
-            if blk is not None:
-                terms.append((X ** (blk[0] / blk[1]) * np.log2(X) ** blk[2], factor_text(*blk, name)))
-        assert len(terms) == 2, terms
-        (t1, e1), (t2, e2) = terms
-        shapes = [[(t1 * t2, e1 + "*" + e2)], [(t1, e1), (t2, e2)], [(t1, e1), (t1 * t2, e1 + "*" + e2)],
-                  [(t2, e2), (t1 * t2, e1 + "*" + e2)]]
-        best = None
-        for shape in shapes:
-            A = np.stack([np.ones(len(Y))] + [t for t, _ in shape], 1)
-            c = np.linalg.lstsq(A, Y, rcond=None)[0]
-            cost = smape(A @ c, Y)
-            ok = all(c[i + 1] != 0 and np.max(abs(c[i + 1] * t / Y)) >= 0.0005 for i, (t, _) in enumerate(shape))
-            expr = "c0" + "".join(f" + c{i + 1}*{e}" for i, (_, e) in enumerate(shape))
-            if best is None or (ok and cost < best[2]):
-                best = (expr, list(c), cost)
-        return best
+    pts = sorted(set(zip(ps, ds)))
+    P = np.array([q[0] for q in pts], dtype=float)
+    D = np.array([q[1] for q in pts], dtype=float)
+    Y = np.array([np.mean([v for a, b, v in zip(ps, ds, ys) if (a, b) == q]) for q in pts])
+    terms = []
+    for X, name in [(P, "p"), (D, "d")]:
+        xs = np.array(sorted(set(X)))
+        blk = numpy_single(xs, np.array([Y[X == v].mean() for v in xs]))[0]
+        if blk is not None:
+            terms.append((X ** (blk[0] / blk[1]) * np.log2(X) ** blk[2], factor_text(*blk, name)))
+    assert len(terms) == 2, terms
+    (t1, e1), (t2, e2) = terms
+    shapes = [[(t1 * t2, e1 + "*" + e2)], [(t1, e1), (t2, e2)], [(t1, e1), (t1 * t2, e1 + "*" + e2)],
+              [(t2, e2), (t1 * t2, e1 + "*" + e2)]]
+    best = None
+    for shape in shapes:
+        A = np.stack([np.ones(len(Y))] + [t for t, _ in shape], 1)
+        c = np.linalg.lstsq(A, Y, rcond=None)[0]
+        cost = smape(A @ c, Y)
+        ok = all(c[i + 1] != 0 and np.max(abs(c[i + 1] * t / Y)) >= 0.0005 for i, (t, _) in enumerate(shape))
+        expr = "c0" + "".join(f" + c{i + 1}*{e}" for i, (_, e) in enumerate(shape))
+        if best is None or (ok and cost < best[2]):
+            best = (expr, list(c), cost)
+    return best
 
 
+
+
+@pytest.fixture(scope="module")
+def es():
+    """es.h5: series with known truths imported from CSV (/extrap/power, /extrap/plogp, 2%
+    noise; /extrap/strong, 20 + 500/p; /extrap/two, two parameters p and d; /acc/series, a
+    column n_accelerators); returns each series' rows as written: {name: (xs, ys)}, two: (ps, ds, ys)."""
     rng = np.random.default_rng(7)
-    cases = {"power": lambda p: 3 + 2 * p ** 1.5, "plogp": lambda p: 5 + 0.5 * p * np.log2(p)}
+    rows = {}
+    cases = {"power": lambda p: 3 + 2 * p ** 1.5, "plogp": lambda p: 5 + 0.5 * p * np.log2(p),
+             "strong": lambda p: 20 + 500 / p}
     for name, truth in cases.items():
+        noise = 0.01 if name == "strong" else 0.02
         with open(os.path.join(work, f"es_{name}.csv"), "w") as f:
             f.write("p,time\n")
             xs, ys = [], []
             for p in [2, 4, 8, 16, 32, 64]:
                 for _ in range(3):
-                    v = truth(p) * (1 + 0.02 * rng.standard_normal())
                     xs.append(p)
-                    ys.append(float(f"{v:.10g}"))
+                    ys.append(float(f"{truth(p) * (1 + noise * rng.standard_normal()):.10g}"))
                     f.write(f"{p},{ys[-1]:.10g}\n")
+        rows[name] = (xs, ys)
         expect(["import", f"es_{name}.csv", "--out", "es.h5", "--set", f"/extrap/{name}", "--target", "time"], 0)
-        r = expect(["select", "--data", "es.h5", "--set", f"/extrap/{name}", "--models", "pmnf-search,pmnf", "--json"], 0)
-        doc = as_json(r, f"pmnf-search {name}")
-        hyp = next((x.get("hypothesis") for x in doc.get("ranking", []) if x["model"] == "pmnf-search"), None)
-        ref = numpy_search(xs, ys)
-        if not hyp or hyp["expression"] != ref[0] or abs(hyp["c0"] - ref[1]) > 1e-6 * max(1, abs(ref[1])) \
-                or abs(hyp["c1"] - ref[2]) > 1e-6 * abs(ref[2]) or abs(hyp["loo_smape"] - ref[3]) > 1e-6 * ref[3]:
-            failures.append(f"pmnf-search {name}: perfit {hyp}, numpy {ref}")
-        print(f"pmnf-search {name}: {hyp and hyp['expression']} (numpy: {ref[0]})")
-    # strong scaling: Extra-P's default blocks cannot fall with p; --negative-exponents can
-    with open(os.path.join(work, "es_strong.csv"), "w") as f:
-        f.write("p,time\n")
-        xs, ys = [], []
-        for p in [2, 4, 8, 16, 32, 64]:
-            for _ in range(3):
-                xs.append(p)
-                ys.append(float(f"{(20 + 500 / p) * (1 + 0.01 * rng.standard_normal()):.10g}"))
-                f.write(f"{p},{ys[-1]:.10g}\n")
-    expect(["import", "es_strong.csv", "--out", "es.h5", "--set", "/extrap/strong", "--target", "time"], 0)
-    for neg in [False, True]:
-        r = expect(["select", "--data", "es.h5", "--set", "/extrap/strong", "--models", "pmnf-search,amdahl", "--json"]
-                   + (["--negative-exponents"] if neg else []), 0)
-        hyp = next((x.get("hypothesis") for x in as_json(r, "strong").get("ranking", []) if x["model"] == "pmnf-search"), None)
-        ref = numpy_search(xs, ys, neg)
-        if not hyp or hyp["expression"] != ref[0] or abs(hyp["loo_smape"] - ref[3]) > 1e-6 * ref[3]:
-            failures.append(f"pmnf-search strong (negative {neg}): perfit {hyp}, numpy {ref}")
-        print(f"pmnf-search strong scaling, negative exponents {neg}: {hyp and hyp['expression']} (numpy: {ref[0]})")
-    if not ref[0].startswith("c0 + c1*p^(-"):
-        failures.append(f"negative exponents did not find the 1/p shape: {ref}")
-
-    # two parameters: Extra-P's combinations of the single-parameter terms
     with open(os.path.join(work, "es_two.csv"), "w") as f:
         f.write("p,d,time\n")
         ps, ds, ys = [], [], []
@@ -192,7 +171,44 @@ def test_pmnf_search_against_extra_p():
                     ds.append(d)
                     ys.append(float(f"{v:.10g}"))
                     f.write(f"{p},{d},{ys[-1]:.10g}\n")
+    rows["two"] = (ps, ds, ys)
     expect(["import", "es_two.csv", "--out", "es.h5", "--set", "/extrap/two", "--target", "time"], 0)
+    with open(os.path.join(work, "acc.csv"), "w") as f:
+        f.write("n_accelerators,time\n" + "".join(f"{p},{100 * (0.1 + 0.9 / p):.6f}\n" for p in [2, 4, 8, 16, 32]))
+    expect(["import", "acc.csv", "--out", "es.h5", "--set", "/acc/series", "--target", "time"], 0)
+    return rows
+
+
+def test_pmnf_search_one_parameter_equals_extra_p(es):
+    for name in ["power", "plogp"]:
+        xs, ys = es[name]
+        r = expect(["select", "--data", "es.h5", "--set", f"/extrap/{name}", "--models", "pmnf-search,pmnf", "--json"], 0)
+        doc = as_json(r, f"pmnf-search {name}")
+        hyp = next((x.get("hypothesis") for x in doc.get("ranking", []) if x["model"] == "pmnf-search"), None)
+        ref = numpy_search(xs, ys)
+        if not hyp or hyp["expression"] != ref[0] or abs(hyp["c0"] - ref[1]) > 1e-6 * max(1, abs(ref[1])) \
+                or abs(hyp["c1"] - ref[2]) > 1e-6 * abs(ref[2]) or abs(hyp["loo_smape"] - ref[3]) > 1e-6 * ref[3]:
+            failures.append(f"pmnf-search {name}: perfit {hyp}, numpy {ref}")
+        print(f"pmnf-search {name}: {hyp and hyp['expression']} (numpy: {ref[0]})")
+
+
+def test_negative_exponents_find_strong_scaling_as_extra_p_does(es):
+    # Extra-P's default blocks cannot fall with p; --negative-exponents can
+    xs, ys = es["strong"]
+    for neg in [False, True]:
+        r = expect(["select", "--data", "es.h5", "--set", "/extrap/strong", "--models", "pmnf-search,amdahl", "--json"]
+                   + (["--negative-exponents"] if neg else []), 0)
+        hyp = next((x.get("hypothesis") for x in as_json(r, "strong").get("ranking", []) if x["model"] == "pmnf-search"), None)
+        ref = numpy_search(xs, ys, neg)
+        if not hyp or hyp["expression"] != ref[0] or abs(hyp["loo_smape"] - ref[3]) > 1e-6 * ref[3]:
+            failures.append(f"pmnf-search strong (negative {neg}): perfit {hyp}, numpy {ref}")
+        print(f"pmnf-search strong scaling, negative exponents {neg}: {hyp and hyp['expression']} (numpy: {ref[0]})")
+    if not ref[0].startswith("c0 + c1*p^(-"):
+        failures.append(f"negative exponents did not find the 1/p shape: {ref}")
+
+
+def test_two_parameters_combine_terms_as_extra_p_does(es):
+    ps, ds, ys = es["two"]
     r = expect(["select", "--data", "es.h5", "--set", "/extrap/two", "--models", "pmnf-search:p+d", "--criterion", "aic",
                 "--json"], 0)
     hyp = next((x.get("hypothesis") for x in as_json(r, "two").get("ranking", [])), None)
@@ -202,24 +218,24 @@ def test_pmnf_search_against_extra_p():
         failures.append(f"pmnf-search:p+d: perfit {hyp}, numpy {ref}")
     print(f"pmnf-search:p+d: {hyp and hyp['expression']} (numpy: {ref[0]})")
     expect(["select", "--data", "es.h5", "--set", "/extrap/two", "--models", "pmnf-search:p+d", "--criterion", "aic",
-            "--out", "es_two.h5"], 0, "wrote es_two.h5")
+            "--out", "es_two.h5", "--force"], 0, "wrote es_two.h5")
     expect(["predict", "--result", "es_two.h5", "--at", "p=64,d=32"], 0)
     expect(["select", "--data", "es.h5", "--set", "/extrap/two", "--models", "pmnf-search:p+d+time"], 2,
            "one or two parameters, found 3")
     expect(["select", "--data", "es.h5", "--set", "/extrap/two", "--models", "pmnf-search:p+"], 2, "pmnf-search:COLUMN+COLUMN")
+
+
+def test_a_search_winner_is_written_shown_and_reads_bound_columns(es):
     expect(["select", "--data", "es.h5", "--set", "/extrap/power", "--models", "pmnf-search,amdahl", "--out", "es_best.h5",
-            "--criterion", "aic"], 0, "wrote es_best.h5", "on every row: c0 + c1*p^(3/2)")
+            "--force", "--criterion", "aic"], 0, "wrote es_best.h5", "on every row: c0 + c1*p^(3/2)")
     expect(["show", "es_best.h5"], 0, "pmnf_search")
     # --factors with a search candidate: the search reads the bound column
-    with open(os.path.join(work, "acc.csv"), "w") as f:
-        f.write("n_accelerators,time\n" + "".join(f"{p},{100 * (0.1 + 0.9 / p):.6f}\n" for p in [2, 4, 8, 16, 32]))
-    expect(["import", "acc.csv", "--out", "es.h5", "--set", "/acc/series", "--target", "time"], 0)
     expect(["select", "--data", "es.h5", "--set", "/acc/series", "--factors", "p=n_accelerators",
             "--models", "pmnf-search,amdahl"], 0, "pmnf-search")
     expect(["select", "--data", "es.h5", "--set", "/acc/series", "--models", "pmnf-search:nosuch"], 2, "nosuch")
 
 
-    # under mpiexec the search candidates give the same ranking as serially
+def test_search_candidates_under_mpiexec_rank_as_serially(es):
     args = ["select", "--data", "es.h5", "--set", "/extrap/two", "--models", "pmnf-search:p+d,pmnf-search:p", "--json"]
     serial, par = run(*args), run(*args, n=2)
     if par.returncode != 0 or serial.stdout != par.stdout:

@@ -88,7 +88,7 @@ def checkpoint():
         return f.read()
 
 # ---- kill -9 of one rank mid-fit: the job ends, no result; --resume completes it ----
-def test_kill_9_of_one_rank_mid_fit_the_job_ends_no_result_resume_com():
+def test_kill_9_of_one_rank_mid_fit_ends_the_job_and_resume_completes():
     full = run(2, *common, "--out", "full.h5", "--slow-island", "0")
     if full.returncode != 0:
         failures.append(f"uninterrupted 2-rank fit: exit {full.returncode}\n{full.stderr[-1500:]}")
@@ -132,7 +132,7 @@ def test_kill_9_of_one_rank_mid_fit_the_job_ends_no_result_resume_com():
 
 
 # ---- a file-size limit (ulimit -f) while writing: clear error, previous file kept ----
-def test_a_file_size_limit_ulimit_f_while_writing_clear_error_previou(result, checkpoint):
+def test_ulimit_f_while_writing_a_clear_error_and_previous_files_kept(result, checkpoint):
     before = digest("r.h5")
     r = run(1, *common, "--out", "r.h5", "--force", fsize=4096)
     one_error(r, "File too large", 6, "result over ulimit -f")
@@ -201,7 +201,7 @@ def test_a_full_disk_enospc_on_a_small_tmpfs_result_store_and_checkpoint(result,
 
 
 # ---- damaged checkpoints are refused by --resume, and left as they are ----
-def test_damaged_checkpoints_are_refused_by_resume_and_left_as_they_a(checkpoint):
+def test_damaged_checkpoints_are_refused_by_resume_and_left_as_is(checkpoint):
     good = checkpoint
     for what, damaged, needle in [
             ("truncated", good[: len(good) * 2 // 3], "is truncated"),

@@ -67,7 +67,7 @@ common = ["fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--max-generations",
           "--progress-every", "0", "--json"]
 
 # ---- sync: interrupted at a random generation, resumed == uninterrupted, bit for bit ----
-def test_sync_interrupted_at_a_random_generation_resumed_uninterrupte():
+def test_sync_interrupted_and_resumed_equals_uninterrupted():
     # islands of one rank each, and (layout "sharded") the default for a 1-D search: one island
     # whose ranks split the rows and sum the least-squares statistics
     fulls = {}
@@ -141,7 +141,7 @@ def test_without_a_checkpoint_dir_the_best_so_far_marked_interrupted():
 
 
 # ---- a kill -9 during a checkpoint write leaves the previous checkpoint readable ----
-def test_a_kill_9_during_a_checkpoint_write_leaves_the_previous_check():
+def test_kill_9_mid_checkpoint_write_keeps_the_previous_checkpoint():
     slow_write = {"PERFIT_TEST_HOOKS": "checkpoint_delay_ms=800"}
     args = [*common, "--slow-island", "0", "--out", "k.h5", "--checkpoint-dir", "ckk"]
     w = Watched([perfit, *args], work, dict(env, **slow_write), stdout=subprocess.DEVNULL)
@@ -201,7 +201,7 @@ def test_resumes_that_must_be_refused_naming_what_differs():
 
 
 # ---- the two cases that used to hang: a wall-clock limit with ranks sharing an island (each
-def test_the_two_cases_that_used_to_hang_a_wall_clock_limit_with_rank():
+def test_wall_clock_limit_and_uneven_migrants_do_not_hang():
     # read its own clock), and islands that send different numbers of migrants ----
     r = run(4, "fit", "--data", "d.h5", "--set", "/mxnet/vgg16", "--out", "h1.h5", "--max-seconds",
             "0.7", "--ranks-per-island", "2", "--max-generations", "100000", "--tol", "0", "--no-compress",
