@@ -145,6 +145,8 @@ void check_earlier_run(const BatchArgs& a, BatchState& s) {
 
 // A result an earlier run wrote for exactly this fit (options, model, data).
 bool finished_before(const batch::FitTask& t, std::optional<io::ResultFile>& r) {
+  // A joint selection's winner is known only once it has run: selected again.
+  if (!t.select_yaml.empty()) return false;
   std::error_code ec;
   if (!fs::exists(t.cfg.out, ec) || io::detect_file_kind(t.cfg.out) != io::FileKind::result)
     return false;
@@ -188,6 +190,19 @@ void prepare_rank0(const BatchArgs& a, BatchState& s) {
                skipped, s.order.size(), a.manifest, a.out);
 }
 
+// The task's fit (the same job as `perfit fit`), or a select: entry's joint selection of its set.
+job::FitJobOutcome run_fit_or_selection(const batch::FitTask& t, MPI_Comm group, bool resume,
+                                        bool periodic_checkpoints) {
+  if (!t.select_yaml.empty()) return select::run_joint_selection(t, group, resume);
+  job::FitJob job;
+  job.cfg = t.cfg;
+  job.force = true;  // our own result file; its kind was checked before the first fit
+  job.resume = resume;
+  job.verbose = false;
+  job.periodic_checkpoints = periodic_checkpoints;
+  return job::run_fit_job(std::move(job), group);
+}
+
 // One fit on its group; the group's rank 0 returns the summary row as JSON text.
 std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_checkpoints) {
   int grank = 0;
@@ -202,16 +217,11 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
   if (stop) return grank == 0 ? pending_row(t).dump() : std::string();
   const auto t0 = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  job::FitJob job;
-  job.cfg = t.cfg;
-  job.force = true;  // our own result file; its kind was checked before the first fit
   std::error_code ec;
-  job.resume = fs::exists(io::checkpoint_path(t.cfg.checkpoint_dir), ec);
-  job.verbose = false;
-  job.periodic_checkpoints = periodic_checkpoints;
+  const bool resume = fs::exists(io::checkpoint_path(t.cfg.checkpoint_dir), ec);
   Row row;
   try {
-    const job::FitJobOutcome out = job::run_fit_job(std::move(job), group);
+    const job::FitJobOutcome out = run_fit_or_selection(t, group, resume, periodic_checkpoints);
     if (out.checkpointed) {
       row = failed_row(t, "interrupted",
                        "checkpointed at generation " + std::to_string(out.generations) +
@@ -219,6 +229,7 @@ std::string run_task(const batch::FitTask& t, MPI_Comm group, bool periodic_chec
                        seconds());
     } else if (out.result) {
       row = ok_row(t, *out.result);
+      if (!t.select_yaml.empty()) row["model"] = out.result->model_name;  // the winner
       fs::remove_all(t.cfg.checkpoint_dir, ec);
     }
   } catch (const MpiError&) {

@@ -98,16 +98,78 @@ std::string result_stem(const std::string& set, const std::string& model_name) {
   return s;
 }
 
+namespace {
+
+// A task's result file and checkpoints in results_dir, its options checked as a fit checks them.
+void place(FitTask& t, const std::string& results_dir) {
+  t.cfg.out = (fs::path(results_dir) / (t.name + ".h5")).string();
+  t.cfg.checkpoint_dir = (fs::path(results_dir) / ".checkpoints" / t.name).string();
+  try {
+    fit::RunConfig check = t.cfg;
+    check.resolve();
+  } catch (const ConfigError& err) {
+    throw ConfigError(t.where + ": " + err.what());
+  }
+}
+
+// Adds t unless the same (set, model) with the same options is planned already.
+void add_task(std::vector<FitTask>& tasks, std::map<std::string, std::size_t>& by_name, FitTask t) {
+  const auto dup = by_name.find(t.name);
+  if (dup != by_name.end()) {
+    const FitTask& first = tasks[dup->second];
+    if (fit::run_config_to_yaml(first.cfg) == fit::run_config_to_yaml(t.cfg) &&
+        first.select_yaml == t.select_yaml)
+      return;
+    throw ConfigError(t.where + ": set '" + t.set + "' with model '" + t.model_name +
+                      "' is also in " + first.where +
+                      " with other data or options; both would write '" + t.name +
+                      ".h5'. Fit each (set, model) pair once");
+  }
+  t.index = tasks.size();
+  by_name.emplace(t.name, t.index);
+  tasks.push_back(std::move(t));
+}
+
+// A select: entry whose options split the rows into groups (by): one joint selection per set,
+// its winner written as a result file (the selection store holds one series' winner per set).
+void add_joint_selections(const io::ManifestEntry& e, const fit::RunConfig& base,
+                          const std::vector<std::string>& sets, StoreSets& store,
+                          const std::string& results_dir, std::vector<FitTask>& tasks,
+                          std::map<std::string, std::size_t>& by_name) {
+  for (const auto& set : sets) {
+    FitTask t;
+    t.set = set;
+    t.model = t.model_name = "select";
+    t.select_yaml = e.select_yaml;
+    t.data_checksum = store.checksum(set);
+    t.name = result_stem(set, "select");
+    t.where = e.where;
+    t.cfg = base;
+    t.cfg.set = set;
+    place(t, results_dir);
+    // Every candidate in three kinds of constant, each over held-out folds: far more than one fit.
+    t.work = static_cast<double>(store.rows(set)) * kJointSelectionWork;
+    add_task(tasks, by_name, std::move(t));
+  }
+}
+
+}  // namespace
+
 std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string& results_dir) {
   std::map<std::string, StoreSets> stores;
   std::map<std::string, model::ModelSpec> models;
   std::map<std::string, std::size_t> by_name;  // result stem -> task
   std::vector<FitTask> tasks;
   for (const auto& e : manifest.fits) {
-    if (e.models.empty()) continue;  // a select: entry (plan_selections)
+    const fit::RunConfig base = fit_config(manifest, e);
+    const bool joint_selection = !e.select_yaml.empty() && !base.by.empty();
+    if (e.models.empty() && !joint_selection) continue;  // a select: entry (plan_selections)
     StoreSets& store = sets_of(stores, e.data);
     const std::vector<std::string> sets = expand_sets(e, store);
-    fit::RunConfig base = fit_config(manifest, e);
+    if (joint_selection) {
+      add_joint_selections(e, base, sets, store, results_dir, tasks, by_name);
+      continue;
+    }
     for (const auto& model : e.models) {
       const std::string key = model + "\n" + base.factors;
       if (!models.count(key)) models.emplace(key, io::load_model(model, base.factors));
@@ -124,27 +186,9 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
         t.cfg = base;
         t.cfg.set = set;
         t.cfg.model = model;
-        t.cfg.out = (fs::path(results_dir) / (t.name + ".h5")).string();
-        t.cfg.checkpoint_dir = (fs::path(results_dir) / ".checkpoints" / t.name).string();
-        try {
-          fit::RunConfig check = t.cfg;
-          check.resolve();
-        } catch (const ConfigError& err) {
-          throw ConfigError(e.where + ": " + err.what());
-        }
+        place(t, results_dir);
         t.work = static_cast<double>(store.rows(set)) * static_cast<double>(spec.params.size());
-        const auto dup = by_name.find(t.name);
-        if (dup != by_name.end()) {
-          const FitTask& first = tasks[dup->second];
-          if (fit::run_config_to_yaml(first.cfg) == fit::run_config_to_yaml(t.cfg)) continue;
-          throw ConfigError(e.where + ": set '" + set + "' with model '" + spec.name +
-                            "' is also in " + first.where +
-                            " with other data or options; both would write '" + t.name +
-                            ".h5'. Fit each (set, model) pair once");
-        }
-        t.index = tasks.size();
-        by_name.emplace(t.name, t.index);
-        tasks.push_back(std::move(t));
+        add_task(tasks, by_name, std::move(t));
       }
     }
   }
@@ -157,8 +201,9 @@ SelectPlan plan_selections(const io::Manifest& manifest, const std::string& resu
   SelectPlan plan;
   for (const auto& e : manifest.fits) {
     if (e.select_yaml.empty()) continue;
-    StoreSets& store = sets_of(stores, e.data);
     SelectEntry entry{e.where, e.select_yaml, fit_config(manifest, e)};
+    if (!entry.cfg.by.empty()) continue;  // joint selections: plan_batch, a result file per set
+    StoreSets& store = sets_of(stores, e.data);
     entry.cfg.out = (fs::path(results_dir) / "selection.h5").string();
     for (const auto& set : expand_sets(e, store)) {
       if (const auto it = seen.find(set); it != seen.end()) {

@@ -4,7 +4,9 @@
 
 #include "perfit/fit/run_config.hpp"
 #include "perfit/io/store_reader.hpp"
+#include "perfit/mpi/agreement.hpp"
 #include "perfit/select/many_sets.hpp"
+#include "perfit/select/winner.hpp"
 
 namespace perfit::select {
 
@@ -47,6 +49,24 @@ std::optional<SelectionLedger> BatchSelections::run(const std::string& dir, bool
   for (const auto& t : plan_.tasks)
     r.units.push_back({&args_[t.entry], &plan_.entries[t.entry].cfg, t.set});
   return select_sets(r, world);
+}
+
+job::FitJobOutcome run_joint_selection(const batch::FitTask& t, MPI_Comm group, bool resume) {
+  SelectArgs a;
+  apply_select_yaml(t.select_yaml, t.where + " key 'select'", a);
+  const Guard guard = [&](const std::function<void()>& fn) {
+    if (group == MPI_COMM_NULL) {
+      fn();
+    } else {
+      mpi::all_or_none(group, fn);
+    }
+  };
+  const Selection s = select_set(a, t.cfg, guard, group);
+  job::FitJob job = winner_job(a, t.cfg, s);
+  job.force = true;  // our own result file; its kind was checked before the first task
+  job.resume = resume;
+  job.verbose = false;
+  return job::run_fit_job(std::move(job), group);
 }
 
 }  // namespace perfit::select

@@ -274,9 +274,12 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   }
   for (const auto& u : run.units) {
     if (!u.cfg->by.empty()) {
-      throw ConfigError("by: '" + u.cfg->by +
-                        "' (a joint fit of groups) is for the selection of one set (perfit select "
-                        "--set S --by COLUMN); over many sets each set is selected alone");
+      throw ConfigError(
+          "by: '" + u.cfg->by +
+          "' (a joint fit of groups) is for the selection of one set (perfit select "
+          "--set S --by COLUMN, or a batch's select: entry with by in its options, one result "
+          "file per set); over many sets into one selection store each set is "
+          "selected alone");
     }
   }
   std::optional<SelectionLedger> ledger;

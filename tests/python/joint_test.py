@@ -385,6 +385,38 @@ def test_select_by_ranks_models_and_kinds_of_constant(four):
         failures.append(f"perfit.select(by=) differs from the CLI: {got} vs {score}")
 
 
+def test_a_batch_select_entry_with_by_writes_each_sets_joint_winner(four):
+    """A batch manifest's `select:` entry with `by` in its options: each set's joint selection
+    (models x kinds of constant) as `perfit select --by` makes it, its winner written as a joint
+    result file beside the batch's fits (the selection store holds one series' winner per set),
+    summarised with the winner's name; 1 and 2 ranks write the same constants."""
+    with open(os.path.join(work, "joint_batch.yaml"), "w") as f:
+        f.write("data: four.h5\nfits:\n  - sets: [\"/s/four\"]\n    factors: {p: gpus, b: batch, d: 1.28e5, epochs: 1}\n"
+                "    options: {by: framework, seed: 1}\n    select: {models: [generic, amdahl]}\n"
+                "  - sets: [\"/s/four\"]\n    factors: {p: gpus, b: batch, d: 1.28e5, epochs: 1}\n"
+                "    models: [generic]\n")
+    single = ["select", "--data", "four.h5", "--set", "/s/four", "--models", "generic,amdahl", "--factors",
+              CLI_FACTORS, "--by", "framework", "--seed", "1", "--out", "four_alone.h5", "--force", "--json"]
+    alone = as_json(expect(single, 0), "select --by --out")
+    want = as_json(expect(["show", "four_alone.h5", "--json"], 0), "show of select --by's winner")
+    for n in (1, 2):
+        out = f"joint_batch_{n}"
+        summary = as_json(expect(["batch", "--manifest", "joint_batch.yaml", "--out", out, "--force", "--json"], 0,
+                                 n=n), f"batch with a joint select: entry on {n} rank(s)")
+        rows = {(r["set"], r["result"].rsplit("/", 1)[-1]): r for r in summary.get("rows", [])}
+        row = rows.get(("/s/four", "s__four__select.h5"))
+        if row is None or row["status"] != "ok" or row["model"] != alone.get("best") or \
+                ("/s/four", "s__four__generic.h5") not in rows:
+            failures.append(f"batch summary on {n} rank(s): {summary}")
+            continue
+        got = as_json(expect(["show", os.path.join(out, "s__four__select.h5"), "--json"], 0), "show of the batch's winner")
+        if got.get("groups") != want.get("groups") or got.get("params") != want.get("params"):
+            failures.append(f"batch joint winner on {n} rank(s) differs from select --by --out:\n"
+                            f"{got.get('groups')} {got.get('params')}\n{want.get('groups')} {want.get('params')}")
+    if os.path.exists(os.path.join(work, "joint_batch_1", "selection.h5")):
+        failures.append("a joint select: entry wrote a selection store")
+
+
 def test_many_groups_descend_from_their_own_fits_to_scipys_cost():
     """Ten groups (ten exponents: more searched params than one DE covers well) share start-up
     and communication. The fit starts where every group was fitted alone and polishes from

@@ -21,16 +21,25 @@ struct FitTask {
   std::string where;          // the manifest entry, for messages
   fit::RunConfig cfg;         // complete: data, set, model, out and checkpoint_dir filled in
   double work = 0.0;          // expected cost: rows x params
+  // A select: entry with `by` in its options: the selection's options (YAML), and the task is
+  // one set's joint selection (model, model_name "select"; model_yaml "" until the winner).
+  std::string select_yaml;
 };
 
-// Reads the stores the manifest names (set lists and row counts) and the models.
+// The expected work of a joint selection per row, in the units of a fit's rows x params: every
+// candidate in three kinds of constant over held-out folds, then the winner's fit.
+inline constexpr double kJointSelectionWork = 200.0;
+
+// Reads the stores the manifest names (set lists and row counts) and the models. A select:
+// entry whose options have `by` gives a task per set (its joint selection); the other select:
+// entries are plan_selections'.
 // Throws: ConfigError naming the glob and the sets present when a glob matches nothing, a
 // model that cannot be loaded, options a fit rejects, or two entries that would write the same
 // result file with different options; DataError/IoError for an unreadable store.
 std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string& results_dir);
 
-// A manifest's `select:` entries: each entry's options once, and every set it selects (sets
-// are selected among candidates, not fitted with a named model; their winners go into the
+// A manifest's `select:` entries without `by`: each entry's options once, and every set it selects
+// (sets are selected among candidates, not fitted with a named model; their winners go into the
 // batch's selection store, perfit/select/many_sets.hpp). A set holds only its name and its entry,
 // so that 10^5 sets do not hold 10^5 copies of the options.
 struct SelectEntry {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "perfit/batch/plan.hpp"
+#include "perfit/job/fit_job.hpp"
 #include "perfit/select/ledger.hpp"
 #include "perfit/select/select_set.hpp"
 
@@ -33,5 +34,11 @@ class BatchSelections {
   std::deque<SelectArgs> args_;  // one per entry (a deque: units point into it)
   std::string manifest_;
 };
+
+// A batch task of a `select:` entry with `by` (batch::FitTask::select_yaml): the set's joint
+// selection on the group's ranks, then the winner fitted on every row and written to t.cfg.out
+// with its kinds of constant, as `perfit select --set S --by COLUMN --out F` does. Collective
+// over group (MPI_COMM_NULL: serial). Throws: as select_set, ConfigError naming the entry.
+job::FitJobOutcome run_joint_selection(const batch::FitTask& t, MPI_Comm group, bool resume);
 
 }  // namespace perfit::select
