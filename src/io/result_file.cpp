@@ -10,6 +10,7 @@
 #include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
+#include "perfit/io/model_config.hpp"
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
@@ -393,6 +394,12 @@ ResultFile read_result_file(const std::string& path) {
                     "', expected '" + kResultFormat + "'");
   }
   ResultFile r = result_from_attributes(a, path);
+  try {  // every reader of a result builds its model from this text: refused here, in one place
+    (void)parse_model_yaml(r.model_yaml, "model_yaml");
+  } catch (const Error& e) {
+    throw DataError("'" + path + "' holds a model perfit cannot read (" + e.what() +
+                    "); it was changed since perfit wrote it: fit again");
+  }
   const data::MeasurementTable p = rd.read_group("/params");
   r.params = params_from_table(p);
   r.history = rd.read_group("/history").column("best_cost").f64();

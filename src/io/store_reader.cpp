@@ -243,6 +243,19 @@ SetInfo StoreReader::describe(const std::string& set) const {
     hdf5_error_stack();
     throw DataError("'" + path_ + "' has no group '" + set + "'");
   }
+  {  // another program's file may hold a dataset (or a link to nothing) where a group belongs
+    const hid_t obj = H5Oopen(file_.get(), set.c_str(), H5P_DEFAULT);
+    const bool group = obj >= 0 && H5Iget_type(obj) == H5I_GROUP;
+    if (obj >= 0) {
+      H5Oclose(obj);
+    } else {
+      hdf5_error_stack();
+    }
+    if (!group) {
+      throw DataError(where(set) + (obj >= 0 ? " is a dataset" : " cannot be opened") +
+                      ", not a group of 1-D column datasets");
+    }
+  }
   H5Group g(h5_check(H5Gopen2(file_.get(), set.c_str(), H5P_DEFAULT), "open " + where(set)));
   SetInfo info;
   info.path = set;
@@ -250,6 +263,16 @@ SetInfo StoreReader::describe(const std::string& set) const {
   bool first = true;
   for (const auto& name : detail::member_names(g.get())) {
     const std::string w = where(set) + " dataset '" + name + "'";
+    H5L_info_t link;
+    h5_check_status(H5Lget_info(g.get(), name.c_str(), &link, H5P_DEFAULT), "link " + w);
+    if (link.type != H5L_TYPE_HARD) {
+      // Never followed: a soft link may loop or dangle, an external one opens another file.
+      throw DataError(where(set) + " member '" + name + "' is " +
+                      (link.type == H5L_TYPE_SOFT       ? "a soft link"
+                       : link.type == H5L_TYPE_EXTERNAL ? "an external link to another file"
+                                                        : "a user-defined link") +
+                      "; a set holds its columns itself: copy the dataset into the set");
+    }
     H5O_type_t type = H5O_TYPE_UNKNOWN;
     {
       hid_t obj = h5_check(H5Oopen(g.get(), name.c_str(), H5P_DEFAULT), "open " + w);

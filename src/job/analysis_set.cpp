@@ -114,6 +114,13 @@ AnalysisSet load_analysis_set(const fit::RunConfig& cfg, std::vector<std::string
     spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", v.rows_invalid,
                  info.rows, data::describe_invalid(v));
   }
+  if (table->rows() == 0) {
+    throw DataError("'" + cfg.data + "' set '" + cfg.set + "' has no rows" +
+                    (v.rows_invalid > 0 ? " left once the " + std::to_string(v.rows_invalid) +
+                                              " with NaN or inf are dropped"
+                                        : "") +
+                    "; nothing to fit: import its measurements first");
+  }
   s.dropped = v.rows_invalid;
   s.rows = table;
   return s;

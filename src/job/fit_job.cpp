@@ -103,6 +103,10 @@ void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
     s.store = io::open_store(c.data);
     s.info = s.store->info(c.set);
   }
+  if (s.info.rows == 0) {
+    throw DataError("'" + c.data + "' set '" + c.set +
+                    "' has no rows; nothing to fit: import its measurements first");
+  }
   std::vector<std::string> names;
   for (const auto& col : s.info.columns) names.push_back(col.name);
   if (a.model) {
