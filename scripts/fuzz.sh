@@ -4,9 +4,11 @@
 #
 #   bash scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--build DIR] [--no-build]
 #
-#   TARGET       expression csv extrap extrap_json extrap_jsonl model_yaml config_yaml manifest store result (default: all)
+#   TARGET       expression csv extrap extrap_json extrap_jsonl model_yaml config_yaml manifest store result
+#                h5_store (default: all)
 #   --runs N     executions per target (default 100000; 0 = until --seconds)
 #   --seconds S  time limit per target (default 600)
+#   --long       a campaign: 1,000,000 executions per target, no time limit short of a day
 #   --build DIR  a clang build with -DPERFIT_FUZZ=ON (default build-san, the test command's
 #                `sanitize` preset: clang, ASan + UBSan; configured if missing, which needs
 #                `bash scripts/setup.sh --test`, and brought up to date)
@@ -18,15 +20,16 @@
 # replayed by every later test run. Exit status: 0 when no target found anything.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-all=(expression csv extrap extrap_json extrap_jsonl model_yaml config_yaml manifest store result)
+all=(expression csv extrap extrap_json extrap_jsonl model_yaml config_yaml manifest store result h5_store)
 targets=() runs=100000 seconds=600 build="$root/build-san" rebuild=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
+    --long) runs=1000000; seconds=86400; shift ;;
     --build) build="$2"; shift 2 ;;
     --no-build) rebuild=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) [[ " ${all[*]} " == *" $1 "* ]] || { echo "fuzz.sh: unknown target '$1'; targets: ${all[*]}" >&2; exit 2; }
        targets+=("$1"); shift ;;
