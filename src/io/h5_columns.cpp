@@ -260,6 +260,44 @@ void check_readable(hid_t dset, const ColumnInfo& ci, std::size_t n, const std::
   }
 }
 
+// Rows [first, first + n) of a numeric column did not read. A failure in HDF5's filter pipeline
+// (a compressed block that does not decompress) is damage in the file: bad data (exit 3) naming
+// the rows of the first chunk that does not read, found by reading chunk by chunk, before
+// anything is written; any other failure is HDF5's or the file's I/O, as h5_check_status says.
+[[noreturn]] void read_failed(hid_t dset, std::size_t first, std::size_t n, const std::string& w) {
+  const std::string stack = hdf5_error_stack();
+  if (stack.find("pipeline") == std::string::npos) throw_h5_failure("read " + w, stack);
+  const std::string cause =
+      stack.substr(stack.rfind("; ") == std::string::npos ? 0 : stack.rfind("; ") + 2);
+  const auto said = [&](std::size_t a, std::size_t b) {
+    return DataError(w + ": rows " + std::to_string(a) + ".." + std::to_string(b) +
+                     " cannot be read, the file is damaged there (a compressed block does not "
+                     "decompress: " +
+                     cause + "); re-import the set, or restore the file");
+  };
+  hsize_t chunk = n;
+  H5Plist dcpl(h5_check(H5Dget_create_plist(dset), "creation properties of " + w));
+  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED && H5Pget_chunk(dcpl.get(), 1, &chunk) < 0)
+    chunk = n;
+  chunk = std::max<hsize_t>(chunk, 1);
+  H5Dataspace fspace(h5_check(H5Dget_space(dset), "space of " + w));
+  std::vector<double> buf;
+  for (hsize_t a = first; a < first + n;) {
+    const hsize_t len = std::min<hsize_t>(chunk - a % chunk, first + n - a);
+    buf.resize(len);
+    H5Dataspace mspace(h5_check(H5Screate_simple(1, &len, nullptr), "memory space"));
+    const bool read =
+        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &a, nullptr, &len, nullptr) >= 0 &&
+        H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()) >= 0;
+    if (!read) {
+      hdf5_error_stack();  // cleared: the message says what it was
+      throw said(a, a + len - 1);
+    }
+    a += len;
+  }
+  throw said(first, first + n - 1);  // every chunk alone reads: the whole range is named
+}
+
 }  // namespace
 
 Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::size_t n,
@@ -274,16 +312,14 @@ Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::siz
   switch (ci.type) {
     case ColumnType::float64: {
       std::vector<double> v(n);
-      h5_check_status(
-          H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
-          "read " + w);
+      if (H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()) < 0)
+        read_failed(dset, first, n, w);
       return Column(ci.name, std::move(v));
     }
     case ColumnType::int64: {
       std::vector<std::int64_t> v(n);
-      h5_check_status(
-          H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()),
-          "read " + w);
+      if (H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()) < 0)
+        read_failed(dset, first, n, w);
       return Column(ci.name, std::move(v));
     }
     case ColumnType::string:

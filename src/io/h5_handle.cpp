@@ -48,12 +48,9 @@ std::string hdf5_error_stack() {
   return out;
 }
 
-namespace {
-
 // A failed read or write of the file itself (disk full, quota, file-size limit, I/O error)
 // is a file I/O error a user can act on, named by its errno, not HDF5's call stack.
-[[noreturn]] void throw_h5_failure(const std::string& what) {
-  const std::string stack = hdf5_error_stack();
+[[noreturn]] void throw_h5_failure(const std::string& what, const std::string& stack) {
   const auto at = stack.find("errno = ");
   if (at != std::string::npos) {
     const int e = std::atoi(stack.c_str() + at + 8);
@@ -67,15 +64,19 @@ namespace {
   throw H5Error(what + " (HDF5: " + stack + ")");
 }
 
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw_h5_failure(what, hdf5_error_stack()); }
+
 }  // namespace
 
 hid_t h5_check(hid_t id, const std::string& what) {
-  if (id < 0) throw_h5_failure(what);
+  if (id < 0) fail(what);
   return id;
 }
 
 void h5_check_status(herr_t status, const std::string& what) {
-  if (status < 0) throw_h5_failure(what);
+  if (status < 0) fail(what);
 }
 
 namespace {

@@ -58,6 +58,9 @@ std::string hdf5_error_stack();
 hid_t h5_check(hid_t id, const std::string& what);
 // Throws: as h5_check, when status < 0.
 void h5_check_status(herr_t status, const std::string& what);
+// The same with the error stack already taken (hdf5_error_stack()), for a caller that first
+// reads it to tell damaged data from a failure of HDF5 or of the file's I/O.
+[[noreturn]] void throw_h5_failure(const std::string& what, const std::string& stack);
 
 // Opens an existing HDF5 file read-only. Throws: DataError "truncated or corrupt HDF5 file
 // 'X' (N of M bytes)" when the file is shorter than its superblock says, or "corrupt HDF5 file"

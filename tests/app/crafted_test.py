@@ -178,6 +178,36 @@ def test_a_crafted_store_is_read_or_refused_by_every_reader(case):
         failures.append(f"{case}: a refused fit left {case}_fit.h5")
 
 
+def test_a_damaged_compressed_chunk_is_named_by_its_rows():
+    """A store another program wrote whose fourth compressed chunk of 'time' (rows 49152..65535)
+    has damaged bytes: every reader names the dataset and those rows in one line, exit 3 (was
+    exit 4 with HDF5's filter stack); a refused fit writes nothing."""
+    path = os.path.join(work, "damaged_chunk.h5")
+    with h5py.File(path, "w") as h:
+        g = h.create_group(SET)
+        rows = 200000
+        p = np.tile(P, rows // len(P) + 1)[:rows]
+        g.create_dataset("p", data=p, chunks=(1 << 14,), compression="gzip")
+        g.create_dataset("time", data=100 * (0.1 + 0.9 / p) * (1 + 0.01 * np.sin(np.arange(rows))),
+                         chunks=(1 << 14,), compression="gzip")
+        g.attrs["perfit_format"] = "perfit-store-1"
+        g.attrs["target"] = "time"
+        info = g["time"].id.get_chunk_info(3)
+    with open(path, "r+b") as f:
+        f.seek(info.byte_offset + info.size // 2)
+        f.write(bytes(64))
+    said = "dataset 'time': rows 49152..65535 cannot be read, the file is damaged there"
+    for args in (["inspect", "damaged_chunk.h5"],
+                 ["fit", "--data", "damaged_chunk.h5", "--set", SET, "--model", "amdahl", "--factors", "p=p",
+                  "--out", "damaged_fit.h5"]):
+        code, text, _, _ = run(args)
+        errors = [line for line in text.splitlines() if line.startswith("perfit: error")]
+        if code != 3 or len(errors) != 1 or said not in errors[0] or "damaged_chunk.h5" not in errors[0]:
+            failures.append(f"perfit {' '.join(args)}: exit {code}, expected 3 and one line with {said!r}\n{text[-2000:]}")
+    if os.path.exists(os.path.join(work, "damaged_fit.h5")):
+        failures.append("a fit refused for a damaged chunk wrote its result")
+
+
 @pytest.fixture(scope="module")
 def result():
     """A real result (amdahl on six points) copied by h5py into a file without perfit's seal,
