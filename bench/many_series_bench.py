@@ -7,15 +7,19 @@ blocks, 2% noise: bench/peers/extrap_compare.py's series), then
     check (wall);
   - `perfit batch` of one `select: {models: [pmnf-search]}` entry over every set, on 1 rank and
     under `mpiexec -n 2` (wall; each rank's peak resident memory, VmHWM polled from /proc);
-    the two runs must choose the same hypotheses.
+    the two runs must choose the same hypotheses;
+  - SIGTERM to both ranks of a 2-rank selection at 40% (Slurm's preemption): seconds to the
+    checkpointed exit (75), then --resume, whose selection.csv must equal the uninterrupted one
+    (a selection over before its progress line says 40%, or before the signal, gives -).
 
 usage: many_series_bench.py --perfit PATH [--paths 100000] [--seed 1] [--work DIR] [--no-1rank] [--repeat N]
-Last line: import_s= store_vs_raw= inspect_s= open_one_s= select_1rank_s= select_2ranks_s=
+Last line: sigterm_stop_s= import_s= store_vs_raw= inspect_s= open_one_s= select_1rank_s= select_2ranks_s=
            ranks_2_vs_1= peak_rank_mb=<the largest peak of any rank, either run>
 """
 import csv
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -105,6 +109,32 @@ def select(perfit, work, ranks):
     return wall, peaks, chosen
 
 
+def preempted(perfit, work, sets, reference):
+    """Slurm's preemption in the middle of the 2-rank selection: SIGTERM to every rank once 40%
+    of the sets are selected; seconds from the signal to the job's end (exit 75: checkpointed),
+    then `--resume`, whose selection.csv must equal the uninterrupted run's byte for byte."""
+    out = os.path.join(work, "preempted")
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [*harness.launch(2), perfit, "batch", "--manifest", "select.yaml", "--out", out]
+    p = subprocess.Popen(cmd, cwd=work, env=harness.ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sent = None
+    for line in p.stdout:  # progress lines: "select: N/TOTAL sets"
+        done = line.split("select: ", 1)[1].split("/", 1)[0] if "select: " in line else ""
+        if sent is None and done.isdigit() and int(done) >= 0.4 * sets:
+            for pid in perfit_pids(p.pid):
+                os.kill(pid, signal.SIGTERM)
+            sent = time.perf_counter()
+    p.wait()
+    if sent is None or p.returncode == 0:
+        return None, True  # over before a progress line said 40%, or before the signal came
+    if p.returncode != 75:
+        sys.exit(f"preempted selection: exit {p.returncode}, expected 75 (checkpointed)")
+    stop = time.perf_counter() - sent
+    timed([*cmd, "--resume"], work, harness.ENV)
+    with open(os.path.join(out, "selection.csv")) as a, open(reference) as b:
+        return stop, a.read() == b.read()
+
+
 def main():
     ap = harness.parser(__doc__, expect=False)
     ap.add_argument("--paths", type=int, default=100000)
@@ -148,8 +178,14 @@ def main():
     print(f"batch select pmnf-search: 2 ranks {s2:.2f} s ({sets / s2:.0f} sets/s), peak per process "
           f"{', '.join(f'{m:.0f}' for m in peaks2)} MB"
           + ("" if s1 is None else f"; 1 rank {s1:.2f} s, peak {peaks1[0] if peaks1 else 0:.0f} MB"))
+    stop, equal = preempted(perfit, work, sets, os.path.join(work, "sel2", "selection.csv"))
+    if stop is not None:
+        print(f"SIGTERM to both ranks at 40% of the selection: checkpointed and ended {stop:.2f} s later (exit "
+              f"75); resumed, selection.csv {'equals' if equal else 'DIFFERS from'} the uninterrupted run's")
+    if not equal:
+        sys.exit("the resumed selection differs from the uninterrupted one")
     peak = max(peaks1 + peaks2) if peaks1 + peaks2 else 0.0
-    print(f"import_s={imp:.2f} store_vs_raw={ratio:.2f} inspect_s={ins:.2f} open_one_s={one:.2f} "
+    print(f"sigterm_stop_s={'-' if stop is None else f'{stop:.2f}'} import_s={imp:.2f} store_vs_raw={ratio:.2f} inspect_s={ins:.2f} open_one_s={one:.2f} "
           f"select_1rank_s={'-' if s1 is None else f'{s1:.2f}'} select_2ranks_s={s2:.2f} "
           f"ranks_2_vs_1={'-' if s1 is None else f'{s2 / s1:.2f}'} peak_rank_mb={peak:.0f}")
 
