@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <functional>
 #include <optional>
 
+#include "fit_setup.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/text.hpp"
@@ -16,9 +16,6 @@
 #include "perfit/data/splits.hpp"
 #include "perfit/fit/engine.hpp"
 #include "perfit/fit/run_config.hpp"
-#include "perfit/io/model_config.hpp"
-#include "perfit/io/output_guard.hpp"
-#include "perfit/io/set_glob.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/job/fit_checkpoint.hpp"
 #include "perfit/job/fit_progress.hpp"
@@ -27,8 +24,6 @@
 #include "perfit/job/joint_fit.hpp"
 #include "perfit/job/measured_range.hpp"
 #include "perfit/job/result_report.hpp"
-#include "perfit/job/set_binding.hpp"
-#include "perfit/job/several_sets.hpp"
 #include "perfit/model/grouped_model.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
@@ -37,141 +32,9 @@ namespace perfit::job {
 
 namespace {
 
-// What every rank sets up before the first collective.
-struct Setup {
-  fit::RunConfig cfg;
-  model::ModelSpec spec;
-  std::shared_ptr<const io::StoreReader> store;   // shared with the selection that chose the model
-  std::shared_ptr<data::MeasurementTable> given;  // FitJob::table
-  io::SetInfo info;
-  std::shared_ptr<const model::Model> model;
-  std::vector<std::string> load;  // columns the fit reads: factors, target, weights
-  std::vector<std::string>
-      read;        // of which in the set (not the group indicators), and the --by columns
-  JointFit joint;  // --by: a joint fit of groups
-  std::vector<std::string> columns;  // the Model's columns: the set's, and the group indicators
-  std::string target;
-  std::string checksum;                       // the set's, written at import
-  io::Checkpoint header;                      // what a checkpoint of this run records
-  std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
-};
-
-fit::FitProblem fit_problem(const Setup& s, const std::shared_ptr<data::MeasurementTable>& table,
-                            bool quiet) {
-  const fit::RunConfig& cfg = s.cfg;
-  fit::FitProblem p;
-  p.model = s.model;
-  p.rows = table;
-  p.cost = cfg.cost;
-  p.threads = cfg.threads;
-  p.compress = cfg.compress;
-  p.quiet = quiet;
-  p.separable = cfg.separable;
-  p.scale = cfg.scale;
-  p.bootstrap = cfg.bootstrap;
-  p.ci = cfg.ci;
-  return p;
-}
-
-void prepare(const FitJob& a, Setup& s, int rank, int world_size) {
-  s.cfg = a.cfg;
-  const bool several =
-      !a.table && io::is_set_glob(s.cfg.set);  // several sets fitted together, each a group
-  if (several && s.cfg.by.empty()) s.cfg.by = kSetColumn;
-  s.cfg.resolve(a.write);
-  const fit::RunConfig& c = s.cfg;
-  if (world_size > 1) s.cfg.islands.validate(world_size);
-  if (rank == 0 && a.write) {  // only rank 0 writes; checked before any data is read
-    std::error_code ec;
-    std::vector<std::string> inputs = a.inputs;
-    inputs.push_back(c.data);
-    if (!a.model && std::filesystem::is_regular_file(c.model, ec)) inputs.push_back(c.model);
-    io::check_output({c.out, "--out", io::FileKind::result, inputs, a.force});
-  }
-  if (a.table) {
-    if (world_size > 1)
-      throw ConfigError("rows given in memory are fitted serially; run MPI fits with the CLI");
-    s.given = a.table;
-    s.info = {c.set, a.table->rows(), {}, a.table->attributes()};
-    for (const auto& col : a.table->columns()) s.info.columns.push_back({col.name(), col.type()});
-  } else if (several) {
-    s.store = io::open_store(c.data);
-    SeveralSets sets = read_several_sets(*s.store, c.set);
-    s.given = std::move(sets.rows);
-    s.info = std::move(sets.info);
-  } else {
-    s.store = io::open_store(c.data);
-    s.info = s.store->info(c.set);
-  }
-  if (s.info.rows == 0) {
-    throw DataError("'" + c.data + "' set '" + c.set +
-                    "' has no rows; nothing to fit: import its measurements first");
-  }
-  std::vector<std::string> names;
-  for (const auto& col : s.info.columns) names.push_back(col.name);
-  if (a.model) {
-    s.spec = *a.model;
-  } else {
-    const BoundSpec bound = bind_to_set(io::load_model(c.model), c.factors, s.info,
-                                        "'" + c.data + "' set '" + c.set + "'");
-    if (rank == 0) note_unused(bound);
-    s.spec = bound.spec;
-  }
-  if (!c.by.empty()) {  // every rank reads the --by columns of the whole set
-    s.joint = plan_joint_fit(
-        c, s.spec, names,
-        [&](const std::vector<std::string>& by) {
-          data::MeasurementTable keys;
-          if (!s.given) return s.store->read(c.set, by);
-          for (const auto& col : by) keys.add_column(s.given->column(col));
-          return keys;
-        },
-        "'" + c.data + "' set '" + c.set + "'");
-  }
-  s.columns = names;
-  s.model = std::make_shared<const model::Model>(s.spec, names);
-  s.load =
-      s.model->factors();  // columns_used, and the factors a constant model declares (their ranges)
-  s.target =
-      s.info.attributes.count("target") ? data::attribute_text(s.info.attributes.at("target")) : "";
-  if (s.target.empty()) {
-    throw DataError("'" + c.data + "' set '" + c.set +
-                    "' has no 'target' attribute naming its "
-                    "measured-time column; re-import it with --target");
-  }
-  for (const std::string& extra : {s.target, c.cost.weight_column, c.scale}) {
-    if (!extra.empty() && std::find(s.load.begin(), s.load.end(), extra) == s.load.end()) {
-      s.load.push_back(extra);
-    }
-  }
-  for (const auto& col : s.load) {
-    if (!model::is_group_indicator(col)) s.read.push_back(col);
-  }
-  for (const auto& col : s.joint.groups.by) {
-    if (std::find(s.read.begin(), s.read.end(), col) == s.read.end()) s.read.push_back(col);
-  }
-  if (s.given && !a.table)
-    s.given = std::make_shared<data::MeasurementTable>(only_columns(*s.given, s.read));
-  // The set's own fingerprint, written at import: the same whatever rows a rank loads.
-  s.checksum = s.info.attributes.count("checksum")
-                   ? data::attribute_text(s.info.attributes.at("checksum"))
-                   : "none (store written before perfit kept set checksums)";
-  // Only a run with checkpoints records one (its YAML is a third of a small fit's set-up).
-  if (!c.checkpoint_dir.empty())
-    s.header = checkpoint_header(s.cfg, io::model_to_yaml(s.spec), s.checksum, world_size);
-  if (a.resume && c.checkpoint_dir.empty()) {
-    throw ConfigError("--resume needs --checkpoint-dir DIR (or checkpoint_dir: in the config)");
-  }
-  if (rank == 0 && !c.checkpoint_dir.empty()) {
-    // Resume first: a damaged checkpoint is then reported as such, not as a file of another kind.
-    if (a.resume) s.resume_from = load_for_resume(s.cfg, s.header);
-    prepare_checkpoint_dir(c.checkpoint_dir);
-  }
-}
-
 // Rows with NaN/inf in a column the fit reads: refused, or dropped with drop_invalid.
 // Counts are summed over the island's slices, so every rank takes the same decision.
-std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI_Comm island,
+std::size_t drop_invalid_rows(const FitSetup& s, data::MeasurementTable& table, MPI_Comm island,
                               const std::function<void(std::function<void()>)>& agreed) {
   data::RowValidity v = data::check_rows(table, s.load);
   std::vector<double> counts(v.invalid.begin(), v.invalid.end());
@@ -210,7 +73,7 @@ std::size_t drop_invalid_rows(const Setup& s, data::MeasurementTable& table, MPI
 
 // Checkpointing and resume: world rank 0 of the job writes and has read the checkpoint; the
 // others learn whether this run resumes.
-void add_checkpointing(island::RunHooks& hooks, Setup& s, int rank, MPI_Comm comm, bool parallel,
+void add_checkpointing(island::RunHooks& hooks, FitSetup& s, int rank, MPI_Comm comm, bool parallel,
                        bool periodic) {
   const fit::RunConfig& cfg = s.cfg;
   if (!cfg.checkpoint_dir.empty()) {
@@ -245,7 +108,7 @@ struct Ranks {
 };
 
 // This rank's slice of the rows, NaN/inf rows refused or dropped, checked by binding an evaluator.
-std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s,
+std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const FitSetup& s,
                                                   const island::IslandLayout& layout,
                                                   std::size_t& dropped) {
   const fit::RunConfig& cfg = s.cfg;
@@ -281,7 +144,7 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const Setup& s
   return table;
 }
 
-void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s,
+void log_start(spdlog::level::level_enum level, const Ranks& r, const FitSetup& s,
                const island::IslandLayout& layout, std::size_t rows) {
   if (!spdlog::should_log(level))
     return;  // a selection's winners log at debug: their search dimension costs a model analysis
@@ -303,7 +166,7 @@ void log_start(spdlog::level::level_enum level, const Ranks& r, const Setup& s,
 }
 
 // After the DE: refuse a non-finite cost, then rank 0 writes the result.
-FitJobOutcome finish(const Ranks& r, const FitJob& job, const Setup& s, const fit::FitReport& fr,
+FitJobOutcome finish(const Ranks& r, const FitJob& job, const FitSetup& s, const fit::FitReport& fr,
                      const data::MeasurementTable& table, std::size_t dropped) {
   const fit::RunConfig& cfg = s.cfg;
   const auto level = job.verbose ? spdlog::level::info : spdlog::level::debug;
@@ -401,7 +264,7 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
     mpi::check(MPI_Comm_size(comm, &r.size), "MPI_Comm_size");
     mpi::check(MPI_Comm_rank(comm, &r.rank), "MPI_Comm_rank");
   }
-  Setup s;
+  FitSetup s;
   r.agreed([&] { prepare(job, s, r.rank, r.size); });
   const fit::RunConfig& cfg = s.cfg;
   const std::size_t searched =
