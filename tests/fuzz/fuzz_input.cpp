@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "perfit/core/error.hpp"
 #include "perfit/io/h5_id.hpp"
+#include "perfit/io/store_reader.hpp"
 
 namespace perfit::fuzz {
 
@@ -43,6 +45,20 @@ std::string write_input(const std::string& name, const std::uint8_t* data, std::
     std::abort();
   }
   return path;
+}
+
+void read_every_set(const std::string& path) {
+  try {
+    const io::StoreReader rd(path);
+    for (const auto& set : rd.sets()) {
+      try {
+        (void)rd.info(set);
+        (void)rd.read(set);
+      } catch (const Error&) {
+      }
+    }
+  } catch (const Error&) {
+  }
 }
 
 }  // namespace perfit::fuzz

@@ -20,4 +20,8 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
 // Writes the input to NAME in this process's temporary directory; returns the path.
 std::string write_input(const std::string& name, const std::uint8_t* data, std::size_t size);
 
+// The store at path as `perfit inspect` and `perfit fit` read it: every set listed, described
+// and loaded. perfit's typed errors refuse it (or one set); anything else escapes: a finding.
+void read_every_set(const std::string& path);
+
 }  // namespace perfit::fuzz
