@@ -16,16 +16,12 @@ import tempfile
 
 import harness  # beside this file
 
-ap = harness.parser(__doc__, expect=False)
-ap.add_argument("--rows", default="1e6", help="rows of the synthetic set")
-ap.add_argument("--generations", default="200", help="DE generations of each fit")
-args = ap.parse_args()
-perfit, rows, gens = os.path.abspath(args.perfit), args.rows, args.generations
+args = harness.fits_on_synth(__doc__, "200", expect=False)
+perfit, rows, gens = args.perfit, args.rows, args.generations
 env = harness.ENV
 
 with tempfile.TemporaryDirectory() as tmp:
-    subprocess.run([perfit, "synth", "--out", "b.h5", "--rows", rows, "--set", "/pytorch/resnet50"],
-                   check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+    harness.synth(perfit, tmp, "b.h5", rows, "/pytorch/resnet50")
     common = [*harness.mpiexec(4), perfit, "--log-level", "debug", "fit",
               "--data", "b.h5", "--set", "/pytorch/resnet50", "--max-generations", gens, "--tol", "0",
               "--no-polish", "--progress-every", "0", "--json"]

@@ -5,6 +5,7 @@ R ranks. A benchmark's last line and its claims are bench/claims.py.
 """
 import argparse
 import os
+import subprocess
 import sys
 
 import claims
@@ -31,3 +32,20 @@ def parser(doc, perfit_required=True, expect=True):
     if expect:
         claims.add_expect(ap)
     return ap
+
+
+def fits_on_synth(doc, generations, expect=True):
+    """The command line of a benchmark of fits on a synthetic set: --perfit (made absolute),
+    --rows (of the set, default 1e6) and --generations (of each fit)."""
+    ap = parser(doc, expect=expect)
+    ap.add_argument("--rows", default="1e6", help="rows of the synthetic set")
+    ap.add_argument("--generations", default=generations, help="DE generations of each fit")
+    a = ap.parse_args()
+    a.perfit = os.path.abspath(a.perfit)
+    return a
+
+
+def synth(perfit, cwd, out, rows, *sets):
+    """`perfit synth` of `sets` (each `rows` rows) into cwd/out; stops the benchmark if it fails."""
+    subprocess.run([perfit, "synth", "--out", out, "--rows", str(rows), *[x for s in sets for x in ("--set", s)],
+                    "--force"], check=True, cwd=cwd, stdout=subprocess.DEVNULL, env=ENV)

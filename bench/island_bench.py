@@ -20,16 +20,12 @@ import tempfile
 import claims  # beside this file
 import harness
 
-ap = harness.parser(__doc__)
-ap.add_argument("--rows", default="1e6", help="rows of the synthetic set")
-ap.add_argument("--generations", default="60", help="DE generations of each fit")
-args = ap.parse_args()
-perfit, rows, gens = os.path.abspath(args.perfit), args.rows, args.generations
+args = harness.fits_on_synth(__doc__, "60")
+perfit, rows, gens = args.perfit, args.rows, args.generations
 env = harness.ENV
 
 with tempfile.TemporaryDirectory() as tmp:
-    subprocess.run([perfit, "synth", "--out", "b.h5", "--rows", rows, "--set", "/pytorch/resnet50"],
-                   check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+    harness.synth(perfit, tmp, "b.h5", rows, "/pytorch/resnet50")
     with open(os.path.join(tmp, "c.yaml"), "w") as f:
         f.write(f"data: b.h5\nset: /pytorch/resnet50\nprogress_every: 0\npolish: false\n"
                 f"de: {{max_generations: {gens}, tol: 0}}\nislands: {{interval: 10}}\n")

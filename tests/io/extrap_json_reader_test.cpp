@@ -11,11 +11,6 @@
 namespace perfit::io {
 
 namespace {
-std::string write(const testing_support::TempDir& dir, const std::string& name,
-                  const std::string& text) {
-  std::ofstream(dir.file(name)) << text;
-  return dir.file(name);
-}
 
 // The same measurements as the text file "PARAMETER p n / POINTS (2 10) (4 10) / REGION main /
 // METRIC time / DATA 1 1.5 / DATA 2 ; METRIC bytes / DATA 7 / DATA 9", in each JSON format.
@@ -62,9 +57,9 @@ void expect_the_two_sets(const std::vector<ExtrapSet>& sets) {
 
 TEST(ExtrapJsonReader, BothJsonFormatsAndJsonLinesGiveTheSameSets) {
   testing_support::TempDir dir;
-  expect_the_two_sets(read_extrap_json(write(dir, "current.json", kCurrent)));
-  expect_the_two_sets(read_extrap_json(write(dir, "older.json", kOlder)));
-  expect_the_two_sets(read_extrap_jsonl(write(dir, "lines.jsonl", kLines)));
+  expect_the_two_sets(read_extrap_json(dir.write("current.json", kCurrent)));
+  expect_the_two_sets(read_extrap_json(dir.write("older.json", kOlder)));
+  expect_the_two_sets(read_extrap_jsonl(dir.write("lines.jsonl", kLines)));
   // By extension, as `perfit import --format extrap` reads them.
   expect_the_two_sets(read_extrap_file(dir.file("older.json")));
   expect_the_two_sets(read_extrap_file(dir.file("lines.jsonl")));
@@ -72,9 +67,9 @@ TEST(ExtrapJsonReader, BothJsonFormatsAndJsonLinesGiveTheSameSets) {
 
 TEST(ExtrapJsonReader, JsonLinesWithoutCallpathOrMetricMakeOneSet) {
   testing_support::TempDir dir;
-  const auto sets = read_extrap_jsonl(write(dir, "a.jsonl",
-                                            "{\"params\": {\"p\": 1}, \"value\": 3}\n"
-                                            "{\"params\": {\"p\": 2}, \"value\": 2}\n"));
+  const auto sets = read_extrap_jsonl(dir.write("a.jsonl",
+                                                "{\"params\": {\"p\": 1}, \"value\": 3}\n"
+                                                "{\"params\": {\"p\": 2}, \"value\": 2}\n"));
   ASSERT_EQ(sets.size(), 1u);
   EXPECT_EQ(sets[0].region, "");
   EXPECT_EQ(sets[0].metric, "");
@@ -85,7 +80,7 @@ TEST(ExtrapJsonReader, EveryErrorNamesTheFileAndThePositionOfTheBadItem) {
   testing_support::TempDir dir;
   using testing::HasSubstr;
   auto fails = [&](const std::string& name, const std::string& text, const std::string& want) {
-    const std::string path = write(dir, name, text);
+    const std::string path = dir.write(name, text);
     try {
       (void)read_extrap_file(path);
       ADD_FAILURE() << "no error for " << name;

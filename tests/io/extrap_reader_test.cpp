@@ -10,23 +10,15 @@
 
 namespace perfit::io {
 
-namespace {
-std::string write(const testing_support::TempDir& dir, const std::string& name,
-                  const std::string& text) {
-  std::ofstream(dir.file(name)) << text;
-  return dir.file(name);
-}
-}  // namespace
-
 TEST(ExtrapReader, OneSetPerRegionAndMetricWithARowPerRepetition) {
   testing_support::TempDir dir;
-  const auto sets = read_extrap_text(write(dir, "a.txt",
-                                           "# comment\n"
-                                           "PARAMETER p\n"
-                                           "POINTS 2 4\nPOINTS 8\n"
-                                           "REGION solve\nMETRIC time\n"
-                                           "DATA 1.0 1.2\nDATA 2.0\nDATA 3 3.5 4\n"
-                                           "METRIC bytes\nDATA 10\nDATA 20\n"));
+  const auto sets = read_extrap_text(dir.write("a.txt",
+                                               "# comment\n"
+                                               "PARAMETER p\n"
+                                               "POINTS 2 4\nPOINTS 8\n"
+                                               "REGION solve\nMETRIC time\n"
+                                               "DATA 1.0 1.2\nDATA 2.0\nDATA 3 3.5 4\n"
+                                               "METRIC bytes\nDATA 10\nDATA 20\n"));
   ASSERT_EQ(sets.size(), 2u);
   EXPECT_EQ(sets[0].region, "solve");
   EXPECT_EQ(sets[0].metric, "time");
@@ -40,9 +32,9 @@ TEST(ExtrapReader, OneSetPerRegionAndMetricWithARowPerRepetition) {
 TEST(ExtrapReader, SeveralParametersTakeParenthesisedPoints) {
   testing_support::TempDir dir;
   const auto sets =
-      read_extrap_text(write(dir, "b.txt",
-                             "PARAMETER p n\nPOINTS ( 2 100 ) ( 4 100 )\nPOINTS (8 200)\n"
-                             "DATA 1\nDATA 2 2.5\nDATA 3\n"));
+      read_extrap_text(dir.write("b.txt",
+                                 "PARAMETER p n\nPOINTS ( 2 100 ) ( 4 100 )\nPOINTS (8 200)\n"
+                                 "DATA 1\nDATA 2 2.5\nDATA 3\n"));
   ASSERT_EQ(sets.size(), 1u);
   EXPECT_EQ(sets[0].region, "");
   EXPECT_EQ(sets[0].table.column("n").f64(), (std::vector<double>{100, 100, 100, 200}));
@@ -52,7 +44,7 @@ TEST(ExtrapReader, SeveralParametersTakeParenthesisedPoints) {
 TEST(ExtrapReader, BadInputNamesTheLine) {
   testing_support::TempDir dir;
   const auto fails = [&](const std::string& text, const std::string& needle) {
-    EXPECT_THAT([&] { read_extrap_text(write(dir, "bad.txt", text)); },
+    EXPECT_THAT([&] { read_extrap_text(dir.write("bad.txt", text)); },
                 testing::ThrowsMessage<DataError>(testing::HasSubstr(needle)))
         << text;
   };
