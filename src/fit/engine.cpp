@@ -200,11 +200,13 @@ void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& obje
   }
 }
 
-// Metrics over all rows (island 0's slices add up to the whole set) and the identifiability
-// check, at r.params.
-void whole_set_checks(FitReport& r, const model::Evaluator& full, const island::IslandLayout& L,
+// Metrics over all rows (island 0's slices add up to the whole set; a streamed fit's from its
+// configurations' moments) and the identifiability check, at r.params.
+void whole_set_checks(FitReport& r, const model::Evaluator& full,
+                      const model::ConfigurationMoments* moments, const island::IslandLayout& L,
                       const model::Reducer& sum, bool diagnose) {
-  model::MetricSums ms = model::metric_sums(full.predict(r.params), full.measured());
+  model::MetricSums ms = moments ? model::metric_sums(full.predict(r.params), *moments)
+                                 : model::metric_sums(full.predict(r.params), full.measured());
   if (L.island_size > 1) {
     const MPI_Comm ic = L.island_comm.get();
     mpi::check(
@@ -345,6 +347,9 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options,
   eo.threads = p.threads;
   eo.row_weights = p.weights;
   const model::Evaluator full(m, *p.rows, p.cost, eo);  // metrics and identifiability: every row
+  // Streamed: the rows are already configurations, with the rows' constant and weight beside.
+  const model::CompressedRows* streamed =
+      p.streamed && p.rows.get() == &p.streamed->table ? p.streamed.get() : nullptr;
   // The DE and the polish see one row per configuration when that pays, with the rows'
   // residual constant added to every sum: the same costs up to rounding.
   std::optional<model::CompressedRows> packed;
@@ -363,9 +368,10 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options,
                 packed->rows, packed->configurations);
   }
   const model::Evaluator& ev = small ? *small : full;
-  const double offset = packed ? packed->offset : 0.0;
+  const model::CompressedRows* rows_as = packed ? &*packed : streamed;
+  const double offset = rows_as ? rows_as->offset : 0.0;
   const model::Reducer sum = island_sum(L);
-  double weight = packed ? packed->weight_sum : full.weight_sum();
+  double weight = rows_as ? rows_as->weight_sum : full.weight_sum();
   if (sum) sum(&weight, 1);
   if (!(weight > 0.0)) throw DataError("the rows to fit weigh nothing (all weights are 0)");
 
@@ -389,7 +395,7 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options,
     polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
   if (p.diagnose) probe_bounds(r, ev, offset, weight, sum);
-  whole_set_checks(r, full, L, sum, p.diagnose);
+  whole_set_checks(r, full, streamed ? &streamed->moments : nullptr, L, sum, p.diagnose);
   if (p.bootstrap > 0 && m.n_params() > 0 && !r.checkpointed &&
       r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
     r.bootstrap = bootstrap(p, options, r.unit, L, hooks.interrupted);
@@ -397,10 +403,10 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options,
   // On what every rank agrees (the stop reason is voted): the check's gathers are collective.
   if (p.forward_check && m.n_params() > 0 && !r.checkpointed &&
       r.reason != de::StopReason::interrupted && std::isfinite(r.cost)) {
-    r.forward = forward_check(p, options, r.unit, L, packed ? &*packed : nullptr);
+    r.forward = forward_check(p, options, r.unit, L, rows_as);
   }
-  r.rows = p.rows->rows();
-  r.configurations = packed ? packed->configurations : r.rows;
+  r.rows = rows_as ? rows_as->rows : p.rows->rows();
+  r.configurations = rows_as ? rows_as->configurations : r.rows;
   r.seconds = now_s() - t0;
   return r;
 }

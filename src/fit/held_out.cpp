@@ -179,6 +179,29 @@ double distance_growth(const model::Evaluator& ev, const std::vector<FoldFit>& f
   return std::clamp(sxy / sxx, kGrowthRange[0], kGrowthRange[1]);
 }
 
+// A streamed fit's configurations at or beyond `from`, each as two rows at exp(mean ln y +- sd
+// ln y): their squared log errors sum to the configuration's rows' over its count, so with
+// equal repeats the held-out errors are the rows' (the rows themselves were never kept).
+data::MeasurementTable spread_rows(const model::CompressedRows& c, const std::string& column,
+                                   double from) {
+  const std::vector<double> x = c.table.column(column).to_double();
+  std::vector<std::size_t> twice;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] >= from) twice.insert(twice.end(), {i, i});
+  }
+  data::MeasurementTable out = c.table.take_rows(twice);
+  auto& cols = out.columns();
+  std::vector<double>& y = std::find_if(cols.begin(), cols.end(), [&](const data::Column& col) {
+                             return col.name() == c.table.target();
+                           })->f64();
+  for (std::size_t k = 0; k < twice.size(); ++k) {
+    const std::size_t i = twice[k];
+    const double sd = c.moments.n[i] > 0.0 ? std::sqrt(c.moments.log_m2[i] / c.moments.n[i]) : 0.0;
+    y[k] = std::exp(c.moments.log_mean[i] + (k % 2 == 0 ? sd : -sd));
+  }
+  return out;
+}
+
 double scale_step_log(const data::MeasurementTable& rows, const std::string& column) {
   if (column.empty() || !rows.find(column) || !rows.column(column).is_numeric())
     return std::numeric_limits<double>::quiet_NaN();
@@ -224,7 +247,9 @@ ChoiceSpread forward_check(const FitProblem& p, const de::FitOptions& options,
   const model::CompressedRows* configurations = reuse ? fitted : packed ? &*packed : nullptr;
   // Refits on configurations are judged on the rows at the held-out values only.
   std::optional<data::MeasurementTable> tail;
-  if (configurations) {
+  if (reuse && !fitted->moments.empty()) {
+    tail = spread_rows(*fitted, column, values.front());
+  } else if (configurations) {
     const std::vector<double> x = rows.column(column).to_double();
     std::vector<bool> keep(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) keep[i] = x[i] >= values.front();

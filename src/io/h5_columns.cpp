@@ -236,14 +236,31 @@ std::string bytes_text(double b) {
 }
 
 // A file another program wrote can declare more rows than it holds (a dataset of 10^12 rows
-// never written takes no space): refused in one line before the buffer is allocated, where it
-// ended in std::bad_alloc.
+// never written takes no space; one written in part holds a few of its chunks): refused in one
+// line before the buffer is allocated (it ended in std::bad_alloc) or the unwritten rows are
+// read as fill values.
 void check_readable(hid_t dset, const ColumnInfo& ci, std::size_t n, const std::string& w) {
   if (n == 0) return;
+  H5Dataspace space(h5_check(H5Dget_space(dset), "space of " + w));
+  hsize_t declared = n;
+  H5Sget_simple_extent_dims(space.get(), &declared, nullptr);
   if (H5Dget_storage_size(dset) == 0) {
-    throw DataError(w + " declares " + std::to_string(n) +
+    throw DataError(w + " declares " + std::to_string(declared) +
                     " rows but holds none: nothing of it was ever written "
                     "(0 bytes stored); write its values, or re-import the set");
+  }
+  H5Plist dcpl(h5_check(H5Dget_create_plist(dset), "creation properties of " + w));
+  hsize_t chunk = 0, held = 0;
+  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED && H5Pget_chunk(dcpl.get(), 1, &chunk) == 1 &&
+      chunk > 0 && H5Dget_num_chunks(dset, space.get(), &held) >= 0) {
+    const hsize_t needed = (declared + chunk - 1) / chunk;
+    if (held < needed) {
+      throw DataError(w + " declares " + std::to_string(declared) + " rows but holds " +
+                      std::to_string(held) + " of its " + std::to_string(needed) + " chunks of " +
+                      std::to_string(chunk) +
+                      " rows: the others were never written; write its values, or re-import "
+                      "the set");
+    }
   }
   H5Datatype ftype(h5_check(H5Dget_type(dset), "type of " + w));
   const double width = ci.type == ColumnType::string && H5Tis_variable_str(ftype.get()) <= 0

@@ -27,16 +27,17 @@
 #include "perfit/model/grouped_model.hpp"
 #include "perfit/mpi/agreement.hpp"
 #include "perfit/mpi/communicator.hpp"
+#include "streamed_rows.hpp"
 
 namespace perfit::job {
 
 namespace {
 
-// Rows with NaN/inf in a column the fit reads: refused, or dropped with drop_invalid.
-// Counts are summed over the island's slices, so every rank takes the same decision.
-std::size_t drop_invalid_rows(const FitSetup& s, data::MeasurementTable& table, MPI_Comm island,
-                              const std::function<void(std::function<void()>)>& agreed) {
-  data::RowValidity v = data::check_rows(table, s.load);
+// Rows with NaN/inf in a column the fit reads: refused, or dropped with drop_invalid (the
+// caller drops them). Counts are summed over the island's slices, so every rank takes the same
+// decision. Returns the island's count.
+std::size_t agree_on_invalid(const FitSetup& s, const data::RowValidity& v, MPI_Comm island,
+                             const std::function<void(std::function<void()>)>& agreed) {
   std::vector<double> counts(v.invalid.begin(), v.invalid.end());
   counts.push_back(static_cast<double>(v.rows_invalid));
   if (island != MPI_COMM_NULL) {
@@ -64,7 +65,6 @@ std::size_t drop_invalid_rows(const FitSetup& s, data::MeasurementTable& table, 
     }
   });
   if (bad_rows > 0) {
-    table.filter_rows(v.keep);
     spdlog::info("dropped {} of {} rows with NaN or inf ({}; drop_invalid)", bad_rows, s.info.rows,
                  describe_invalid(total));
   }
@@ -108,7 +108,7 @@ struct Ranks {
 };
 
 // This rank's slice of the rows, NaN/inf rows refused or dropped, checked by binding an evaluator.
-std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const FitSetup& s,
+std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, FitSetup& s,
                                                   const island::IslandLayout& layout,
                                                   std::size_t& dropped) {
   const fit::RunConfig& cfg = s.cfg;
@@ -123,6 +123,20 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const FitSetup
     table = std::make_shared<data::MeasurementTable>(data::select_rows(*s.given, mine));
   }
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
+  const MPI_Comm island = layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL;
+  if (streams(s, slice)) {  // a large share: compressed as it is read (streamed_rows.hpp)
+    StreamedSlice st;
+    agreed([&] { st = stream_slice(s, slice, r.rank == 0); });
+    dropped = agree_on_invalid(s, st.invalid, island, agreed);
+    agreed([&] {
+      if (!st.error.empty()) throw DataError(st.error);
+    });
+    s.streamed = st.rows;
+    s.sampled = st.sampled;
+    auto rows = std::shared_ptr<data::MeasurementTable>(st.rows, &st.rows->table);
+    agreed([&] { model::Evaluator check(*s.model, *rows, streamed_cost(cfg.cost)); });
+    return rows;
+  }
   if (!s.given)
     agreed([&] {
       *table = s.store->read(cfg.set, s.read, io::RowRange{slice.first, slice.second});
@@ -137,8 +151,9 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, const FitSetup
                  s.joint.groups.by.end();
     });
   }
-  dropped = drop_invalid_rows(
-      s, *table, layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL, agreed);
+  const data::RowValidity v = data::check_rows(*table, s.load);
+  dropped = agree_on_invalid(s, v, island, agreed);
+  if (dropped > 0) table->filter_rows(v.keep);
   // Bad targets or weights are found when the evaluator binds the rows, on every rank alike.
   agreed([&] { model::Evaluator check(*s.model, *table, cfg.cost); });
   return table;
@@ -218,6 +233,7 @@ FitJobOutcome finish(const Ranks& r, const FitJob& job, const FitSetup& s, const
                    table.attribute_string("unit", "s"), s.info.rows - dropped, dropped, r.size},
                   fr);
   out.result->peak_rss_mib = peak_rss;
+  if (!s.sampled.empty()) out.result->warnings.push_back(s.sampled);
   out.result->ranges = std::move(ranges);
   if (!std::isnan(
           job.choice_log_sd)) {  // select's measure of its choice, in place of a forward check

@@ -11,6 +11,7 @@
 #include "perfit/job/set_binding.hpp"
 #include "perfit/job/several_sets.hpp"
 #include "perfit/model/grouped_model.hpp"
+#include "streamed_rows.hpp"
 
 namespace perfit::job {
 
@@ -21,6 +22,10 @@ fit::FitProblem fit_problem(const FitSetup& s, const std::shared_ptr<data::Measu
   p.model = s.model;
   p.rows = table;
   p.cost = cfg.cost;
+  if (s.streamed && table.get() == &s.streamed->table) {
+    p.streamed = s.streamed;
+    p.cost = streamed_cost(cfg.cost);
+  }
   p.threads = cfg.threads;
   p.compress = cfg.compress;
   p.quiet = quiet;

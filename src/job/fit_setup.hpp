@@ -34,6 +34,10 @@ struct FitSetup {
   std::string checksum;                       // the set's, written at import
   io::Checkpoint header;                      // what a checkpoint of this run records
   std::optional<io::Checkpoint> resume_from;  // world rank 0, with --resume
+  // This rank's rows compressed as they were read (streamed_rows.hpp), and why a sample of them
+  // was fitted ("": every row).
+  std::shared_ptr<const model::CompressedRows> streamed;
+  std::string sampled;
 };
 
 // The engine's problem: the model, these rows and the run's fit options.

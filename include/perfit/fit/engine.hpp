@@ -14,6 +14,7 @@
 #include "perfit/de/fit_options.hpp"
 #include "perfit/fit/choice_spread.hpp"
 #include "perfit/island/island_model.hpp"
+#include "perfit/model/compression.hpp"
 #include "perfit/model/evaluator.hpp"
 #include "perfit/model/fit_summary.hpp"
 #include "perfit/model/identifiability.hpp"
@@ -51,6 +52,11 @@ struct FitProblem {
   // The identifiability check and the probes past the bounds after the fit; off where the
   // fit only predicts held-out rows (cross-validation folds).
   bool diagnose = true;
+  // Rows compressed while they were read (job/streamed_rows.hpp: a slice larger than memory):
+  // when `rows` is this table (weights in model::kCompressedWeight), the fit adds its offset,
+  // normalises by its weight sum and takes its metrics from its moments. Refits on other rows
+  // (folds, bootstrap) ignore it.
+  std::shared_ptr<const model::CompressedRows> streamed{};
 };
 
 // More searched params than this, with a start: the fit polishes from the start, no DE.

@@ -33,6 +33,7 @@ struct RunConfig {
   unsigned threads = 1;       // evaluator threads per process
   bool drop_invalid = false;  // drop rows with NaN/inf in a column the fit reads
   bool compress = true;       // evaluate each distinct configuration once when it pays
+  std::size_t stream_rows = std::size_t{1} << 20;  // larger shares: compressed as they are read
   model::SeparableMode separable = model::SeparableMode::automatic;  // variable projection
   std::size_t bootstrap = 0;           // refits on resampled rows for intervals (0: none)
   double ci = 0.95;                    // level of the bootstrap intervals

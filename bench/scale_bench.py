@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Issue #43's scale targets, side by side in one run:
+  - rows: a `perfit synth` set of --rows rows (10^9 by default: 4 factors + target, 693
+    distinct configurations) fitted with defaults under `mpiexec -n 2` (the ranks share the
+    rows, each streaming its half: docs/stores.md "Larger than memory"): wall seconds and each
+    rank's peak resident memory (VmHWM polled from /proc); against reading the same columns
+    alone (h5py, two processes, each its half in chunks of 2^20 rows: the store's bytes read and
+    inflated, nothing else). And at --check-rows rows (2*10^7), the streamed fit's constants
+    against a fit holding every row (`--stream-rows 0`), 2 ranks each: equal bit for bit?
+  - series: --paths call paths x 2 metrics (5 x 10^5: 10^6 series) of bench/many_series_bench.py
+    imported from Extra-P text, the store opened and listed (`inspect`), and selected with
+    `batch` (`select: {models: [pmnf-search]}`) on 2 ranks and on 1 (--no-1rank: skip it).
+    series_1e6_2ranks_s is import + the 2-rank selection (its selection.csv is the summary).
+
+usage: scale_bench.py --perfit PATH [--rows 1e9] [--check-rows 2e7] [--paths 500000] [--no-rows]
+                      [--no-series] [--no-1rank] [--work DIR]
+Last line: rows_1e9_s= rows_1e9_peak_mb= series_1e6_2ranks_s= ranks_2_vs_1= open_1e6_s= read_s=
+           fit_vs_read= same_constants= synth_s= import_s= select_2ranks_s= select_1rank_s=
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+import claims  # beside this file
+import harness
+import many_series_bench as series  # its call paths, timing and selection
+
+SET = "/pytorch/resnet50"
+COLUMNS = ["p", "b", "d", "epochs", "time_s"]  # what `generic` reads of a synthetic set
+CHUNK = 1 << 20
+
+READER = """
+import sys, h5py
+path, part, parts = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with h5py.File(path, "r") as h:
+    g = h[%r]
+    n = g[%r].shape[0]
+    lo, hi = n * part // parts, n * (part + 1) // parts
+    total = 0.0
+    for b in range(lo, hi, %d):
+        for c in %r:
+            total += float(g[c][b:min(hi, b + %d)][0])
+print(total)
+""" % (SET, COLUMNS[0], CHUNK, COLUMNS, CHUNK)
+
+
+def read_alone(store):
+    """Wall seconds for two processes reading their halves of the fit's columns with h5py."""
+    t0 = time.perf_counter()
+    ps = [subprocess.Popen([sys.executable, "-c", READER, store, str(k), "2"], stdout=subprocess.DEVNULL)
+          for k in range(2)]
+    if any(p.wait() != 0 for p in ps):
+        sys.exit("reading the store with h5py failed")
+    return time.perf_counter() - t0
+
+
+def constants(path):
+    with h5py.File(path, "r") as h:
+        return h["params/value"][:]
+
+
+def fit(perfit, work, store, out, *extra):
+    cmd = [*harness.launch(2), perfit, "fit", "--data", store, "--set", SET, "--out", out, "--force", *extra]
+    return series.timed(cmd, work, harness.ENV, poll_memory=True)
+
+
+def rows_part(perfit, work, rows, check_rows):
+    harness.synth(perfit, work, "check.h5", int(check_rows), SET)
+    fit(perfit, work, "check.h5", "check_streamed.h5")
+    fit(perfit, work, "check.h5", "check_memory.h5", "--stream-rows", "0")
+    same = constants(os.path.join(work, "check_streamed.h5")).tobytes() == \
+        constants(os.path.join(work, "check_memory.h5")).tobytes()
+    print(f"{int(check_rows)} rows on 2 ranks: streamed and in-memory constants "
+          f"{'equal bit for bit' if same else 'DIFFER'}")
+    t0 = time.perf_counter()
+    harness.synth(perfit, work, "big.h5", int(rows), SET)
+    synth_s = time.perf_counter() - t0
+    size = os.path.getsize(os.path.join(work, "big.h5"))
+    read_s = read_alone(os.path.join(work, "big.h5"))
+    fit_s, _, peaks = fit(perfit, work, "big.h5", "big_fit.h5")
+    print(f"{int(rows)} rows ({size / 1e9:.1f} GB on disk, written by synth in {synth_s:.0f} s): read alone "
+          f"{read_s:.1f} s ({rows / read_s / 1e6:.1f} M rows/s, 2 processes); fitted on 2 ranks in {fit_s:.1f} s "
+          f"({fit_s / read_s:.2f}x the read), peak per rank {', '.join(f'{m:.0f}' for m in peaks)} MB")
+    return {"rows_1e9_s": fit_s, "rows_1e9_peak_mb": max(peaks) if peaks else 0.0, "read_s": read_s,
+            "fit_vs_read": fit_s / read_s, "same_constants": int(same), "synth_s": synth_s}
+
+
+def series_part(perfit, work, paths, one_rank):
+    series.write_paths(os.path.join(work, "paths.txt"), paths, 1)
+    if os.path.exists(os.path.join(work, "paths.h5")):
+        os.remove(os.path.join(work, "paths.h5"))
+    imp, _, _ = series.timed([perfit, "import", "paths.txt", "--format", "extrap", "--out", "paths.h5", "--set", "/x"],
+                             work)
+    ins, _, _ = series.timed([perfit, "inspect", "paths.h5"], work)
+    s2, _, chosen2 = series.select(perfit, work, 2)
+    s1, chosen1 = (None, None)
+    if one_rank:
+        s1, _, chosen1 = series.select(perfit, work, 1)
+        if chosen1 != chosen2:
+            sys.exit("1 rank and 2 ranks chose other hypotheses")
+    print(f"{2 * paths} series: import {imp:.1f} s, inspect {ins:.2f} s, selection on 2 ranks {s2:.1f} s"
+          + ("" if s1 is None else f", on 1 rank {s1:.1f} s (2 vs 1: {s2 / s1:.2f})"))
+    return {"series_1e6_2ranks_s": imp + s2, "ranks_2_vs_1": None if s1 is None else s2 / s1, "open_1e6_s": ins,
+            "import_s": imp, "select_2ranks_s": s2, "select_1rank_s": s1}
+
+
+def main():
+    ap = harness.parser(__doc__)
+    ap.add_argument("--rows", type=float, default=1e9)
+    ap.add_argument("--check-rows", type=float, default=2e7)
+    ap.add_argument("--paths", type=int, default=500000)
+    ap.add_argument("--no-rows", action="store_true")
+    ap.add_argument("--no-series", action="store_true")
+    ap.add_argument("--no-1rank", action="store_true")
+    ap.add_argument("--work")
+    args = ap.parse_args()
+    perfit = os.path.abspath(args.perfit)
+    work = args.work or tempfile.mkdtemp(prefix="scale_")
+    os.makedirs(work, exist_ok=True)
+    got = {}
+    if not args.no_rows:
+        got.update(rows_part(perfit, work, args.rows, args.check_rows))
+    if not args.no_series:
+        got.update(series_part(perfit, work, args.paths, not args.no_1rank))
+    keys = ["rows_1e9_s", "rows_1e9_peak_mb", "series_1e6_2ranks_s", "ranks_2_vs_1", "open_1e6_s", "read_s",
+            "fit_vs_read", "same_constants", "synth_s", "import_s", "select_2ranks_s", "select_1rank_s"]
+    claims.last_line({k: "-" if got.get(k) is None else got[k] for k in keys}, args.expect)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Fits of sets larger than memory (docs/stores.md "Larger than memory"): a rank's share of more
+than `stream_rows` rows is read that many rows at a time and compressed as it is read. The
+streamed fit's constants equal the in-memory fit's bit for bit (1 and 2 ranks), its metrics and
+noise are the rows' own, its peak memory stays flat in the rows, rows mostly distinct are
+sampled with a warning, and bad rows are refused naming their row in the set.
+
+Run by pytest with the harness of tests/conftest.py (--perfit, --work).
+"""
+import os
+import re
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import ranks
+
+perfit, work, mpiexec = ranks.arguments()
+SET = "/pytorch/resnet50"
+
+
+def run(args, ranks_n=1, code=0):
+    res = subprocess.run(ranks.command(perfit, mpiexec, ranks_n, *args), cwd=work, capture_output=True,
+                         text=True, env=ranks.ENV, timeout=240)
+    assert res.returncode == code, f"{args}: exit {res.returncode}\n{res.stderr[-3000:]}"
+    return res
+
+
+def peak_rss_mb(args, name):
+    """Runs perfit alone (no mpiexec): its stderr and peak resident memory in MB (wait4)."""
+    log = os.path.join(work, name + ".log")
+    with open(log, "w") as f:
+        p = subprocess.Popen([perfit, *args], cwd=work, stdout=subprocess.DEVNULL, stderr=f)
+        _, status, usage = os.wait4(p.pid, 0)
+    with open(log) as f:
+        err = f.read()
+    assert os.waitstatus_to_exitcode(status) == 0, f"{args}: exit {status}\n{err[-3000:]}"
+    return err, usage.ru_maxrss / 1024
+
+
+def result(name):
+    with h5py.File(os.path.join(work, name)) as h:
+        return {"params": h["params/value"][:], "rows": int(h.attrs["rows"]),
+                "noise": float(h.attrs["noise_log_sd"]), "dropped": int(h.attrs["rows_dropped"]),
+                "warnings": str(h.attrs["warnings"])}
+
+
+@pytest.fixture(scope="module")
+def store():
+    run(["synth", "--out", "s.h5", "--set", SET, "--rows", "300000", "--force"])
+    return "s.h5"
+
+
+@pytest.fixture(scope="module")
+def amdahl():
+    path = os.path.join(work, "amdahl.yaml")
+    with open(path, "w") as f:
+        f.write("name: amdahl\nexpression: \"c0 + c1/p\"\nfactors: [p]\nparams:\n  c0: [0, 100]\n"
+                "  c1: [0, 100]\n")
+    return path
+
+
+def fit(store, out, *extra, ranks_n=1):
+    return run(["fit", "--data", store, "--set", SET, "--out", out, "--force", *extra], ranks_n)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_a_streamed_fit_equals_the_in_memory_fit_bit_for_bit(store, n):
+    streamed = fit(store, f"streamed{n}.h5", "--stream-rows", "40000", ranks_n=n)
+    fit(store, f"memory{n}.h5", "--stream-rows", "0", ranks_n=n)
+    share = 300000 // n
+    assert f"read {share} rows in" in streamed.stderr, streamed.stderr[-2000:]
+    assert "in chunks of 40000" in streamed.stderr
+    a, b = result(f"streamed{n}.h5"), result(f"memory{n}.h5")
+    assert a["params"].tobytes() == b["params"].tobytes(), (a["params"], b["params"])
+    assert a["rows"] == b["rows"] == 300000
+    # The noise behind every prediction interval: from the configurations' moments, the rows'.
+    assert abs(a["noise"] - b["noise"]) <= 1e-9 * b["noise"], (a["noise"], b["noise"])
+    shown = [run(["show", f"{k}{n}.h5"]).stdout for k in ("streamed", "memory")]
+    metrics = [dict(re.findall(r"(MAPE|RMSE|R\^2|GMAE|max rel err) ([0-9.e+-]+)", s)) for s in shown]
+    for name in ("RMSE", "R^2", "max rel err"):  # exact from the moments
+        assert metrics[0][name] == metrics[1][name], (name, metrics)
+    for name in ("MAPE", "GMAE"):  # estimated within a configuration that straddles its prediction
+        a, b = (float(m[name]) for m in metrics)
+        assert abs(a - b) <= 0.02 * b, (name, metrics)
+
+
+def test_peak_memory_grows_with_configurations_not_rows():
+    run(["synth", "--out", "big.h5", "--set", SET, "--rows", "4000000", "--force"])
+    args = ["fit", "--data", "big.h5", "--set", SET, "--force", "--max-generations", "30"]
+    err, streamed = peak_rss_mb([*args, "--out", "b1.h5"], "b1")
+    _, memory = peak_rss_mb([*args, "--out", "b2.h5", "--stream-rows", "0"], "b2")
+    mb = [streamed, memory]
+    print(f"stream_test: 4e6 rows, peak {mb[0]:.0f} MB streamed, {mb[1]:.0f} MB in memory")
+    assert "in chunks of 1048576" in err
+    assert mb[0] < 250 and mb[0] < 0.5 * mb[1], mb
+    assert result("b1.h5")["params"].tobytes() == result("b2.h5")["params"].tobytes()
+
+
+def test_rows_mostly_distinct_are_sampled_and_the_result_says_so(amdahl):
+    rng = np.random.default_rng(4)
+    p = rng.uniform(1, 64, 60000)
+    with h5py.File(os.path.join(work, "distinct.h5"), "w") as h:
+        g = h.create_group("/x/y")
+        g["p"] = p
+        g["time"] = (1 + 10 / p) * np.exp(0.02 * rng.standard_normal(p.size))
+        g.attrs["perfit_format"] = "perfit-store-1"
+        g.attrs["target"] = "time"
+    res = run(["fit", "--data", "distinct.h5", "--set", "/x/y", "--model", amdahl, "--out", "d.h5",
+               "--stream-rows", "10000"])
+    assert "mostly distinct" in res.stderr and "every 6th row, 10000 of 60000" in res.stderr, res.stderr
+    r = result("d.h5")
+    assert "every 6th row" in r["warnings"], r["warnings"]
+    assert abs(r["params"][1] - 10) < 0.5, r["params"]
+
+
+def test_bad_rows_beyond_the_first_chunk_are_named_or_dropped(amdahl):
+    p = np.tile([1.0, 2, 4, 8, 16], 10000)
+    t = 1 + 10 / p
+    t[31234] = np.nan
+    with h5py.File(os.path.join(work, "nan.h5"), "w") as h:
+        for name, time in (("/a/nan", t), ("/a/negative", np.where(np.arange(p.size) == 45678, -1.0, 1 + 10 / p))):
+            g = h.create_group(name)
+            g["p"] = p
+            g["time"] = time
+            g.attrs["perfit_format"] = "perfit-store-1"
+            g.attrs["target"] = "time"
+    base = ["fit", "--data", "nan.h5", "--model", amdahl, "--stream-rows", "10000", "--force"]
+    refused = run([*base, "--set", "/a/nan", "--out", "n.h5"], code=3)
+    assert "column 'time': 1 row" in refused.stderr and "--drop-invalid" in refused.stderr, refused.stderr
+    assert not os.path.exists(os.path.join(work, "n.h5"))
+    run([*base, "--set", "/a/nan", "--out", "n.h5", "--drop-invalid"])
+    assert result("n.h5")["dropped"] == 1
+    negative = run([*base, "--set", "/a/negative", "--out", "m.h5"], code=3)
+    assert "row 45678 is -1" in negative.stderr, negative.stderr
