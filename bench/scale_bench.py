@@ -13,7 +13,7 @@
     series_1e6_2ranks_s is import + the 2-rank selection (its selection.csv is the summary).
 
 usage: scale_bench.py --perfit PATH [--rows 1e9] [--check-rows 2e7] [--paths 500000] [--no-rows]
-                      [--no-series] [--no-1rank] [--work DIR]
+                      [--no-series] [--no-1rank] [--work DIR [--reuse-store]]
 Last line: rows_1e9_s= rows_1e9_peak_mb= series_1e6_2ranks_s= ranks_2_vs_1= open_1e6_s= read_s=
            fit_vs_read= same_constants= synth_s= import_s= select_2ranks_s= select_1rank_s=
 """
@@ -68,7 +68,15 @@ def fit(perfit, work, store, out, *extra):
     return series.timed(cmd, work, harness.ENV, poll_memory=True)
 
 
-def rows_part(perfit, work, rows, check_rows):
+def stored_rows(path):
+    try:
+        with h5py.File(path, "r") as h:
+            return h[SET][COLUMNS[-1]].shape[0]
+    except (OSError, KeyError):
+        return None
+
+
+def rows_part(perfit, work, rows, check_rows, reuse):
     harness.synth(perfit, work, "check.h5", int(check_rows), SET)
     fit(perfit, work, "check.h5", "check_streamed.h5")
     fit(perfit, work, "check.h5", "check_memory.h5", "--stream-rows", "0")
@@ -76,13 +84,16 @@ def rows_part(perfit, work, rows, check_rows):
         constants(os.path.join(work, "check_memory.h5")).tobytes()
     print(f"{int(check_rows)} rows on 2 ranks: streamed and in-memory constants "
           f"{'equal bit for bit' if same else 'DIFFER'}")
-    t0 = time.perf_counter()
-    harness.synth(perfit, work, "big.h5", int(rows), SET)
-    synth_s = time.perf_counter() - t0
+    synth_s = None
+    if not reuse or stored_rows(os.path.join(work, "big.h5")) != int(rows):
+        t0 = time.perf_counter()
+        harness.synth(perfit, work, "big.h5", int(rows), SET)
+        synth_s = time.perf_counter() - t0
     size = os.path.getsize(os.path.join(work, "big.h5"))
     read_s = read_alone(os.path.join(work, "big.h5"))
     fit_s, _, peaks = fit(perfit, work, "big.h5", "big_fit.h5")
-    print(f"{int(rows)} rows ({size / 1e9:.1f} GB on disk, written by synth in {synth_s:.0f} s): read alone "
+    made = "kept from an earlier run" if synth_s is None else f"written by synth in {synth_s:.0f} s"
+    print(f"{int(rows)} rows ({size / 1e9:.1f} GB on disk, {made}): read alone "
           f"{read_s:.1f} s ({rows / read_s / 1e6:.1f} M rows/s, 2 processes); fitted on 2 ranks in {fit_s:.1f} s "
           f"({fit_s / read_s:.2f}x the read), peak per rank {', '.join(f'{m:.0f}' for m in peaks)} MB")
     return {"rows_1e9_s": fit_s, "rows_1e9_peak_mb": max(peaks) if peaks else 0.0, "read_s": read_s,
@@ -114,6 +125,8 @@ def main():
     ap.add_argument("--check-rows", type=float, default=2e7)
     ap.add_argument("--paths", type=int, default=500000)
     ap.add_argument("--no-rows", action="store_true")
+    ap.add_argument("--reuse-store", action="store_true",
+                    help="fit the --work directory's big.h5 again when it holds --rows rows (no synth)")
     ap.add_argument("--no-series", action="store_true")
     ap.add_argument("--no-1rank", action="store_true")
     ap.add_argument("--work")
@@ -123,7 +136,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     got = {}
     if not args.no_rows:
-        got.update(rows_part(perfit, work, args.rows, args.check_rows))
+        got.update(rows_part(perfit, work, args.rows, args.check_rows, args.reuse_store))
     if not args.no_series:
         got.update(series_part(perfit, work, args.paths, not args.no_1rank))
     keys = ["rows_1e9_s", "rows_1e9_peak_mb", "series_1e6_2ranks_s", "ranks_2_vs_1", "open_1e6_s", "read_s",

@@ -75,8 +75,9 @@ void print_text(const io::SetInfo& info, const std::vector<data::ColumnSummary>&
   std::printf("\n");
 }
 
-// Every set in full: rows, each column's summary (one column read at a time: inspecting a
-// 1e7-row set needs memory for one column only), attributes.
+// Every set in full: rows, each column's summary (one column read at a time, 2^20 rows at a
+// time: a set larger than memory, or a column of 10^9 zeros that takes kilobytes on disk, is
+// summarised in memory of one chunk), attributes.
 void print_details(const io::StoreReader& store, const std::vector<std::string>& sets,
                    const InspectArgs& a) {
   nlohmann::ordered_json out = {{"file", a.store}, {"sets", nlohmann::ordered_json::array()}};
@@ -84,9 +85,12 @@ void print_details(const io::StoreReader& store, const std::vector<std::string>&
   for (const auto& set : sets) {
     const io::SetInfo info = store.info(set);
     std::vector<data::ColumnSummary> summaries;
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
     for (const auto& c : info.columns) {
-      const data::MeasurementTable t = store.read(set, {c.name});
-      summaries.push_back(data::summarize(t.columns().front()));
+      data::ColumnSummarizer sum(c.name, c.type);
+      for (std::size_t b = 0; b < info.rows; b += kChunk)
+        sum.add(store.read(set, {c.name}, {b, b + kChunk}).columns().front());
+      summaries.push_back(sum.finish());
     }
     if (a.json) {
       nlohmann::ordered_json s = {{"path", info.path}, {"rows", info.rows}};

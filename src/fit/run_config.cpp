@@ -163,11 +163,11 @@ const OptionTable<RunConfig>& run_config_option_table() {
         whole_option<S>(
             "stream_rows", [](S & c) -> auto& { return c.stream_rows; }, 0,
             std::numeric_limits<std::size_t>::max(),
-            "a rank's share of more rows than this is read this many rows at a time and "
-            "compressed as it is read, so memory grows with the distinct configurations, "
-            "not the rows (compressed fits only; rows mostly distinct: a strided sample of "
-            "about this many is fitted, and the result says so; 0: read every row into "
-            "memory)"),
+            "a rank's share of more rows than this is read in chunks (of at most 131072 "
+            "rows) and compressed as it is read, so memory grows with the distinct "
+            "configurations, not the rows (compressed fits only; rows mostly distinct: a "
+            "strided sample of about this many is fitted, and the result says so; 0: read "
+            "every row into memory)"),
         enum_option<S>(
             "separable", [](S & c) -> auto& { return c.separable; },
             std::vector<model::SeparableMode>{model::SeparableMode::automatic,

@@ -42,8 +42,22 @@ H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t
 void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
                             std::size_t chunk_rows, const std::string& where);
 
+// Throws: DataError when the dataset does not hold the rows it declares (never written, or in
+// part), naming `where`. Walks the dataset's chunk index: once per dataset where reads repeat.
+void check_readable(hid_t dset, std::size_t first, std::size_t rows, const std::string& where);
+
+// Bytes one row of the column takes in memory once read (a string's text and its std::string).
+double row_bytes(hid_t dset, const ColumnInfo& column, const std::string& where);
+
+// Rows read at once that need more than half the machine's memory: refused in one line naming
+// `where`, before anything is allocated (a compression bomb: 10^9 zeros in kilobytes on disk).
+// Throws: DataError.
+void check_fits_in_memory(double bytes, std::size_t rows, std::size_t columns,
+                          const std::string& where);
+
 // Rows [begin, begin + count) of a column; any float or integer width, fixed or variable strings.
+// checked: check_readable has passed for this dataset.
 data::Column read_column(hid_t dset, const ColumnInfo& column, std::size_t begin, std::size_t count,
-                         const std::string& where);
+                         const std::string& where, bool checked = false);
 
 }  // namespace perfit::io::detail

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <unordered_set>
 
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
@@ -36,7 +37,28 @@ herr_t find_set_groups(hid_t root, const char* name, const H5L_info_t* info, voi
 
 }  // namespace
 
-StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
+namespace detail {
+
+class CheckedDatasets {
+ public:
+  bool holds(const std::string& path) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return paths_.count(path) > 0;
+  }
+  void add(const std::string& path) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    paths_.insert(path);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_set<std::string> paths_;
+};
+
+}  // namespace detail
+
+StoreReader::StoreReader(std::string path)
+    : path_(std::move(path)), checked_(std::make_shared<detail::CheckedDatasets>()) {
   silence_hdf5_errors();
   std::error_code ec;
   if (!fs::exists(path_, ec)) {
@@ -46,7 +68,7 @@ StoreReader::StoreReader(std::string path) : path_(std::move(path)) {
   if (fs::is_directory(path_, ec)) {
     throw IoError("store '" + path_ + "' is a directory, expected an HDF5 file");
   }
-  verify_seal(path_, "store");
+  verify_seal(path_, "store", kStoreCrcLimit);
   if (!std::ifstream(path_).good()) {
     throw IoError("store '" + path_ + "' cannot be read (permissions?)");
   }
@@ -324,8 +346,8 @@ data::Attributes StoreReader::root_attributes() const {
 }
 
 data::MeasurementTable StoreReader::read(const std::string& set,
-                                         const std::vector<std::string>& columns,
-                                         RowRange range) const {
+                                         const std::vector<std::string>& columns, RowRange range,
+                                         bool as_double) const {
   const SetInfo si = info(set);
   if (range.begin > si.rows || range.begin > range.end) {
     throw DataError(where(set) + ": row range [" + std::to_string(range.begin) + ", " +
@@ -348,6 +370,10 @@ data::MeasurementTable StoreReader::read(const std::string& set,
       wanted.push_back(*it);
     }
   }
+  if (as_double) {
+    for (auto& c : wanted)
+      if (c.type == data::ColumnType::int64) c.type = data::ColumnType::float64;
+  }
   return load(si, wanted, range.begin, end);
 }
 
@@ -360,11 +386,22 @@ data::MeasurementTable StoreReader::load(const SetInfo& si, const std::vector<Co
   }
   H5Group g(
       h5_check(H5Gopen2(file_.get(), si.path.c_str(), H5P_DEFAULT), "open " + where(si.path)));
-  data::MeasurementTable t;
+  std::vector<H5Dataset> datasets;
+  double bytes = 0.0;
   for (const auto& ci : wanted) {
     const std::string w = where(si.path) + " dataset '" + ci.name + "'";
-    H5Dataset d(h5_check(H5Dopen2(g.get(), ci.name.c_str(), H5P_DEFAULT), "open " + w));
-    t.add_column(detail::read_column(d.get(), ci, begin, end - begin, w));
+    datasets.emplace_back(h5_check(H5Dopen2(g.get(), ci.name.c_str(), H5P_DEFAULT), "open " + w));
+    if (!checked_->holds(si.path + "/" + ci.name)) {
+      detail::check_readable(datasets.back().get(), begin, end - begin, w);
+      checked_->add(si.path + "/" + ci.name);
+    }
+    bytes += detail::row_bytes(datasets.back().get(), ci, w) * static_cast<double>(end - begin);
+  }
+  detail::check_fits_in_memory(bytes, end - begin, wanted.size(), where(si.path));
+  data::MeasurementTable t;
+  for (std::size_t k = 0; k < wanted.size(); ++k) {
+    const std::string w = where(si.path) + " dataset '" + wanted[k].name + "'";
+    t.add_column(detail::read_column(datasets[k].get(), wanted[k], begin, end - begin, w, true));
   }
   t.attributes() = si.attributes;
   return t;

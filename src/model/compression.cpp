@@ -17,6 +17,18 @@ namespace perfit::model {
 
 namespace {
 
+// The same bits (NaN payloads and -0.0 told apart); inlined where std::memcmp of a few doubles
+// was a library call per row.
+bool same_bits(const double* a, const double* b, std::size_t k) {
+  for (std::size_t j = 0; j < k; ++j) {
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, &a[j], sizeof x);
+    std::memcpy(&y, &b[j], sizeof y);
+    if (x != y) return false;
+  }
+  return true;
+}
+
 // Configuration id by the exact bits of the factor values (open addressing on a 64-bit hash; a
 // true collision probes on). Keeps each configuration's values, not the rows'.
 class Grouper {
@@ -39,7 +51,7 @@ class Grouper {
         fresh = true;
         return size_++;
       }
-      if (std::memcmp(&keys_[it->second * k_], values, k_ * sizeof(double)) == 0) {
+      if (same_bits(&keys_[it->second * k_], values, k_)) {
         fresh = false;
         return it->second;
       }
@@ -54,26 +66,41 @@ class Grouper {
   std::vector<double> keys_;
 };
 
-// The rows' factor values, one row after another (what Grouper::id reads).
-std::vector<double> row_major(const data::MeasurementTable& t,
-                              const std::vector<std::string>& factors) {
-  const std::size_t n = t.rows(), k = factors.size();
-  std::vector<double> out(n * k);
-  for (std::size_t j = 0; j < k; ++j) {
-    const std::vector<double> c = t.column(factors[j]).to_double();
-    for (std::size_t i = 0; i < n; ++i) out[i * k + j] = c[i];
-  }
-  return out;
+// A numeric column as doubles: its own values when it holds doubles (no copy of a chunk of 10^6
+// rows), else converted into `held`.
+const double* doubles(const data::Column& c, std::vector<double>& held) {
+  if (c.type() == data::ColumnType::float64) return c.f64().data();
+  held = c.to_double();
+  return held.data();
 }
 
-// West's weighted update of a mean and its sum of squared deviations.
-void welford(double x, double w, double& wsum, double& mean, double& m2) {
-  if (!(w > 0.0)) return;
-  wsum += w;
-  const double d = x - mean;
-  mean += (w / wsum) * d;
-  m2 += w * d * (x - mean);
-}
+// Each row's configuration id, in order. Rows of a run's per-step log come one configuration
+// after another: a row like the one before it is not hashed again.
+class RowIds {
+ public:
+  RowIds(const data::MeasurementTable& t, const std::vector<std::string>& factors)
+      : held_(factors.size()), cols_(factors.size()), key_(factors.size()), last_(factors.size()) {
+    for (std::size_t j = 0; j < factors.size(); ++j)
+      cols_[j] = doubles(t.column(factors[j]), held_[j]);
+  }
+  // The id of row i in g; fresh: a configuration g had not seen.
+  std::size_t next(Grouper& g, std::size_t i, bool& fresh) {
+    for (std::size_t j = 0; j < cols_.size(); ++j) key_[j] = cols_[j][i];
+    fresh = false;
+    if (have_last_ && same_bits(key_.data(), last_.data(), key_.size())) return last_id_;
+    last_id_ = g.id(key_.data(), fresh);
+    last_.swap(key_);
+    have_last_ = true;
+    return last_id_;
+  }
+
+ private:
+  std::vector<std::vector<double>> held_;
+  std::vector<const double*> cols_;
+  std::vector<double> key_, last_;
+  std::size_t last_id_ = 0;
+  bool have_last_ = false;
+};
 
 // The configurations in order of first appearance, those of a joint fit's groups together
 // (grouped_model.hpp: one indicator column per group), so that a group's constants meet one
@@ -143,34 +170,23 @@ std::vector<double> reordered(const V& v, const std::vector<std::size_t>& order)
 
 }  // namespace
 
-// Per configuration: the weighted sums that place the pseudo-target (s0, s1, s2, summed in
-// row order as the one-pass formulas of the header), the Welford state of K_c, and the moments.
+// Per configuration, summed as its rows come: s0..s2 place the pseudo-target (the one-pass
+// formulas of the header); t0..t2 are the weighted sums of x - kx (x: what the residual squares,
+// kx: its first row's) that give K_c = t2 - t1^2/t0 without cancelling; the moments are sums
+// about the first row's target and log the same way. One division and at most one log a row.
+struct Sums {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  double kx = 0.0, t0 = 0.0, t1 = 0.0, t2 = 0.0;
+  double n = 0.0, ky = 0.0, y1 = 0.0, y2 = 0.0, kl = 0.0, l1 = 0.0, l2 = 0.0, inv = 0.0, inv2 = 0.0;
+  double min = std::numeric_limits<double>::infinity(), max = -min;
+};
+
 struct Compressor::State {
   explicit State(std::size_t factors) : grouper(factors) {}
   Grouper grouper;
-  std::vector<double> s0, s1, s2, wsum, wmean, wm2;
+  std::vector<Sums> sums;
   bool with_moments = false;
-  ConfigurationMoments m;
   double weight_sum = 0.0;
-
-  void grow() {
-    for (auto* v : {&s0, &s1, &s2, &wsum, &wmean, &wm2}) v->push_back(0.0);
-    if (!with_moments) return;
-    for (auto* v : {&m.n, &m.mean, &m.m2, &m.log_mean, &m.log_m2, &m.inv_sum, &m.inv2_sum})
-      v->push_back(0.0);
-    m.min.push_back(std::numeric_limits<double>::infinity());
-    m.max.push_back(-std::numeric_limits<double>::infinity());
-  }
-  void moments(std::size_t c, double y) {
-    double n = m.n[c], same_n = m.n[c];
-    welford(y, 1.0, n, m.mean[c], m.m2[c]);
-    welford(std::log(y), 1.0, same_n, m.log_mean[c], m.log_m2[c]);
-    m.n[c] = n;
-    m.inv_sum[c] += 1.0 / y;
-    m.inv2_sum[c] += 1.0 / (y * y);
-    m.min[c] = std::min(m.min[c], y);
-    m.max[c] = std::max(m.max[c], y);
-  }
 };
 
 Compressor::Compressor(std::vector<std::string> factors, const CostOptions& cost, bool moments)
@@ -184,39 +200,57 @@ Compressor::~Compressor() = default;
 std::size_t Compressor::configurations() const { return state_->grouper.size(); }
 
 void Compressor::add(const data::MeasurementTable& t, const std::vector<double>& row_weights) {
-  const std::size_t n = t.rows(), k = factors_.size();
-  const std::vector<double> keys = row_major(t, factors_);
-  const std::vector<double> y = t.column(t.target()).to_double();
-  const std::vector<double> wcol = cost_.weight_column.empty()
-                                       ? std::vector<double>{}
-                                       : t.column(cost_.weight_column).to_double();
+  const std::size_t n = t.rows();
+  RowIds ids(t, factors_);
+  std::vector<double> held_y, held_w;
+  const double* y = doubles(t.column(t.target()), held_y);
+  const double* wcol =
+      cost_.weight_column.empty() ? nullptr : doubles(t.column(cost_.weight_column), held_w);
   State& s = *state_;
+  const bool logs = s.with_moments || cost_.residual == Residual::sq_log;
   for (std::size_t i = 0; i < n; ++i) {
     bool fresh = false;
-    const std::size_t c = s.grouper.id(&keys[i * k], fresh);
-    if (fresh) s.grow();
-    const double w = (wcol.empty() ? 1.0 : wcol[i]) * (row_weights.empty() ? 1.0 : row_weights[i]);
+    const std::size_t c = ids.next(s.grouper, i, fresh);
+    if (fresh) s.sums.emplace_back();
+    Sums& a = s.sums[c];
+    const double w = (wcol ? wcol[i] : 1.0) * (row_weights.empty() ? 1.0 : row_weights[i]);
+    const double yi = y[i], r = 1.0 / yi, l = logs ? std::log(yi) : 0.0;
     s.weight_sum += w;
+    double x = yi, wx = w;
     switch (cost_.residual) {
       case Residual::rel_sq:
-        s.s1[c] += w / y[i];
-        s.s2[c] += w / (y[i] * y[i]);
-        welford(y[i], w / (y[i] * y[i]), s.wsum[c], s.wmean[c], s.wm2[c]);
+        a.s1 += w * r;
+        a.s2 += w * r * r;
+        wx = w * r * r;
         break;
       case Residual::sq:
-        s.s0[c] += w;
-        s.s1[c] += w * y[i];
-        welford(y[i], w, s.wsum[c], s.wmean[c], s.wm2[c]);
+        a.s0 += w;
+        a.s1 += w * yi;
         break;
       case Residual::sq_log:
-        s.s0[c] += w;
-        s.s1[c] += w * std::log(y[i]);
-        welford(std::log(y[i]), w, s.wsum[c], s.wmean[c], s.wm2[c]);
+        a.s0 += w;
+        a.s1 += w * l;
+        x = l;
         break;
       case Residual::ape:
         break;
     }
-    if (s.with_moments) s.moments(c, y[i]);
+    if (fresh) a.kx = x, a.ky = yi, a.kl = l;
+    const double dx = x - a.kx;
+    a.t0 += wx;
+    a.t1 += wx * dx;
+    a.t2 += wx * dx * dx;
+    if (!s.with_moments) continue;
+    const double dy = yi - a.ky, dl = l - a.kl;
+    a.n += 1.0;
+    a.y1 += dy;
+    a.y2 += dy * dy;
+    a.l1 += dl;
+    a.l2 += dl * dl;
+    a.inv += r;
+    a.inv2 += r * r;
+    a.min = std::min(a.min, yi);
+    a.max = std::max(a.max, yi);
   }
   rows_ += n;
 }
@@ -228,18 +262,19 @@ CompressedRows Compressor::finish(const std::string& target,
   std::vector<double> y(m), weight(m);
   CompressedRows out;
   for (std::size_t c = 0; c < m; ++c) {
+    const Sums& a = s.sums[c];
     switch (cost_.residual) {
       case Residual::rel_sq:
-        y[c] = s.s1[c] / s.s2[c];
-        weight[c] = s.s1[c] * s.s1[c] / s.s2[c];
+        y[c] = a.s1 / a.s2;
+        weight[c] = a.s1 * a.s1 / a.s2;
         break;
       case Residual::sq:
-        y[c] = s.s1[c] / s.s0[c];
-        weight[c] = s.s0[c];
+        y[c] = a.s1 / a.s0;
+        weight[c] = a.s0;
         break;
       case Residual::sq_log:
-        y[c] = std::exp(s.s1[c] / s.s0[c]);
-        weight[c] = s.s0[c];
+        y[c] = std::exp(a.s1 / a.s0);
+        weight[c] = a.s0;
         break;
       case Residual::ape:
         break;
@@ -248,7 +283,7 @@ CompressedRows Compressor::finish(const std::string& target,
       weight[c] = 0.0;
       y[c] = 1.0;
     }
-    out.offset += s.wm2[c];
+    if (a.t0 > 0.0) out.offset += std::max(0.0, a.t2 - a.t1 * a.t1 / a.t0);
   }
   const std::vector<std::size_t> order = group_order(s.grouper, factors_);
   for (std::size_t j = 0; j < factors_.size(); ++j) {
@@ -262,18 +297,19 @@ CompressedRows Compressor::finish(const std::string& target,
   out.weight_sum = s.weight_sum;
   out.rows = rows_;
   out.configurations = m;
-  if (s.with_moments) {
-    const ConfigurationMoments& a = s.m;
-    ConfigurationMoments& b = out.moments;
-    b.n = reordered(a.n, order);
-    b.mean = reordered(a.mean, order);
-    b.m2 = reordered(a.m2, order);
-    b.log_mean = reordered(a.log_mean, order);
-    b.log_m2 = reordered(a.log_m2, order);
-    b.inv_sum = reordered(a.inv_sum, order);
-    b.inv2_sum = reordered(a.inv2_sum, order);
-    b.min = reordered(a.min, order);
-    b.max = reordered(a.max, order);
+  if (!s.with_moments) return out;
+  ConfigurationMoments& b = out.moments;
+  for (const std::size_t c : order) {
+    const Sums& a = s.sums[c];
+    b.n.push_back(a.n);
+    b.mean.push_back(a.ky + a.y1 / a.n);
+    b.m2.push_back(std::max(0.0, a.y2 - a.y1 * a.y1 / a.n));
+    b.log_mean.push_back(a.kl + a.l1 / a.n);
+    b.log_m2.push_back(std::max(0.0, a.l2 - a.l1 * a.l1 / a.n));
+    b.inv_sum.push_back(a.inv);
+    b.inv2_sum.push_back(a.inv2);
+    b.min.push_back(a.min);
+    b.max.push_back(a.max);
   }
   return out;
 }
@@ -288,10 +324,10 @@ CompressedRows compress_rows(const data::MeasurementTable& t,
 
 std::size_t count_configurations(const data::MeasurementTable& t,
                                  const std::vector<std::string>& factors) {
-  const std::vector<double> keys = row_major(t, factors);
+  RowIds ids(t, factors);
   Grouper g(factors.size());
   bool fresh = false;
-  for (std::size_t i = 0; i < t.rows(); ++i) g.id(&keys[i * factors.size()], fresh);
+  for (std::size_t i = 0; i < t.rows(); ++i) ids.next(g, i, fresh);
   return g.size();
 }
 

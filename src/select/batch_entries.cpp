@@ -16,6 +16,13 @@ BatchSelections::BatchSelections(const io::Manifest& m, const std::string& dir)
     args_.emplace_back();
     apply_select_yaml(e.select_yaml, e.where + " key 'select'", args_.back());
   }
+  // Entries with `by` run as the batch's tasks (run_joint_selection): a bad key in theirs is
+  // refused here too, before any work.
+  for (const auto& e : m.fits) {
+    SelectArgs checked;
+    if (!e.select_yaml.empty())
+      apply_select_yaml(e.select_yaml, e.where + " key 'select'", checked);
+  }
 }
 
 nlohmann::ordered_json BatchSelections::fingerprint() const {

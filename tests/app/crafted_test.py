@@ -178,6 +178,42 @@ def test_a_crafted_store_is_read_or_refused_by_every_reader(case):
         failures.append(f"{case}: a refused fit left {case}_fit.h5")
 
 
+def filled(path, rows):
+    """A set of `rows` rows whose chunks all hold the fill value 2.0, written at creation (HDF5's
+    early allocation), deflated: kilobytes on disk for gigabytes once read."""
+    with h5py.File(os.path.join(work, path), "w") as h:
+        g = h.create_group(SET)
+        for col in ("p", "time"):
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_chunk((1 << 16,))
+            dcpl.set_deflate(9)
+            dcpl.set_fill_value(np.array(2.0))
+            dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+            h5py.h5d.create(g.id, col.encode(), h5py.h5t.IEEE_F64LE, h5py.h5s.create_simple((rows,)), dcpl=dcpl)
+        g.attrs["perfit_format"] = "perfit-store-1"
+        g.attrs["target"] = "time"
+    return path
+
+
+def test_a_compression_bomb_is_read_in_chunks_or_refused():
+    """Columns of one repeated value that inflate to gigabytes: inspect and fit read them 2^20
+    rows at a time in bounded memory (3*10^7 rows: 480 MB once read); a reader that holds every
+    row (select, validate) refuses a set that needs more than half the machine's memory, naming
+    it, before allocating anything (was: read whole until the machine ran out)."""
+    zeros = filled("filled.h5", 3 * 10 ** 7)
+    check("filled", zeros, ["inspect", zeros, "--set", SET], False)
+    check("filled", zeros, ["fit", "--data", zeros, "--set", SET, "--factors", "p=p", "--model", "amdahl",
+                            "--out", "filled_fit.h5", "--force"], False)
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    bomb = filled("bomb.h5", int(0.6 * memory / 16))
+    for args in (["select", "--data", bomb, "--set", SET, "--factors", "p=p", "--models", "amdahl,power"],
+                 ["validate", "--data", bomb, "--set", SET, "--factors", "p=p", "--model", "amdahl"]):
+        check("bomb", bomb, args, True)
+        code, text, _, _ = run(args)
+        if "more than half the" not in text:
+            failures.append(f"bomb: perfit {' '.join(args)}: no refusal for its memory\n{text[-1500:]}")
+
+
 def test_a_damaged_compressed_chunk_is_named_by_its_rows():
     """A store another program wrote whose fourth compressed chunk of 'time' (rows 49152..65535)
     has damaged bytes: every reader names the dataset and those rows in one line, exit 3 (was

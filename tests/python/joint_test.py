@@ -415,6 +415,13 @@ def test_a_batch_select_entry_with_by_writes_each_sets_joint_winner(four):
                             f"{got.get('groups')} {got.get('params')}\n{want.get('groups')} {want.get('params')}")
     if os.path.exists(os.path.join(work, "joint_batch_1", "selection.h5")):
         failures.append("a joint select: entry wrote a selection store")
+    # A misspelt key in such an entry is refused before any work, naming the entry and the key.
+    with open(os.path.join(work, "joint_typo.yaml"), "w") as f:
+        f.write("data: four.h5\nfits:\n  - sets: [\"/s/four\"]\n    factors: {p: gpus, b: batch, d: 1.28e5, epochs: 1}\n"
+                "    options: {by: framework}\n    select: {models: [generic], critrion: aic}\n")
+    expect(["batch", "--manifest", "joint_typo.yaml", "--out", "joint_typo"], 2, "fits[0] key 'select'", "critrion")
+    if os.path.exists(os.path.join(work, "joint_typo")):
+        failures.append("a batch refused for its manifest wrote its output directory")
 
 
 def test_many_groups_descend_from_their_own_fits_to_scipys_cost():

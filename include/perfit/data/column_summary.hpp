@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,23 @@ struct ColumnSummary {
   std::vector<std::string> distinct;  // sorted, at most kMaxDistinct
 
   static constexpr std::size_t kMaxDistinct = 16;
+};
+
+// The summary of a column read a chunk at a time (inspect of a set larger than memory): the
+// same as summarize of the whole column.
+class ColumnSummarizer {
+ public:
+  ColumnSummarizer(std::string name, ColumnType type);
+  // Precondition: chunk has the summarizer's type.
+  void add(const Column& chunk);
+  ColumnSummary finish() const;
+
+ private:
+  ColumnSummary s_;
+  double lo_, hi_;
+  std::set<double> reals_;
+  std::set<std::int64_t> whole_;
+  std::set<std::string> text_;
 };
 
 ColumnSummary summarize(const Column& c);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace perfit::io {
@@ -22,7 +24,14 @@ enum class SealState { sealed, unsealed };
 // or by another program) and cannot be checked, or it is no HDF5 file at all (the caller's
 // file-kind check names it). Throws: DataError naming the file and what
 // was found (truncated, checksum mismatch, damaged seal); IoError if it cannot be read.
-SealState verify_seal(const std::string& path, const std::string& what);
+// A file of more than crc_limit bytes has its size checked (truncation), not the CRC of every
+// byte: a store of 10 GB would be read whole once more before each command's own reading (35 s
+// on this machine), and its compressed chunks are checked by zlib's Adler-32 as they are read.
+SealState verify_seal(const std::string& path, const std::string& what,
+                      std::uint64_t crc_limit = std::numeric_limits<std::uint64_t>::max());
+
+// The stores' crc_limit: 1 GiB (about 10^8 rows of perfit synth).
+inline constexpr std::uint64_t kStoreCrcLimit = std::uint64_t{1} << 30;
 
 // While one is alive, a file whose seal verified is not read again as long as its identity
 // (device, inode, size, modification time) is unchanged: a command that opens one store for

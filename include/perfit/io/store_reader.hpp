@@ -18,7 +18,8 @@ namespace perfit::io {
 
 namespace detail {
 class PackedSets;
-}
+class CheckedDatasets;
+}  // namespace detail
 
 struct ColumnInfo {
   std::string name;
@@ -80,10 +81,11 @@ class StoreReader {
   // that needs the checksums of 10^5 sets). Throws: DataError if the set is missing.
   std::string set_attribute(const std::string& set, const std::string& name) const;
 
-  // Loads `columns` (all when empty), in the order asked, for rows in `range`.
-  // Throws: DataError for a missing set or column, or a range beyond the set.
+  // Loads `columns` (all when empty), in the order asked, for rows in `range`; as_double:
+  // integer columns as float64, converted by HDF5 as it reads (a streamed fit's chunk then
+  // needs no copy). Throws: DataError for a missing set or column, or a range beyond the set.
   data::MeasurementTable read(const std::string& set, const std::vector<std::string>& columns = {},
-                              RowRange range = {}) const;
+                              RowRange range = {}, bool as_double = false) const;
 
   // Any group of 1-D datasets (not necessarily a set): all columns and attributes.
   // Throws: DataError if the group is missing or holds something else.
@@ -105,6 +107,9 @@ class StoreReader {
   std::string path_;
   H5Id file_;
   std::shared_ptr<const detail::PackedSets> packs_;  // read at open: the index of every pack
+  // Datasets found to hold the rows they declare (a check that walks every chunk: once each,
+  // not for every chunk of a streamed read).
+  std::shared_ptr<detail::CheckedDatasets> checked_;
   // The file as opened (device, inode, size, mtime): what a described set is memoized under,
   // so that asking this reader again costs no stat. Empty when stat failed.
   std::optional<FileIdentity> identity_;

@@ -7,8 +7,8 @@
 //   sq:     sum_i w_i (p - y_i)^2     = W_c (p - Y_c)^2 + K_c,    W_c = sum w, Y_c = mean_w y
 //   sq_log: sum_i w_i (log p - log y_i)^2: the same in log y (Y_c = geometric mean_w)
 // K_c is each configuration's weighted sum of squared deviations from Y_c (rel_sq: of y with
-// weights w/y^2; sq_log: of log y), summed as the rows come (West's weighted Welford update),
-// never as a difference of large sums. The model is then evaluated once per distinct
+// weights w/y^2; sq_log: of log y), summed as the rows come about the configuration's first
+// value, never as a difference of large sums. The model is then evaluated once per distinct
 // configuration, exactly up to rounding. `ape` stays per row.
 #pragma once
 
@@ -30,7 +30,7 @@ namespace perfit::model {
 // configuration whose rows all lie on one side of its prediction, else estimated from its
 // relative errors' mean and variance as for normal errors (metric_sums below).
 struct ConfigurationMoments {
-  std::vector<double> n, mean, m2;        // of the target (Welford)
+  std::vector<double> n, mean, m2;        // of the target: count, mean, sum of squared deviations
   std::vector<double> log_mean, log_m2;   // of its log
   std::vector<double> inv_sum, inv2_sum;  // sums of 1/y and 1/y^2
   std::vector<double> min, max;
@@ -50,7 +50,8 @@ inline constexpr const char* kCompressedWeight = "__perfit_weight";
 // Compresses rows as they come, a chunk at a time, in memory that grows with the distinct
 // configurations, not the rows: a store larger than memory is compressed as it is read, and
 // the same rows added in any chunking give the same result bit for bit (each row is added in
-// order; K_c is a weighted Welford sum, never a difference of large sums).
+// order; K_c is summed about each configuration's first value, never as a difference of large
+// sums).
 // factors: the columns the model reads; rows are grouped by the exact bits of those values.
 // Precondition: cost.residual is not ape; the target and weights of every row added are finite
 // and positive (the evaluator's checks have passed).
