@@ -165,9 +165,9 @@ const OptionTable<RunConfig>& run_config_option_table() {
             std::numeric_limits<std::size_t>::max(),
             "a rank's share of more rows than this is read in chunks (of at most 131072 "
             "rows) and compressed as it is read, so memory grows with the distinct "
-            "configurations, not the rows (compressed fits only; rows mostly distinct: a "
-            "strided sample of about this many is fitted, and the result says so; 0: read "
-            "every row into memory)"),
+            "configurations, not the rows (compressed fits only; rows mostly distinct: up to "
+            "16 times this many read into memory, beyond a strided sample of about this many "
+            "fitted, and the result says so; 0: read every row into memory)"),
         enum_option<S>(
             "separable", [](S & c) -> auto& { return c.separable; },
             std::vector<model::SeparableMode>{model::SeparableMode::automatic,

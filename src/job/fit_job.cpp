@@ -124,9 +124,18 @@ std::shared_ptr<data::MeasurementTable> load_rows(const Ranks& r, FitSetup& s,
   }
   const auto agreed = [&r](const std::function<void()>& fn) { r.agreed(fn); };
   const MPI_Comm island = layout.island_size > 1 ? layout.island_comm.get() : MPI_COMM_NULL;
-  if (streams(s, slice)) {  // a large share: compressed as it is read (streamed_rows.hpp)
-    StreamedSlice st;
-    agreed([&] { st = stream_slice(s, slice, r.rank == 0); });
+  // A large share is compressed as it is read (streamed_rows.hpp), on every rank of the island
+  // or none; rows too distinct to compress on any rank: every rank reads its share whole.
+  const auto island_says = [&](int mine, MPI_Op op, const char* what) {
+    if (island != MPI_COMM_NULL)
+      mpi::check(MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, op, island), what);
+    return mine != 0;
+  };
+  StreamedSlice st;
+  const bool stream =
+      island_says(streams(s, slice) ? 1 : 0, MPI_MIN, "MPI_Allreduce (streamed rows)");
+  if (stream) agreed([&] { st = stream_slice(s, slice, r.rank == 0); });
+  if (stream && !island_says(st.in_memory ? 1 : 0, MPI_MAX, "MPI_Allreduce (rows in memory)")) {
     dropped = agree_on_invalid(s, st.invalid, island, agreed);
     agreed([&] {
       if (!st.error.empty()) throw DataError(st.error);

@@ -130,12 +130,19 @@ StreamedSlice stream_slice(const FitSetup& s, std::pair<std::size_t, std::size_t
   if (!read_pass(s, slice, progress, *compressor, out, true)) {
     // Rows mostly distinct: compressing saves nothing and every row would stay in memory.
     const std::size_t n = slice.second - slice.first;
+    const std::string why = "the rows are mostly distinct (" +
+                            std::to_string(compressor->configurations()) +
+                            " configurations in the first " + std::to_string(compressor->rows()) +
+                            " rows read), so compressing saves nothing";
+    if (n <= kWholeShares * c.stream_rows) {
+      spdlog::info("{}: reading these {} rows into memory", why, n);
+      StreamedSlice whole;
+      whole.in_memory = true;
+      return whole;
+    }
     out.stride = (n + c.stream_rows - 1) / c.stream_rows;
-    out.sampled = "the rows are mostly distinct (" + std::to_string(compressor->configurations()) +
-                  " configurations in the first " + std::to_string(compressor->rows()) +
-                  " rows read), so compressing saves nothing: the fit used every " +
-                  std::to_string(out.stride) + "th row, " + std::to_string(n / out.stride) +
-                  " of " + std::to_string(n) +
+    out.sampled = why + ": the fit used every " + std::to_string(out.stride) + "th row, " +
+                  std::to_string(n / out.stride) + " of " + std::to_string(n) +
                   " (stream_rows: raise it to fit more rows in memory, 0 to read them all)";
     spdlog::warn("{}", out.sampled);
     out.invalid = {};

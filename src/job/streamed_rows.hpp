@@ -21,7 +21,13 @@ struct StreamedSlice {
   std::string error;          // this rank's first bad target or weight, naming its row; "": none
   std::size_t stride = 1;     // 1: every row; k: every k-th (rows mostly distinct)
   std::string sampled;        // why a sample was fitted, for the result's warnings; "": not
+  // Rows mostly distinct but at most kWholeShares x stream_rows of them: read them whole
+  // instead (nothing else of this is set).
+  bool in_memory = false;
 };
+
+// Rows mostly distinct: up to this many times stream_rows are read into memory, not sampled.
+inline constexpr std::size_t kWholeShares = 16;
 
 // Whether this rank's share [first, second) is streamed: a set of the store (not rows given in
 // memory, not a joint fit), compressed (squared residuals), more rows than stream_rows.

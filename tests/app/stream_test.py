@@ -108,11 +108,19 @@ def test_rows_mostly_distinct_are_sampled_and_the_result_says_so(amdahl):
         g["time"] = (1 + 10 / p) * np.exp(0.02 * rng.standard_normal(p.size))
         g.attrs["perfit_format"] = "perfit-store-1"
         g.attrs["target"] = "time"
-    res = run(["fit", "--data", "distinct.h5", "--set", "/x/y", "--model", amdahl, "--out", "d.h5",
+    # Up to 16 x stream_rows of them: read whole, as without streaming.
+    res = run(["fit", "--data", "distinct.h5", "--set", "/x/y", "--model", amdahl, "--out", "w.h5",
                "--stream-rows", "10000"])
-    assert "mostly distinct" in res.stderr and "every 6th row, 10000 of 60000" in res.stderr, res.stderr
+    assert "mostly distinct" in res.stderr and "reading these 60000 rows into memory" in res.stderr, res.stderr
+    run(["fit", "--data", "distinct.h5", "--set", "/x/y", "--model", amdahl, "--out", "w0.h5", "--stream-rows", "0"])
+    assert result("w.h5")["params"].tobytes() == result("w0.h5")["params"].tobytes()
+    assert "every" not in result("w.h5")["warnings"]
+    # Beyond: a strided sample of about stream_rows rows, and the result says so.
+    res = run(["fit", "--data", "distinct.h5", "--set", "/x/y", "--model", amdahl, "--out", "d.h5",
+               "--stream-rows", "2000"])
+    assert "mostly distinct" in res.stderr and "every 30th row, 2000 of 60000" in res.stderr, res.stderr
     r = result("d.h5")
-    assert "every 6th row" in r["warnings"], r["warnings"]
+    assert "every 30th row" in r["warnings"], r["warnings"]
     assert abs(r["params"][1] - 10) < 0.5, r["params"]
 
 
