@@ -36,6 +36,7 @@ PKGS=(
   libeigen3-dev                   # Eigen 3.4
   libspdlog-dev libfmt-dev        # spdlog 1.10 on external fmt 9
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  libjemalloc-dev                 # the executable's malloc (CMakeLists.txt: PERFIT_JEMALLOC)
   libgtest-dev libgmock-dev       # GoogleTest/GoogleMock 1.12
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   python3-pytest                  # the CLI and script tests (tests/app, tests/scripts)

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 #include "h5_attributes.hpp"
@@ -225,6 +226,9 @@ struct PackIndex::Blocks {
   std::mutex m;
   std::map<std::tuple<bool, std::size_t, std::size_t>, Column> decoded;  // (attribute, k, block)
   std::size_t bytes = 0;
+  // Datasets whose whole extent check_readable has passed: it walks every chunk, and checking
+  // each block made a selection over 10^6 sets quadratic in them.
+  std::set<std::pair<bool, std::size_t>> checked;  // (attribute, k)
 };
 
 namespace {
@@ -328,9 +332,12 @@ Column Pack::slice(bool attribute, std::size_t k, std::size_t begin, std::size_t
       }
       const hid_t d = attribute ? dataset(varying_sets_, k, kAttributes, ci.name)
                                 : dataset(column_sets_, k, kColumns, ci.name);
-      Column block =
-          read_column(d, ci, first, std::min(kPackChunkRows, length - first),
-                      where_ + (attribute ? " attribute '" : " column '") + ci.name + "'");
+      const std::string w = where_ + (attribute ? " attribute '" : " column '") + ci.name + "'";
+      if (!cache.checked.count({attribute, k})) {
+        check_readable(d, 0, length, w);
+        cache.checked.insert({attribute, k});
+      }
+      Column block = read_column(d, ci, first, std::min(kPackChunkRows, length - first), w, true);
       cache.bytes += bytes_of(block);
       it = cache.decoded.emplace(std::make_tuple(attribute, k, b), std::move(block)).first;
     }
