@@ -80,6 +80,11 @@ Column attribute_column(const std::string& name, const std::vector<data::Attribu
 class Gather {
  public:
   Gather(std::string name, ColumnType type) : name_(std::move(name)), type_(type) {}
+  void reserve(std::size_t n) {
+    if (type_ == ColumnType::float64) f64_.reserve(n);
+    if (type_ == ColumnType::int64) i64_.reserve(n);
+    if (type_ == ColumnType::string) str_.reserve(n);
+  }
   void add(const Column& c, std::size_t from, std::size_t to) {
     const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
     if (type_ == ColumnType::float64)
@@ -106,6 +111,9 @@ class Gather {
 // One column of every set, back to back.
 Column concatenated(const std::string& name, ColumnType type, const std::vector<NamedTable>& sets) {
   Gather g(name, type);
+  std::size_t rows = 0;
+  for (const auto& [path, t] : sets) rows += t->rows();
+  g.reserve(rows);  // 10^6 sets: growing by doubling was a tenth of an import
   for (const auto& [path, t] : sets) g.add(t->column(name), 0, t->rows());
   return g.take();
 }
