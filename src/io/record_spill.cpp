@@ -34,19 +34,27 @@ RecordSpill::RecordSpill(const std::string& dir) : dir_(dir), fd_(unnamed_file(d
 
 RecordSpill::Where RecordSpill::append(const std::string& bytes) {
   const Where w{end_, bytes.size()};
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::pwrite(fd_.get(), bytes.data() + done, bytes.size() - done,
-                               static_cast<off_t>(end_ + done));
+  buffer_ += bytes;
+  end_ += bytes.size();
+  if (buffer_.size() >= kBufferBytes) flush();
+  return w;
+}
+
+void RecordSpill::flush() const {
+  for (std::size_t done = 0; done < buffer_.size();) {
+    const ssize_t n = ::pwrite(fd_.get(), buffer_.data() + done, buffer_.size() - done,
+                               static_cast<off_t>(written_ + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw IoError("cannot write a temporary file in '" + dir_ + "': " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
-  end_ += bytes.size();
-  return w;
+  written_ += buffer_.size();
+  buffer_.clear();
 }
 
 std::string RecordSpill::read(Where w) const {
+  if (w.offset + w.size > written_) flush();
   std::string out(w.size, '\0');
   for (std::size_t done = 0; done < w.size;) {
     const ssize_t n =

@@ -7,10 +7,10 @@
 #include <set>
 #include <tuple>
 
+#include "column_gather.hpp"
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
 #include "perfit/core/error.hpp"
-#include "perfit/data/checksum.hpp"
 #include "perfit/io/file_identity.hpp"
 #include "perfit/io/store_format.hpp"
 
@@ -19,157 +19,6 @@ namespace perfit::io::detail {
 using data::AttributeValue;
 using data::Column;
 using data::ColumnType;
-
-namespace {
-
-constexpr const char* kIndex = "index";
-constexpr const char* kAttributes = "attributes";
-constexpr const char* kColumns = "columns";
-
-// Creation order tracked: columns read back in the order they were written.
-H5Group ordered_group(hid_t parent, const std::string& name, const std::string& where) {
-  H5Plist lcpl(h5_check(H5Pcreate(H5P_LINK_CREATE), "link creation plist"));
-  h5_check_status(H5Pset_create_intermediate_group(lcpl.get(), 1), "intermediate groups");
-  H5Plist gcpl(h5_check(H5Pcreate(H5P_GROUP_CREATE), "group creation plist"));
-  h5_check_status(
-      H5Pset_link_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
-      "track creation order");
-  return H5Group(h5_check(H5Gcreate2(parent, name.c_str(), lcpl.get(), gcpl.get(), H5P_DEFAULT),
-                          "create " + where + " group '" + name + "'"));
-}
-
-ColumnType kind_of(const AttributeValue& v) {
-  if (std::holds_alternative<double>(v)) return ColumnType::float64;
-  if (std::holds_alternative<std::int64_t>(v)) return ColumnType::int64;
-  return ColumnType::string;
-}
-
-void write_whole(hid_t group, const Column& col, std::size_t chunk_rows, const std::string& where) {
-  // Strings fixed-length: text repeated over 10^5 rows compresses; a heap entry per value does not.
-  if (col.type() == ColumnType::string) {
-    write_fixed_strings(group, col.name(), col.str(), chunk_rows, where);
-    return;
-  }
-  H5Dataset d = create_column(group, {col.name(), col.type()}, col.size(), chunk_rows, where);
-  if (col.size() > 0)
-    write_column(d.get(), col.type(), col, 0, "write " + where + " dataset '" + col.name() + "'");
-}
-
-// The sets' values of one attribute as a column of its kind.
-Column attribute_column(const std::string& name, const std::vector<data::Attributes>& all) {
-  switch (kind_of(all.front().at(name))) {
-    case ColumnType::float64: {
-      std::vector<double> v;
-      for (const auto& a : all) v.push_back(std::get<double>(a.at(name)));
-      return Column(name, std::move(v));
-    }
-    case ColumnType::int64: {
-      std::vector<std::int64_t> v;
-      for (const auto& a : all) v.push_back(std::get<std::int64_t>(a.at(name)));
-      return Column(name, std::move(v));
-    }
-    case ColumnType::string:
-      break;
-  }
-  std::vector<std::string> v;
-  for (const auto& a : all) v.push_back(std::get<std::string>(a.at(name)));
-  return Column(name, std::move(v));
-}
-
-// Values of one column gathered from pieces of others (sets, decoded blocks), then one Column.
-class Gather {
- public:
-  Gather(std::string name, ColumnType type) : name_(std::move(name)), type_(type) {}
-  void reserve(std::size_t n) {
-    if (type_ == ColumnType::float64) f64_.reserve(n);
-    if (type_ == ColumnType::int64) i64_.reserve(n);
-    if (type_ == ColumnType::string) str_.reserve(n);
-  }
-  void add(const Column& c, std::size_t from, std::size_t to) {
-    const auto f = static_cast<std::ptrdiff_t>(from), t = static_cast<std::ptrdiff_t>(to);
-    if (type_ == ColumnType::float64)
-      f64_.insert(f64_.end(), c.f64().begin() + f, c.f64().begin() + t);
-    if (type_ == ColumnType::int64)
-      i64_.insert(i64_.end(), c.i64().begin() + f, c.i64().begin() + t);
-    if (type_ == ColumnType::string)
-      str_.insert(str_.end(), c.str().begin() + f, c.str().begin() + t);
-  }
-  Column take() {
-    if (type_ == ColumnType::float64) return Column(name_, std::move(f64_));
-    if (type_ == ColumnType::int64) return Column(name_, std::move(i64_));
-    return Column(name_, std::move(str_));
-  }
-
- private:
-  std::string name_;
-  ColumnType type_;
-  std::vector<double> f64_;
-  std::vector<std::int64_t> i64_;
-  std::vector<std::string> str_;
-};
-
-// One column of every set, back to back.
-Column concatenated(const std::string& name, ColumnType type, const std::vector<NamedTable>& sets) {
-  Gather g(name, type);
-  std::size_t rows = 0;
-  for (const auto& [path, t] : sets) rows += t->rows();
-  g.reserve(rows);  // 10^6 sets: growing by doubling was a tenth of an import
-  for (const auto& [path, t] : sets) g.add(t->column(name), 0, t->rows());
-  return g.take();
-}
-
-}  // namespace
-
-std::string pack_signature(const data::MeasurementTable& t) {
-  std::string sig;
-  for (const auto& c : t.columns()) sig += c.name() + ":" + to_string(c.type()) + ";";
-  sig += "|";
-  for (const auto& [k, v] : t.attributes()) {
-    if (k != "checksum" && k != kFormatAttribute) sig += k + ":" + std::to_string(v.index()) + ";";
-  }
-  return sig;
-}
-
-void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> sets,
-                const std::string& where) {
-  std::sort(sets.begin(), sets.end(),
-            [](const NamedTable& a, const NamedTable& b) { return a.first < b.first; });
-  const std::string w = where + " pack '" + path + "'";
-  std::vector<data::Attributes> attrs;
-  std::vector<std::string> names;
-  std::vector<std::int64_t> first, rows;
-  std::size_t total = 0;
-  for (const auto& [name, t] : sets) {
-    attrs.push_back(t->attributes());
-    attrs.back().erase(kFormatAttribute);
-    attrs.back()["checksum"] = data::table_checksum(*t);
-    names.push_back(name);
-    first.push_back(static_cast<std::int64_t>(total));
-    rows.push_back(static_cast<std::int64_t>(t->rows()));
-    total += t->rows();
-  }
-  H5Group pack = ordered_group(file, path, where);
-  write_attribute(pack.get(), kPackAttribute, std::string(kPackVersion));
-  H5Group varying = ordered_group(pack.get(), kAttributes, w);
-  for (const auto& entry : attrs.front()) {
-    const std::string& key = entry.first;
-    const bool same = std::all_of(attrs.begin(), attrs.end(), [&](const data::Attributes& a) {
-      return a.at(key) == entry.second;
-    });
-    if (same)
-      write_attribute(pack.get(), key, entry.second);
-    else
-      write_whole(varying.get(), attribute_column(key, attrs), kPackChunkRows, w);
-  }
-  H5Group index = ordered_group(pack.get(), kIndex, w);
-  write_whole(index.get(), Column("set", std::move(names)), kPackChunkRows, w);
-  write_whole(index.get(), Column("first", std::move(first)), kPackChunkRows, w);
-  write_whole(index.get(), Column("rows", std::move(rows)), kPackChunkRows, w);
-  H5Group columns = ordered_group(pack.get(), kColumns, w);
-  for (const auto& c : sets.front().second->columns()) {
-    write_whole(columns.get(), concatenated(c.name(), c.type(), sets), kPackChunkRows, w);
-  }
-}
 
 namespace {
 
@@ -266,22 +115,22 @@ std::shared_ptr<const PackIndex> read_index(hid_t file, const std::string& path,
   }
   x->shared.erase(version);
   x->shared[kFormatAttribute] = std::string(kFormatVersion);
-  H5Group index(h5_check(H5Gopen2(pack.get(), kIndex, H5P_DEFAULT), "open " + w + " index"));
+  H5Group index(h5_check(H5Gopen2(pack.get(), kPackIndex, H5P_DEFAULT), "open " + w + " index"));
   {
     H5Dataset d(h5_check(H5Dopen2(index.get(), "set", H5P_DEFAULT), "open " + w + " index 'set'"));
     x->names = read_column(d.get(), {"set", ColumnType::string}, 0, length_of(d.get(), w), w).str();
   }
   x->first = read_ints(index.get(), "first", x->names.size(), w);
   x->rows = read_ints(index.get(), "rows", x->names.size(), w);
-  x->varying = datasets_of(pack.get(), kAttributes, x->names.size(), w);
-  H5Group cols(h5_check(H5Gopen2(pack.get(), kColumns, H5P_DEFAULT), "open " + w + " columns"));
+  x->varying = datasets_of(pack.get(), kPackAttributes, x->names.size(), w);
+  H5Group cols(h5_check(H5Gopen2(pack.get(), kPackColumns, H5P_DEFAULT), "open " + w + " columns"));
   if (detail::member_names(cols.get()).empty()) throw DataError(w + " has no column datasets");
   H5Dataset d0(
       h5_check(H5Dopen2(cols.get(), detail::member_names(cols.get()).front().c_str(), H5P_DEFAULT),
                "open " + w));
   const std::size_t total = length_of(d0.get(), w);
   x->total_rows = total;
-  x->columns = datasets_of(pack.get(), kColumns, total, w);
+  x->columns = datasets_of(pack.get(), kPackColumns, total, w);
   check_index(*x, total, w);
   return x;
 }
@@ -338,8 +187,8 @@ Column Pack::slice(bool attribute, std::size_t k, std::size_t begin, std::size_t
         cache.decoded.clear();
         cache.bytes = 0;
       }
-      const hid_t d = attribute ? dataset(varying_sets_, k, kAttributes, ci.name)
-                                : dataset(column_sets_, k, kColumns, ci.name);
+      const hid_t d = attribute ? dataset(varying_sets_, k, kPackAttributes, ci.name)
+                                : dataset(column_sets_, k, kPackColumns, ci.name);
       const std::string w = where_ + (attribute ? " attribute '" : " column '") + ci.name + "'";
       if (!cache.checked.count({attribute, k})) {
         check_readable(d, 0, length, w);

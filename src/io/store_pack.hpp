@@ -18,6 +18,11 @@ namespace perfit::io::detail {
 
 using NamedTable = std::pair<std::string, const data::MeasurementTable*>;
 
+// A pack's groups (docs/hdf5-format.md "Packed sets").
+inline constexpr const char* kPackIndex = "index";
+inline constexpr const char* kPackAttributes = "attributes";
+inline constexpr const char* kPackColumns = "columns";
+
 // Sets of equal signature (column names and types, attribute names and kinds) share a pack.
 std::string pack_signature(const data::MeasurementTable& t);
 

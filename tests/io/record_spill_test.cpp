@@ -28,4 +28,23 @@ TEST(RecordSpill, RecordsComeBackByPositionAndLeaveNoFile) {
       testing::ThrowsMessage<IoError>(testing::HasSubstr("'/nonexistent/perfit-spill-dir'")));
 }
 
+// Records still in the write buffer, across its flushes and read between appends come back
+// the same as records already in the file.
+TEST(RecordSpill, ReadsBetweenAppendsAcrossTheBuffer) {
+  testing_support::TempDir dir;
+  RecordSpill spill(std::filesystem::path(dir.file("x")).parent_path().string());
+  std::vector<std::string> records;
+  std::vector<RecordSpill::Where> at;
+  for (std::size_t i = 0; i < 3000; ++i) {  // about 3 MiB: the buffer fills and flushes
+    records.push_back(std::string(i % 7 == 0 ? 4000 : 600, static_cast<char>('a' + i % 26)) +
+                      std::to_string(i));
+    at.push_back(spill.append(records.back()));
+    if (i % 500 == 3) {
+      ASSERT_EQ(spill.read(at[i]), records[i]) << i;  // the newest, still buffered
+      ASSERT_EQ(spill.read(at[i / 2]), records[i / 2]) << i;
+    }
+  }
+  for (std::size_t i = 0; i < records.size(); ++i) ASSERT_EQ(spill.read(at[i]), records[i]) << i;
+}
+
 }  // namespace perfit::io
