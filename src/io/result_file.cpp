@@ -14,6 +14,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
+#include "result_candidates.hpp"
 
 namespace perfit::io {
 
@@ -197,83 +198,6 @@ data::Attributes result_attributes(const ResultFile& r) {
   return a;
 }
 
-namespace {
-
-// One row per candidate; the constants as "v0;v1;..." (full precision), in the model's order.
-data::MeasurementTable candidates_table(const std::vector<CandidateFit>& cands) {
-  std::vector<std::int64_t> rank;
-  std::vector<std::string> model, source, yaml, params;
-  std::vector<double> score, mape;
-  for (const auto& c : cands) {
-    rank.push_back(static_cast<std::int64_t>(c.rank));
-    model.push_back(c.model);
-    source.push_back(c.source);
-    score.push_back(c.score);
-    mape.push_back(c.mape);
-    yaml.push_back(c.model_yaml);
-    std::string text;
-    for (const double v : c.params) text += (text.empty() ? "" : ";") + format_real(v);
-    params.push_back(text);
-  }
-  data::MeasurementTable t;
-  t.add_column(Column("rank", rank));
-  t.add_column(Column("model", model));
-  t.add_column(Column("source", source));
-  t.add_column(Column("score", score));
-  t.add_column(Column("held_out_mape", mape));
-  t.add_column(Column("model_yaml", yaml));
-  t.add_column(Column("params", params));
-  return t;
-}
-
-// A damaged group is a DataError naming the file, never a crash (the readers are fuzzed).
-const data::Column& typed(const data::MeasurementTable& t, const char* name, data::ColumnType type,
-                          const std::string& path) {
-  const data::Column* c = t.find(name);
-  if (!c || c->type() != type) {
-    throw DataError(
-        "'" + path + "' group /candidates: column '" + name + "' is " +
-        (c ? std::string("of type ") + data::to_string(c->type()) : std::string("missing")) +
-        ", expected " + data::to_string(type));
-  }
-  return *c;
-}
-
-std::vector<CandidateFit> candidates_from_table(const data::MeasurementTable& t,
-                                                const std::string& path) {
-  using data::ColumnType;
-  const auto& rank = typed(t, "rank", ColumnType::int64, path).i64();
-  const auto& model = typed(t, "model", ColumnType::string, path).str();
-  const auto& source = typed(t, "source", ColumnType::string, path).str();
-  const auto& score = typed(t, "score", ColumnType::float64, path).f64();
-  const auto& mape = typed(t, "held_out_mape", ColumnType::float64, path).f64();
-  const auto& yaml = typed(t, "model_yaml", ColumnType::string, path).str();
-  const auto& params = typed(t, "params", ColumnType::string, path).str();
-  std::vector<CandidateFit> out;
-  for (std::size_t i = 0; i < t.rows(); ++i) {
-    CandidateFit c{static_cast<std::size_t>(std::max<std::int64_t>(rank[i], 0)),
-                   model[i],
-                   source[i],
-                   score[i],
-                   mape[i],
-                   yaml[i],
-                   {}};
-    for (const auto& v : split_list(params[i], ';')) {
-      try {
-        c.params.push_back(parse_real(v, -std::numeric_limits<double>::infinity(),
-                                      std::numeric_limits<double>::infinity(), "a number"));
-      } catch (const ConfigError& e) {
-        throw DataError("'" + path + "' group /candidates, candidate '" + c.model +
-                        "' params: " + e.what());
-      }
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-}  // namespace
-
 void write_result_file(const std::string& path, const ResultFile& r) {
   AtomicOutput out(path);
   out.write_and_commit([&](const std::string& temp) {
@@ -290,7 +214,7 @@ void write_result_file(const std::string& path, const ResultFile& r) {
 
     if (!r.ranges.empty()) w.write_group("/ranges", ranges_table(r.ranges));
     if (r.kept_rows.cols() > 0) w.write_group("/rows", r.kept_rows);
-    if (!r.candidates.empty()) w.write_group("/candidates", candidates_table(r.candidates));
+    if (!r.candidates.empty()) w.write_group("/candidates", detail::candidates_table(r.candidates));
 
     data::MeasurementTable history;
     history.add_column(Column("best_cost", r.history));
@@ -405,7 +329,7 @@ ResultFile read_result_file(const std::string& path) {
   r.history = rd.read_group("/history").column("best_cost").f64();
   if (rd.has_group("/ranges")) r.ranges = ranges_from_table(rd.read_group("/ranges"));
   if (rd.has_group("/candidates"))
-    r.candidates = candidates_from_table(rd.read_group("/candidates"), path);
+    r.candidates = detail::candidates_from_table(rd.read_group("/candidates"), path);
   if (rd.has_group("/rows")) {
     r.kept_rows = rd.read_group("/rows");
     r.kept_rows.attributes().clear();
