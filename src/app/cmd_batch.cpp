@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 
+#include "batch_plan_file.hpp"
 #include "batch_summary.hpp"
 #include "commands.hpp"
 #include "common_flags.hpp"
@@ -62,10 +63,6 @@ struct BatchState {
   bool reuse_selections = false;  // --resume of the same selections: keep the sets selected before
 };
 
-std::string plan_path(const std::string& dir) {
-  return (fs::path(dir) / ".batch-plan.json").string();
-}
-
 // What identifies each fit of the batch: changed since the first run means another batch.
 nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
   nlohmann::ordered_json fits = nlohmann::ordered_json::object();
@@ -74,41 +71,6 @@ nlohmann::ordered_json plan_fingerprint(const BatchState& s) {
   }
   return {
       {"manifest", s.manifest.path}, {"fits", fits}, {"selections", s.selections->fingerprint()}};
-}
-
-// Whether the recorded plan's select: entries are this one's (a plan written before batches
-// had them had none).
-bool same_selections(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
-  return then.contains("selections") ? then["selections"] == now["selections"]
-                                     : now["selections"]["sets"].empty();
-}
-
-// The first difference between the recorded plan and this one, or "".
-std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
-  for (const auto& [name, fit] : now["fits"].items()) {
-    if (!then["fits"].contains(name)) return "fit '" + name + "' is new";
-    if (then["fits"][name]["model"] != fit["model"])
-      return "the model of fit '" + name + "' changed";
-    if (then["fits"][name]["config"] != fit["config"])
-      return "the options of fit '" + name + "' changed";
-  }
-  for (const auto& [name, fit] : then["fits"].items()) {
-    if (!now["fits"].contains(name)) return "fit '" + name + "' is gone";
-  }
-  if (!same_selections(then, now)) {
-    return "the sets of its select: entries, their options or their data changed";
-  }
-  return "";
-}
-
-void write_plan(const std::string& dir, const nlohmann::ordered_json& plan) {
-  io::AtomicOutput out(plan_path(dir));
-  out.write_and_commit([&](const std::string& tmp) {
-    std::ofstream f(tmp);
-    f << plan.dump(2) << "\n";
-    f.close();
-    if (!f) throw IoError("cannot write '" + tmp + "' (disk full or no permission)");
-  });
 }
 
 // A new batch, the same one continued, or a changed manifest: refused unless --force.
@@ -122,15 +84,7 @@ void check_earlier_run(const BatchArgs& a, BatchState& s) {
                         "); continue it with --resume, "
                         "or start it over with --force");
     }
-    std::ifstream in(path);
-    nlohmann::ordered_json then;
-    try {
-      then = nlohmann::ordered_json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-      throw DataError(
-          "'" + path +
-          "' is not the JSON plan perfit batch writes; remove it, or use another --out");
-    }
+    const nlohmann::ordered_json then = read_plan(a.out);
     const std::string diff = plan_difference(then, now);
     s.reuse_selections = a.resume && same_selections(then, now);
     if (!diff.empty() && !a.force) {
