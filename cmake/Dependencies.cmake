@@ -15,8 +15,9 @@ find_package(CLI11 2.1 REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(yaml-cpp 0.7 REQUIRED)  # target is plain `yaml-cpp` in 0.7
 # jemalloc as the executable's malloc: a selection over 10^5 series makes millions of
-# short-lived allocations between long-lived ones, and glibc's malloc, fragmented, slowed each
-# to a third of its first rate (2*10^5 series on 1 rank: 51 s against 31 s; docs/performance.md).
+# short-lived allocations between long-lived ones, and glibc's malloc, fragmented, slowed the
+# run within itself to 60% of its first rate (2*10^5 series on 1 rank: 51 s against 31 s;
+# docs/performance.md "At scale").
 # Not under the sanitizers, whose allocator is the point; not in the Python extension, which
 # runs in the interpreter's malloc.
 if(PERFIT_JEMALLOC AND NOT PERFIT_SANITIZE)

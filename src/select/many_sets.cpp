@@ -49,8 +49,8 @@ io::ResultFile winner_result(const SelectArgs& a, const Selection& s, const fit:
   job.write = false;
   job.keep_rows = false;  // a selection store keeps no rows (10^5 winners)
   // A model found or computed by the selection (searched, naive) reads no column beyond those
-  // the selection read: its fit takes those rows instead of describing and reading the set again
-  // (a fifth of a selection over 10^6 small sets). Not after dropped rows, which the result counts.
+  // the selection read: its fit takes those rows instead of describing and reading the set
+  // again. Not after dropped rows, which the result counts.
   if (!job.table && job.model && s.set.dropped == 0)
     job.table = std::make_shared<data::MeasurementTable>(*s.set.rows);
   job::FitJobOutcome out = job::run_fit_job(std::move(job), MPI_COMM_NULL);
