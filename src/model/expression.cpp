@@ -47,6 +47,9 @@ constexpr FuncInfo kFuncs[] = {
     {"sqrt", Func::sqrt, 1}, {"abs", Func::abs, 1},   {"min", Func::min, 2},
     {"max", Func::max, 2},   {"ceil", Func::ceil, 1}, {"floor", Func::floor, 1}};
 
+// Deeper nesting is refused: the parser and every pass over the tree recurse once per level.
+constexpr std::size_t kMaxNesting = 128;
+
 class Parser {
  public:
   Parser(std::string_view text, const std::string& what) : s_(text), what_(what) {}
@@ -61,6 +64,20 @@ class Parser {
   }
 
  private:
+  struct Nesting {
+    Parser& p;
+    Nesting(Parser& parser, std::size_t pos) : p(parser) {
+      if (++p.depth_ > kMaxNesting) {
+        p.fail("nested deeper than " + std::to_string(kMaxNesting) +
+                   " levels of parentheses, signs and exponents",
+               pos);
+      }
+    }
+    ~Nesting() { --p.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+  };
+
   [[noreturn]] void fail(const std::string& msg, std::size_t pos) const {
     throw ConfigError("syntax error in " + what_ + " at column " + std::to_string(pos + 1) + ": " +
                       msg + "\n" + caret(s_, pos));
@@ -117,6 +134,9 @@ class Parser {
   ExprPtr unary() {
     skip();
     const std::size_t pos = i_;
+    // Every nesting (a parenthesis, a sign, an exponent) recurses through here: 2,289 '('
+    // overflowed the stack (found by the fuzzer), far past any model a person writes.
+    const Nesting nest(*this, pos);
     if (eat('-')) return node(Expr::Kind::neg, pos, {unary()});
     if (eat('+')) return unary();
     ExprPtr base = primary();
@@ -195,6 +215,7 @@ class Parser {
   std::string_view s_;
   std::string what_;
   std::size_t i_ = 0;
+  std::size_t depth_ = 0;  // the Nesting levels open
 };
 
 void collect_terms(const ExprPtr& e, bool negate, std::vector<ExprPtr>& out) {

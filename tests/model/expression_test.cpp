@@ -65,4 +65,20 @@ TEST(Expression, SyntaxErrorShowsACaretAtThePosition) {
               ThrowsMessage<ConfigError>(HasSubstr("the expression is empty")));
 }
 
+// The fuzzer's 2,289 '(' overflowed the stack; every kind of nesting is bounded.
+TEST(Expression, NestingPastTheLimitIsASyntaxErrorNotAStackOverflow) {
+  const auto nested = [](std::size_t n) { return std::string(n, '(') + "p" + std::string(n, ')'); };
+  EXPECT_EQ(expression_text(parse_expression(nested(127))), "p");
+  const auto refused = ThrowsMessage<ConfigError>(HasSubstr("nested deeper than 128 levels"));
+  EXPECT_THAT([&] { parse_expression(nested(128)); }, refused);
+  EXPECT_THAT([&] { parse_expression(nested(100000)); }, refused);
+  EXPECT_THAT([] { parse_expression(std::string(100000, '-') + "p"); }, refused);
+  std::string tower = "p";
+  for (int i = 0; i < 100000; ++i) tower += "^p";
+  EXPECT_THAT([&] { parse_expression(tower); }, refused);
+  std::string calls = "p";
+  for (int i = 0; i < 200; ++i) calls = "log(" + calls + ")";
+  EXPECT_THAT([&] { parse_expression(calls); }, refused);
+}
+
 }  // namespace perfit::model
