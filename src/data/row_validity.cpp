@@ -1,5 +1,6 @@
 #include "perfit/data/row_validity.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace perfit::data {
@@ -7,21 +8,25 @@ namespace perfit::data {
 RowValidity check_rows(const MeasurementTable& t, const std::vector<std::string>& columns) {
   RowValidity v;
   v.keep.assign(t.rows(), true);
+  bool any_bad = false;
   for (const auto& name : columns) {
     const Column* c = t.find(name);
     if (!c || c->type() != ColumnType::float64) continue;  // int64 columns cannot hold NaN
+    // Counted without a branch first: a streamed fit checks every row of every chunk, and
+    // almost all are finite (the bits of `keep` are touched only for a column with bad rows).
     std::size_t bad = 0;
     const auto& x = c->f64();
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (!std::isfinite(x[i])) {
-        ++bad;
-        v.keep[i] = false;
-      }
+    for (const double xi : x) bad += std::isfinite(xi) ? 0 : 1;
+    if (bad > 0) {
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!std::isfinite(x[i])) v.keep[i] = false;
+      any_bad = true;
     }
     v.columns.push_back(name);
     v.invalid.push_back(bad);
   }
-  for (const bool k : v.keep) v.rows_invalid += k ? 0 : 1;
+  if (any_bad)
+    v.rows_invalid = static_cast<std::size_t>(std::count(v.keep.begin(), v.keep.end(), false));
   return v;
 }
 
