@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 
+#include "import_common.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/atomic_output.hpp"
-#include "perfit/io/csv_reader.hpp"
 #include "perfit/io/extrap_json_reader.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
@@ -49,86 +49,93 @@ void ImportOptions::validate() const {
   }
 }
 
-namespace {
+namespace detail {
 
-std::string column_list(const data::MeasurementTable& t) {
-  std::string names;
-  for (const auto& n : t.column_names()) names += (names.empty() ? "" : ", ") + visible_name(n);
-  return names;
+std::string column_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + visible_name(n);
+  return out;
 }
 
-// --throughput: the target column `work / throughput` is added to the table (a throughput that
-// is not finite and > 0 gives NaN, which check_target refuses or drops like any bad time).
-void add_time_from_throughput(CsvTable& csv, const ImportOptions& o) {
-  const data::Column* t = csv.table.find(o.throughput);
-  if (!t) {
-    throw DataError("'" + o.csv + "' has no throughput column '" + o.throughput +
-                    "'; header columns: " + column_list(csv.table));
-  }
-  if (!t->is_numeric()) {
-    throw DataError("'" + o.csv + "' throughput column '" + o.throughput +
-                    "' holds text (first value '" + t->str().front() +
-                    "'), expected samples per second");
-  }
-  if (csv.table.find(o.target)) {
-    throw DataError("'" + o.csv + "' already has a column '" + o.target +
-                    "'; with --throughput, "
-                    "--target names the time column to create: pass another name");
-  }
-  std::vector<double> time = t->to_double();
-  for (double& v : time) {
-    v = std::isfinite(v) && v > 0.0 ? o.work / v : std::numeric_limits<double>::quiet_NaN();
-  }
-  csv.table.add_column(data::Column(o.target, std::move(time)));
+[[noreturn]] void throw_no_throughput(const ImportOptions& o, const std::string& columns) {
+  throw DataError("'" + o.csv + "' has no throughput column '" + o.throughput +
+                  "'; header columns: " + columns);
 }
 
-// Checks the target column; drops invalid rows when asked. Returns rows dropped. `where` names
-// a row in messages ("line 12" of a CSV file, "row 11" of a DataFrame).
-std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
-                         const std::function<std::string(std::size_t)>& where) {
-  const data::Column* t = table.find(o.target);
-  if (!t) {
-    throw DataError("'" + o.csv + "' has no target column '" + o.target + "'; header columns: " +
-                    column_list(table) + ". Pass --target with one of them");
+[[noreturn]] void throw_text_throughput(const ImportOptions& o, const std::string& first) {
+  throw DataError("'" + o.csv + "' throughput column '" + o.throughput +
+                  "' holds text (first value '" + first + "'), expected samples per second");
+}
+
+[[noreturn]] void throw_target_exists(const ImportOptions& o) {
+  throw DataError("'" + o.csv + "' already has a column '" + o.target +
+                  "'; with --throughput, "
+                  "--target names the time column to create: pass another name");
+}
+
+[[noreturn]] void throw_no_target(const ImportOptions& o, const std::string& columns) {
+  throw DataError("'" + o.csv + "' has no target column '" + o.target +
+                  "'; header columns: " + columns + ". Pass --target with one of them");
+}
+
+[[noreturn]] void throw_text_target(const ImportOptions& o, const std::string& first) {
+  throw DataError("'" + o.csv + "' target column '" + o.target + "' holds text (first value '" +
+                  first + "'), expected measured times in " + o.unit);
+}
+
+[[noreturn]] void throw_invalid_target(const ImportOptions& o, const std::string& where,
+                                       const std::string& found, std::size_t bad) {
+  if (!o.throughput.empty()) {
+    throw DataError("'" + o.csv + "' " + where + ", throughput column '" + o.throughput +
+                    "': found " + found + ", expected a finite throughput > 0 (" +
+                    std::to_string(bad) +
+                    " such rows in all). Fix them, or pass --drop-invalid to "
+                    "drop and count them");
   }
-  if (!t->is_numeric()) {
-    throw DataError("'" + o.csv + "' target column '" + o.target + "' holds text (first value '" +
-                    t->str().front() + "'), expected measured times in " + o.unit);
-  }
-  const std::vector<double> v = t->to_double();
+  throw DataError("'" + o.csv + "' " + where + ", target column '" + o.target + "': found " +
+                  found + ", expected a finite time > 0 (" + std::to_string(bad) +
+                  " such rows in all). Fix them, or pass --drop-invalid to drop and count them");
+}
+
+[[noreturn]] void throw_all_invalid(const ImportOptions& o, std::size_t rows) {
+  throw DataError("'" + o.csv + "': all " + std::to_string(rows) +
+                  " rows have an invalid "
+                  "target '" +
+                  o.target + "'; nothing to import");
+}
+
+std::vector<bool> valid_targets(const std::vector<double>& v, std::size_t& bad) {
   std::vector<bool> keep(v.size(), true);
-  std::size_t bad = 0, first_bad = 0;
+  bad = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!(std::isfinite(v[i]) && v[i] > 0.0)) {
-      if (bad++ == 0) first_bad = i;
+      ++bad;
       keep[i] = false;
     }
   }
+  return keep;
+}
+
+std::size_t check_target(data::MeasurementTable& table, const ImportOptions& o,
+                         const std::function<std::string(std::size_t)>& where) {
+  const data::Column* t = table.find(o.target);
+  if (!t) throw_no_target(o, column_list(table.column_names()));
+  if (!t->is_numeric()) throw_text_target(o, t->str().front());
+  const std::vector<double> v = t->to_double();
+  std::size_t bad = 0;
+  const std::vector<bool> keep = valid_targets(v, bad);
   if (bad == 0) return 0;
   if (!o.drop_invalid) {
-    const double x = v[first_bad];
-    const std::string found = std::isnan(x) ? "NaN or empty" : t->value_text(first_bad);
-    const std::string column = o.throughput.empty() ? "target column '" + o.target + "'"
-                                                    : "throughput column '" + o.throughput + "'";
-    if (!o.throughput.empty()) {
-      const data::Column& thr = *table.find(o.throughput);
-      throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column + ": found " +
-                      thr.value_text(first_bad) + ", expected a finite throughput > 0 (" +
-                      std::to_string(bad) +
-                      " such rows in all). Fix them, or pass --drop-invalid to "
-                      "drop and count them");
-    }
-    throw DataError("'" + o.csv + "' " + where(first_bad) + ", " + column + ": found " + found +
-                    ", expected a finite time > 0 (" + std::to_string(bad) +
-                    " such rows in all). Fix them, or pass --drop-invalid to drop and count them");
+    const std::size_t first_bad =
+        static_cast<std::size_t>(std::find(keep.begin(), keep.end(), false) - keep.begin());
+    const std::string found = !o.throughput.empty()
+                                  ? table.find(o.throughput)->value_text(first_bad)
+                              : std::isnan(v[first_bad]) ? "NaN or empty"
+                                                         : t->value_text(first_bad);
+    throw_invalid_target(o, where(first_bad), found, bad);
   }
   table.filter_rows(keep);
-  if (table.rows() == 0) {
-    throw DataError("'" + o.csv + "': all " + std::to_string(v.size()) +
-                    " rows have an invalid "
-                    "target '" +
-                    o.target + "'; nothing to import");
-  }
+  if (table.rows() == 0) throw_all_invalid(o, v.size());
   return bad;
 }
 
@@ -153,7 +160,6 @@ data::Attributes provenance(const ImportOptions& o, const std::string& set) {
   return a;
 }
 
-// A set of that path is already in the store: refused, or appended to, or replaced.
 void merge_existing(const ImportOptions& o, const StoreReader& old, const std::string& path,
                     data::MeasurementTable& table, ImportSummary& s) {
   if (!o.append && !o.replace) {
@@ -174,10 +180,6 @@ void merge_existing(const ImportOptions& o, const StoreReader& old, const std::s
   s.appended = true;
 }
 
-using NamedTables = std::vector<std::pair<std::string, data::MeasurementTable*>>;
-
-// The old store's sets that this import leaves alone, into w: a pack none of whose sets is
-// replaced is copied whole, the others' sets become tables of `kept` (written with the new ones).
 void copy_others(const StoreReader& old, const std::set<std::string>& ours, StoreWriter& w,
                  std::vector<data::MeasurementTable>& kept, std::vector<std::string>& kept_names) {
   std::set<std::string> packed;
@@ -196,43 +198,6 @@ void copy_others(const StoreReader& old, const std::set<std::string>& ours, Stor
   for (const auto& set : old.sets()) {
     if (!ours.count(set) && !packed.count(set)) w.copy_set(old, set);
   }
-}
-
-// Rewrites the store through a temporary file: its other sets copied, these written (appended
-// to or replacing sets of the same path when the options say so).
-// --set-by: the rows of each value of the column as set/<value>, values in sorted order.
-std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(
-    const ImportOptions& o, const data::MeasurementTable& t,
-    const std::vector<std::size_t>& line_of_row) {
-  const data::Column* c = t.find(o.set_by);
-  if (!c)
-    throw DataError("'" + o.csv + "' has no column '" + o.set_by +
-                    "' to split into sets (--set-by); its columns: " + column_list(t));
-  // Each value's rows in one pass (10^4 values of 5*10^5 rows: a copy of the table per value
-  // was quadratic, 24 GB and the OOM killer).
-  const std::vector<double> numbers = c->is_numeric() ? c->to_double() : std::vector<double>{};
-  std::map<std::string, std::vector<std::size_t>> rows_of;  // sorted by value
-  for (std::size_t i = 0; i < t.rows(); ++i)
-    rows_of[c->is_numeric() ? format_g(numbers[i]) : c->str()[i]].push_back(i);
-  std::vector<std::pair<std::string, data::MeasurementTable>> out;
-  for (const auto& [v, rows] : rows_of) {
-    const std::string path = o.set + "/" + v;
-    const std::size_t first = rows.front();
-    try {
-      validate_set_path(path);
-    } catch (const ConfigError&) {
-      throw DataError("'" + o.csv + "' line " + std::to_string(line_of_row[first]) + " column '" +
-                      o.set_by + "': value '" + v +
-                      "' cannot name a set (letters, digits and . _ + - only); rename it in the "
-                      "file, or import "
-                      "without --set-by and fit with --by " +
-                      o.set_by + ", which keeps any value");
-    }
-    data::MeasurementTable part = t.take_rows(rows);
-    part.attributes() = provenance(o, path);
-    out.emplace_back(path, std::move(part));
-  }
-  return out;
 }
 
 void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s) {
@@ -260,47 +225,9 @@ void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& 
   });
 }
 
-}  // namespace
+}  // namespace detail
 
-ImportSummary import_csv(const ImportOptions& o) {
-  o.validate();
-  ImportSummary s;
-  CsvOptions copts;
-  copts.categorical = o.categorical;
-  copts.delimiter = o.delimiter;
-  CsvTable csv = read_csv(o.csv, copts);
-  s.rows_read = csv.table.rows();
-  if (!o.throughput.empty()) add_time_from_throughput(csv, o);
-  s.rows_dropped = check_target(
-      csv.table, o, [&csv](std::size_t i) { return "line " + std::to_string(csv.line_of_row[i]); });
-  for (const auto& e : csv.empty) {
-    if (e.column == o.target) continue;  // check_target has said what became of those rows
-    s.notes.push_back("'" + o.csv + "' column '" + e.column + "': " + std::to_string(e.count) +
-                      " empty cell(s), the first on line " + std::to_string(e.first_line) +
-                      ", kept as missing (NaN); a fit that reads the column refuses "
-                      "them unless --drop-invalid drops their rows");
-  }
-  data::MeasurementTable table = std::move(csv.table);
-  if (!o.set_by.empty()) {
-    std::vector<std::pair<std::string, data::MeasurementTable>> parts =
-        split_by_column(o, table, csv.line_of_row);
-    NamedTables sets;
-    for (auto& [name, part] : parts) {
-      sets.emplace_back(name, &part);
-      s.sets.push_back(name);
-    }
-    write_sets(o, sets, s);  // with --append, each part gains its set's earlier rows
-    for (const auto& part : parts) {
-      s.rows_in_sets.push_back(part.second.rows());
-      s.rows_in_set += part.second.rows();
-    }
-    return s;
-  }
-  table.attributes() = provenance(o, o.set);
-  write_sets(o, {{o.set, &table}}, s);
-  s.rows_in_set = table.rows();
-  return s;
-}
+using namespace detail;
 
 std::size_t check_table(const ImportOptions& o, data::MeasurementTable& table) {
   o.validate();

@@ -7,6 +7,7 @@ sampled with a warning, and bad rows are refused naming their row in the set.
 
 Run by pytest with the harness of tests/conftest.py (--perfit, --work).
 """
+import hashlib
 import os
 import re
 import subprocess
@@ -143,3 +144,78 @@ def test_bad_rows_beyond_the_first_chunk_are_named_or_dropped(amdahl):
     assert result("n.h5")["dropped"] == 1
     negative = run([*base, "--set", "/a/negative", "--out", "m.h5"], code=3)
     assert "row 45678 is -1" in negative.stderr, negative.stderr
+
+
+def write_log_csv(path, rows, bad_line=None):
+    """A per-step log as a CSV: a column of integers that turns decimal half way, a quoted text
+    column with commas, empty cells, and (bad_line) one time that is not > 0. Written 10^5 rows
+    at a time: this process's own peak memory would otherwise be the child's (Linux keeps the
+    parent's high-water mark across fork and exec)."""
+    rng = np.random.default_rng(3)
+    with open(os.path.join(work, path), "w") as f:
+        f.write("framework,p,b,time,note\n")
+        for start in range(0, rows, 100_000):
+            idx = range(start, min(rows, start + 100_000))
+            p = rng.integers(1, 65, len(idx))
+            time = rng.uniform(0.5, 10, len(idx))
+            lines = []
+            for k, i in enumerate(idx):
+                t = "" if i % 997 == 0 else ("-3" if bad_line is not None and i == bad_line - 2 else f"{time[k]:.6g}")
+                pv = f"{p[k]}.5" if i >= rows // 2 else str(p[k])
+                lines.append(f'tf,{pv},{(32, 64, 128)[i % 3]},{t},"step {i}, ok"\n')
+            f.writelines(lines)
+
+
+def h5_contents(name):
+    """Every object's attributes, and each dataset's layout and a digest of its values, read
+    10^5 rows at a time (this process's memory is the next child's starting peak)."""
+    out = {}
+    with h5py.File(os.path.join(work, name)) as h:
+        def visit(path, obj):
+            out[path] = {k: np.asarray(v).tobytes() for k, v in obj.attrs.items()}
+            if isinstance(obj, h5py.Dataset):
+                digest = hashlib.sha256()
+                for start in range(0, obj.shape[0] if obj.shape else 1, 100_000):
+                    part = obj[start:start + 100_000] if obj.shape else obj[()]
+                    digest.update(part.tobytes() if obj.dtype.kind != "O" else repr(list(part)).encode())
+                out[path]["data"] = digest.hexdigest()
+                out[path]["layout"] = (str(obj.dtype), obj.chunks, obj.compression)
+        h.visititems(visit)
+    return out
+
+
+def test_a_large_csv_is_imported_in_chunks_in_bounded_memory_and_equals_one_read_at_once():
+    # PERFIT_TEST_HOOKS import_chunk_rows: the chunked import at this size (by default from 256 MiB)
+    write_log_csv("log.csv", 1_500_000)
+    args = ["import", "log.csv", "--set", "/tf/log", "--target", "time", "--drop-invalid", "--force"]
+    _, memory = peak_rss_mb([*args, "--out", "whole.h5"], "whole")
+    env = dict(ranks.ENV, PERFIT_TEST_HOOKS="import_chunk_rows=65536")
+    log = os.path.join(work, "chunks.log")
+    with open(log, "w") as f:
+        p = subprocess.Popen([perfit, *args, "--out", "chunks.h5"], cwd=work, env=env,
+                             stdout=subprocess.DEVNULL, stderr=f)
+        _, status, usage = os.wait4(p.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, open(log).read()[-3000:]
+    chunked = usage.ru_maxrss / 1024
+    print(f"stream_test: CSV of 1.5e6 rows imported at once peak {memory:.0f} MB, in chunks {chunked:.0f} MB")
+    assert chunked < 0.5 * memory, (chunked, memory)
+    whole, chunks = h5_contents("whole.h5"), h5_contents("chunks.h5")
+    assert whole.keys() == chunks.keys()
+    for path in whole:
+        assert whole[path] == chunks[path], path
+    with h5py.File(os.path.join(work, "chunks.h5")) as h:
+        assert h["/tf/log/p"].dtype == np.float64 and h["/tf/log/b"].dtype == np.int64
+        assert h["/tf/log/time"].shape == (1_500_000 - len(range(0, 1_500_000, 997)),)
+
+
+def test_a_bad_time_in_a_later_chunk_is_named_as_in_one_read_and_nothing_is_written():
+    write_log_csv("bad.csv", 20000, bad_line=15001)
+    args = ["import", "bad.csv", "--set", "/tf/bad", "--target", "time"]
+    env = dict(ranks.ENV, PERFIT_TEST_HOOKS="import_chunk_rows=4096")
+    whole = subprocess.run([perfit, *args, "--out", "bad1.h5"], cwd=work, env=ranks.ENV, capture_output=True, text=True)
+    chunks = subprocess.run([perfit, *args, "--out", "bad2.h5"], cwd=work, env=env, capture_output=True, text=True)
+    assert whole.returncode == chunks.returncode == 3
+    assert "line 2, target column 'time': found NaN or empty" in chunks.stderr, chunks.stderr
+    assert "(22 such rows in all)" in chunks.stderr, chunks.stderr
+    assert whole.stderr == chunks.stderr
+    assert not os.path.exists(os.path.join(work, "bad2.h5"))

@@ -17,6 +17,9 @@ inline constexpr std::string_view kCheckpointDelayMs =
 // rewritten this often (instead of at most every 30 s), so that a test kills a job between writes.
 inline constexpr std::string_view kSelectChunkDelayMs = "select_chunk_delay_ms";
 inline constexpr std::string_view kSelectionFlushMs = "selection_flush_ms";
+// `perfit import` of a CSV file reads it in chunks of this many rows whatever its size (by
+// default only files of 256 MiB and more), so that a test compares both ways on small files.
+inline constexpr std::string_view kImportChunkRows = "import_chunk_rows";
 
 // The value of hook `name` in PERFIT_TEST_HOOKS, 0 when not given.
 // Throws: ConfigError naming the variable, the entry found and what is expected.

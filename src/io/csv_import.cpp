@@ -1,0 +1,232 @@
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "import_common.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/test_hooks.hpp"
+#include "perfit/core/text.hpp"
+#include "perfit/io/atomic_output.hpp"
+#include "perfit/io/csv_chunks.hpp"
+#include "perfit/io/csv_reader.hpp"
+#include "perfit/io/store_import.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
+
+namespace perfit::io {
+
+using namespace detail;
+
+namespace {
+
+std::vector<std::string> empty_cell_notes(const ImportOptions& o,
+                                          const std::vector<EmptyCells>& empty) {
+  std::vector<std::string> notes;
+  for (const auto& e : empty) {
+    if (e.column == o.target) continue;  // the target check has said what became of those rows
+    notes.push_back("'" + o.csv + "' column '" + e.column + "': " + std::to_string(e.count) +
+                    " empty cell(s), the first on line " + std::to_string(e.first_line) +
+                    ", kept as missing (NaN); a fit that reads the column refuses "
+                    "them unless --drop-invalid drops their rows");
+  }
+  return notes;
+}
+
+// --throughput: the target column `work / throughput` is added to the table (a throughput that
+// is not finite and > 0 gives NaN, which check_target refuses or drops like any bad time).
+void add_time_from_throughput(CsvTable& csv, const ImportOptions& o) {
+  const data::Column* t = csv.table.find(o.throughput);
+  if (!t) throw_no_throughput(o, column_list(csv.table.column_names()));
+  if (!t->is_numeric()) throw_text_throughput(o, t->str().front());
+  if (csv.table.find(o.target)) throw_target_exists(o);
+  std::vector<double> time = t->to_double();
+  for (double& v : time) {
+    v = std::isfinite(v) && v > 0.0 ? o.work / v : std::numeric_limits<double>::quiet_NaN();
+  }
+  csv.table.add_column(data::Column(o.target, std::move(time)));
+}
+
+// --set-by: the rows of each value of the column as set/<value>, values in sorted order.
+std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(
+    const ImportOptions& o, const data::MeasurementTable& t,
+    const std::vector<std::size_t>& line_of_row) {
+  const data::Column* c = t.find(o.set_by);
+  if (!c)
+    throw DataError(
+        "'" + o.csv + "' has no column '" + o.set_by +
+        "' to split into sets (--set-by); its columns: " + column_list(t.column_names()));
+  // Each value's rows in one pass (10^4 values of 5*10^5 rows: a copy of the table per value
+  // was quadratic, 24 GB and the OOM killer).
+  const std::vector<double> numbers = c->is_numeric() ? c->to_double() : std::vector<double>{};
+  std::map<std::string, std::vector<std::size_t>> rows_of;  // sorted by value
+  for (std::size_t i = 0; i < t.rows(); ++i)
+    rows_of[c->is_numeric() ? format_g(numbers[i]) : c->str()[i]].push_back(i);
+  std::vector<std::pair<std::string, data::MeasurementTable>> out;
+  for (const auto& [v, rows] : rows_of) {
+    const std::string path = o.set + "/" + v;
+    const std::size_t first = rows.front();
+    try {
+      validate_set_path(path);
+    } catch (const ConfigError&) {
+      throw DataError("'" + o.csv + "' line " + std::to_string(line_of_row[first]) + " column '" +
+                      o.set_by + "': value '" + v +
+                      "' cannot name a set (letters, digits and . _ + - only); rename it in the "
+                      "file, or import "
+                      "without --set-by and fit with --by " +
+                      o.set_by + ", which keeps any value");
+    }
+    data::MeasurementTable part = t.take_rows(rows);
+    part.attributes() = provenance(o, path);
+    out.emplace_back(path, std::move(part));
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// A CSV file at least this large is imported in chunks (CsvChunks: two passes over the file,
+// memory for one chunk of rows and the columns' types), unless --set-by or --append to an
+// existing set need its rows at once. A 55 MB log of 1.5*10^6 rows: at once 226 MB and 3.2 s,
+// in chunks of 2^16 rows 57 MB and 2.4 s (of 2^20 rows 200 MB: a text column's strings).
+// PERFIT_TEST_HOOKS import_chunk_rows=N forces it at any size, N rows a chunk.
+constexpr std::uintmax_t kChunkedImportBytes = std::uintmax_t{64} << 20;
+constexpr std::size_t kDefaultChunkRows = std::size_t{1} << 16;
+
+// The rows a chunked import reads at a time; 0: the file is read at once.
+std::size_t chunk_rows(const ImportOptions& o) {
+  if (!o.set_by.empty()) return 0;
+  const double hook = test_hook(kImportChunkRows);
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(o.csv, ec);
+  if (hook <= 0 && (ec || bytes < kChunkedImportBytes)) return 0;
+  if (o.append && std::filesystem::exists(o.store, ec) && StoreReader(o.store).has_set(o.set))
+    return 0;
+  return hook > 0 ? static_cast<std::size_t>(hook) : kDefaultChunkRows;
+}
+
+// A value of a column of type t as the column would print it.
+std::string value_text(data::ColumnType t, double v) {
+  if (t == data::ColumnType::int64)
+    return data::Column("v", std::vector<std::int64_t>{static_cast<std::int64_t>(v)}).value_text(0);
+  return data::Column("v", std::vector<double>{v}).value_text(0);
+}
+
+// import_csv's checks on the first pass's types and counts, in the same words.
+void check_chunked(const ImportOptions& o, const CsvChunks& csv) {
+  const std::string columns = column_list(csv.header());
+  if (!o.throughput.empty()) {
+    const auto t = csv.type(o.throughput);
+    if (!t) throw_no_throughput(o, columns);
+    if (*t == data::ColumnType::string) throw_text_throughput(o, csv.first_text(o.throughput));
+    if (csv.type(o.target)) throw_target_exists(o);
+  } else {
+    const auto t = csv.type(o.target);
+    if (!t) throw_no_target(o, columns);
+    if (*t == data::ColumnType::string) throw_text_target(o, csv.first_text(o.target));
+  }
+  const PositiveCount& bad = csv.watched();
+  if (bad.bad > 0 && !o.drop_invalid) {
+    const std::string& watched = o.throughput.empty() ? o.target : o.throughput;
+    const std::string found = o.throughput.empty() && std::isnan(bad.first_value)
+                                  ? "NaN or empty"
+                                  : value_text(*csv.type(watched), bad.first_value);
+    throw_invalid_target(o, "line " + std::to_string(bad.first_line), found, bad.bad);
+  }
+  if (bad.bad == csv.rows()) throw_all_invalid(o, csv.rows());
+}
+
+// The file's rows streamed into the set, a chunk at a time, with the store's other sets kept.
+ImportSummary import_in_chunks(const ImportOptions& o, const CsvOptions& copts, std::size_t rows) {
+  ImportSummary s;
+  CsvChunks csv(
+      o.csv, copts,
+      {o.throughput.empty() ? o.target : o.throughput, o.throughput.empty() ? 0.0 : o.work});
+  check_chunked(o, csv);
+  s.rows_read = csv.rows();
+  s.rows_dropped = csv.watched().bad;
+  s.rows_in_set = s.rows_read - s.rows_dropped;
+  s.notes = empty_cell_notes(o, csv.empty());
+  std::vector<ColumnInfo> columns;
+  for (const auto& name : csv.header()) columns.push_back({name, *csv.type(name)});
+  if (!o.throughput.empty()) columns.push_back({o.target, data::ColumnType::float64});
+  std::error_code ec;
+  s.created_store = !std::filesystem::exists(o.store, ec);
+  AtomicOutput out(o.store);
+  out.write_and_commit([&](const std::string& temp) {
+    StoreWriter w(temp, Seal::yes);
+    if (!s.created_store) {
+      StoreReader old(o.store);
+      std::vector<data::MeasurementTable> kept;
+      std::vector<std::string> kept_names;
+      copy_others(old, {o.set}, w, kept, kept_names);
+      if (old.has_set(o.set)) {
+        data::MeasurementTable none;
+        merge_existing(o, old, o.set, none, s);  // refused, or replaced (never appended here)
+      }
+      NamedTables others;
+      for (std::size_t k = 0; k < kept.size(); ++k) others.emplace_back(kept_names[k], &kept[k]);
+      if (!others.empty()) w.write_sets({others.begin(), others.end()});
+    }
+    {  // the set's datasets closed before the store is sealed
+      SetWriter set = w.create_set(o.set, columns, s.rows_in_set, provenance(o, o.set));
+      std::size_t offset = 0;
+      for (CsvTable chunk = csv.next(rows); chunk.table.rows() > 0; chunk = csv.next(rows)) {
+        if (!o.throughput.empty()) add_time_from_throughput(chunk, o);
+        std::size_t bad = 0;
+        const std::vector<bool> keep = valid_targets(chunk.table.column(o.target).to_double(), bad);
+        if (bad > 0) chunk.table.filter_rows(keep);
+        set.write(offset, chunk.table);
+        offset += chunk.table.rows();
+        spdlog::debug("import: {} of {} rows written", offset, s.rows_in_set);
+      }
+      set.finish();
+    }
+    w.close();
+  });
+  return s;
+}
+
+}  // namespace
+
+ImportSummary import_csv(const ImportOptions& o) {
+  o.validate();
+  ImportSummary s;
+  CsvOptions copts;
+  copts.categorical = o.categorical;
+  copts.delimiter = o.delimiter;
+  if (const std::size_t rows = chunk_rows(o); rows > 0) return import_in_chunks(o, copts, rows);
+  CsvTable csv = read_csv(o.csv, copts);
+  s.rows_read = csv.table.rows();
+  if (!o.throughput.empty()) add_time_from_throughput(csv, o);
+  s.rows_dropped = check_target(
+      csv.table, o, [&csv](std::size_t i) { return "line " + std::to_string(csv.line_of_row[i]); });
+  s.notes = empty_cell_notes(o, csv.empty);
+  data::MeasurementTable table = std::move(csv.table);
+  if (!o.set_by.empty()) {
+    std::vector<std::pair<std::string, data::MeasurementTable>> parts =
+        split_by_column(o, table, csv.line_of_row);
+    NamedTables sets;
+    for (auto& [name, part] : parts) {
+      sets.emplace_back(name, &part);
+      s.sets.push_back(name);
+    }
+    write_sets(o, sets, s);  // with --append, each part gains its set's earlier rows
+    for (const auto& part : parts) {
+      s.rows_in_sets.push_back(part.second.rows());
+      s.rows_in_set += part.second.rows();
+    }
+    return s;
+  }
+  table.attributes() = provenance(o, o.set);
+  write_sets(o, {{o.set, &table}}, s);
+  s.rows_in_set = table.rows();
+  return s;
+}
+
+}  // namespace perfit::io
