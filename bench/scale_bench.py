@@ -11,11 +11,15 @@
     imported from Extra-P text, the store opened and listed (`inspect`), and selected with
     `batch` (`select: {models: [pmnf-search]}`) on 2 ranks and on 1 (--no-1rank: skip it).
     series_1e6_2ranks_s is import + the 2-rank selection (its selection.csv is the summary).
+  - csv: a per-step log of --csv-rows rows (10^7 by default, ~300 MB: framework text, gpus,
+    batch, step, time) imported with `perfit import` (read in chunks from 64 MiB: docs/stores.md
+    "Larger than memory"): wall seconds and peak resident memory.
 
 usage: scale_bench.py --perfit PATH [--rows 1e9] [--check-rows 2e7] [--paths 500000] [--no-rows]
-                      [--no-series] [--no-1rank] [--work DIR [--reuse-store]]
+                      [--no-series] [--no-1rank] [--csv-rows 1e7] [--no-csv] [--work DIR [--reuse-store]]
 Last line: rows_1e9_s= rows_1e9_peak_mb= series_1e6_2ranks_s= ranks_2_vs_1= open_1e6_s= read_s=
            fit_vs_read= same_constants= synth_s= import_s= select_2ranks_s= select_1rank_s=
+           csv_import_s= csv_import_peak_mb=
 """
 import os
 import subprocess
@@ -100,6 +104,34 @@ def rows_part(perfit, work, rows, check_rows, reuse):
             "fit_vs_read": fit_s / read_s, "same_constants": int(same), "synth_s": synth_s}
 
 
+CSV_WRITER = """
+import sys
+import numpy as np
+rows, path = int(sys.argv[1]), sys.argv[2]
+rng = np.random.default_rng(5)
+frameworks = np.array(["tensorflow", "pytorch", "mxnet"])
+with open(path, "w") as f:
+    f.write("framework,gpus,batch,step,time\\n")
+    for start in range(0, rows, 500000):
+        k = min(500000, rows - start)
+        fw, g = frameworks[rng.integers(0, 3, k)], rng.integers(1, 65, k)
+        b, t = rng.choice([32, 64, 128], k), rng.uniform(0.1, 2.0, k)
+        f.writelines(f"{a},{x},{y},{start + i},{z:.5f}\\n" for i, (a, x, y, z) in enumerate(zip(fw, g, b, t)))
+"""
+
+
+def csv_part(perfit, work, rows):
+    """A per-step log written as CSV by another process (this one stays small), then imported."""
+    path = os.path.join(work, "steps.csv")
+    subprocess.run([sys.executable, "-c", CSV_WRITER, str(int(rows)), path], check=True)
+    wall, _, peaks = series.timed([perfit, "import", "steps.csv", "--out", "steps.h5", "--set", "/all/steps",
+                                   "--target", "time", "--force"], work, harness.ENV, poll_memory=True)
+    peak = max(peaks) if peaks else 0.0
+    print(f"CSV of {int(rows)} rows ({os.path.getsize(path) / 1e6:.0f} MB): imported in {wall:.1f} s, "
+          f"peak {peak:.0f} MB")
+    return {"csv_import_s": wall, "csv_import_peak_mb": peak}
+
+
 def series_part(perfit, work, paths, one_rank):
     series.write_paths(os.path.join(work, "paths.txt"), paths, 1)
     if os.path.exists(os.path.join(work, "paths.h5")):
@@ -129,6 +161,8 @@ def main():
                     help="fit the --work directory's big.h5 again when it holds --rows rows (no synth)")
     ap.add_argument("--no-series", action="store_true")
     ap.add_argument("--no-1rank", action="store_true")
+    ap.add_argument("--csv-rows", type=float, default=1e7)
+    ap.add_argument("--no-csv", action="store_true")
     ap.add_argument("--work")
     args = ap.parse_args()
     perfit = os.path.abspath(args.perfit)
@@ -139,8 +173,11 @@ def main():
         got.update(rows_part(perfit, work, args.rows, args.check_rows, args.reuse_store))
     if not args.no_series:
         got.update(series_part(perfit, work, args.paths, not args.no_1rank))
+    if not args.no_csv:
+        got.update(csv_part(perfit, work, args.csv_rows))
     keys = ["rows_1e9_s", "rows_1e9_peak_mb", "series_1e6_2ranks_s", "ranks_2_vs_1", "open_1e6_s", "read_s",
-            "fit_vs_read", "same_constants", "synth_s", "import_s", "select_2ranks_s", "select_1rank_s"]
+            "fit_vs_read", "same_constants", "synth_s", "import_s", "select_2ranks_s", "select_1rank_s",
+            "csv_import_s", "csv_import_peak_mb"]
     claims.last_line({k: "-" if got.get(k) is None else got[k] for k in keys}, args.expect)
 
 
