@@ -1,6 +1,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -144,10 +145,16 @@ void check_chunked(const ImportOptions& o, const CsvChunks& csv) {
 // The file's rows streamed into the set, a chunk at a time, with the store's other sets kept.
 ImportSummary import_in_chunks(const ImportOptions& o, const CsvOptions& copts, std::size_t rows) {
   ImportSummary s;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto seconds = [&t0] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   CsvChunks csv(
       o.csv, copts,
       {o.throughput.empty() ? o.target : o.throughput, o.throughput.empty() ? 0.0 : o.work});
   check_chunked(o, csv);
+  spdlog::info("import: '{}': {} rows typed in {:.1f} s; writing them {} rows at a time", o.csv,
+               csv.rows(), seconds(), rows);
   s.rows_read = csv.rows();
   s.rows_dropped = csv.watched().bad;
   s.rows_in_set = s.rows_read - s.rows_dropped;
@@ -176,6 +183,8 @@ ImportSummary import_in_chunks(const ImportOptions& o, const CsvOptions& copts, 
     {  // the set's datasets closed before the store is sealed
       SetWriter set = w.create_set(o.set, columns, s.rows_in_set, provenance(o, o.set));
       std::size_t offset = 0;
+      const double started = seconds();
+      double next_line = started + 5.0;
       for (CsvTable chunk = csv.next(rows); chunk.table.rows() > 0; chunk = csv.next(rows)) {
         if (!o.throughput.empty()) add_time_from_throughput(chunk, o);
         std::size_t bad = 0;
@@ -183,7 +192,12 @@ ImportSummary import_in_chunks(const ImportOptions& o, const CsvOptions& copts, 
         if (bad > 0) chunk.table.filter_rows(keep);
         set.write(offset, chunk.table);
         offset += chunk.table.rows();
-        spdlog::debug("import: {} of {} rows written", offset, s.rows_in_set);
+        if (seconds() >= next_line) {  // a line every 5 s: 10^8 rows take minutes
+          next_line = seconds() + 5.0;
+          spdlog::info("import: {} of {} rows written ({:.0f}%), {:.1f} M rows/s", offset,
+                       s.rows_in_set, 100.0 * static_cast<double>(offset) / s.rows_in_set,
+                       static_cast<double>(offset) / (seconds() - started) / 1e6);
+        }
       }
       set.finish();
     }
