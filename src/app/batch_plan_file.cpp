@@ -5,6 +5,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
+#include "perfit/select/batch_entries.hpp"
 
 namespace perfit::app {
 
@@ -36,8 +37,16 @@ void write_plan(const std::string& dir, const nlohmann::ordered_json& plan) {
 }
 
 bool same_selections(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
-  return then.contains("selections") ? then["selections"] == now["selections"]
-                                     : now["selections"]["sets"].empty();
+  if (!then.contains("selections")) return now["selections"]["sets"]["count"] == 0;
+  nlohmann::ordered_json earlier = then["selections"];
+  if (earlier.contains("sets") && earlier["sets"].is_array()) {  // a plan of every set's row
+    try {
+      earlier["sets"] = select::sets_fingerprint(earlier["sets"]);
+    } catch (const nlohmann::json::exception&) {
+      return false;
+    }
+  }
+  return earlier == now["selections"];
 }
 
 std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {

@@ -56,20 +56,23 @@ StoreSets& sets_of(std::map<std::string, StoreSets>& cache, const std::string& d
 // The sets of one entry: every glob must match, a set matched twice is fitted once.
 std::vector<std::string> expand_sets(const io::ManifestEntry& e, const StoreSets& store) {
   std::vector<std::string> out;
-  std::unordered_set<std::string> seen;  // a store may hold 10^5 sets
+  // A store's sets are distinct: only several globs can match a set twice (hashing 10^6 names
+  // for nothing, and sorting them again, was a second of a selection's start).
+  const bool several = e.sets.size() > 1;
+  std::unordered_set<std::string> seen;
   for (const auto& glob : e.sets) {
     bool any = false;
     for (const auto& set : store.sets) {
       if (!io::set_matches(glob, set)) continue;
       any = true;
-      if (seen.insert(set).second) out.push_back(set);
+      if (!several || seen.insert(set).second) out.push_back(set);
     }
     if (!any) {
       throw ConfigError(e.where + ": set glob '" + glob + "' matches no set of '" + e.data +
                         "' (sets there: " + join_some(store.sets) + ")");
     }
   }
-  std::sort(out.begin(), out.end());
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -197,7 +200,9 @@ std::vector<FitTask> plan_batch(const io::Manifest& manifest, const std::string&
 
 SelectPlan plan_selections(const io::Manifest& manifest, const std::string& results_dir) {
   std::map<std::string, StoreSets> stores;
-  std::unordered_map<std::string, std::string> seen;  // set -> the entry that selects it
+  // set -> the entry that selects it, from the second selecting entry on: one entry's sets are
+  // distinct (10^6 names hashed for nothing were a second of a selection's start).
+  std::unordered_map<std::string, std::string> seen;
   SelectPlan plan;
   for (const auto& e : manifest.fits) {
     if (e.select_yaml.empty()) continue;
@@ -205,14 +210,20 @@ SelectPlan plan_selections(const io::Manifest& manifest, const std::string& resu
     if (!entry.cfg.by.empty()) continue;  // joint selections: plan_batch, a result file per set
     StoreSets& store = sets_of(stores, e.data);
     entry.cfg.out = (fs::path(results_dir) / "selection.h5").string();
-    for (const auto& set : expand_sets(e, store)) {
-      if (const auto it = seen.find(set); it != seen.end()) {
-        throw ConfigError(
-            e.where + ": set '" + set + "' is selected in " + it->second +
-            " too; the selection store holds one winner per set. Select each set once");
+    const bool later = !plan.entries.empty();
+    if (later && seen.empty()) {
+      for (const auto& t : plan.tasks) seen.emplace(t.set, plan.entries[t.entry].where);
+    }
+    for (auto& set : expand_sets(e, store)) {
+      if (later) {
+        if (const auto it = seen.find(set); it != seen.end()) {
+          throw ConfigError(
+              e.where + ": set '" + set + "' is selected in " + it->second +
+              " too; the selection store holds one winner per set. Select each set once");
+        }
+        seen.emplace(set, e.where);
       }
-      seen.emplace(set, e.where);
-      plan.tasks.push_back({set, plan.entries.size()});
+      plan.tasks.push_back({std::move(set), plan.entries.size()});
     }
     try {  // the entry's options as a fit checks them (the set is the only thing a set changes)
       fit::RunConfig check = entry.cfg;

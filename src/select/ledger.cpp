@@ -96,12 +96,13 @@ class JsonRows {
 SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about,
                                  const std::string& spill_dir)
     : spill_(spill_dir), about_(std::move(about)) {
-  for (const auto& s : sets) {
-    index_[s] = rows_.size();
-    rows_.push_back(Row::to_cbor(Row{{"set", s}, {"status", "pending"}}));
-    sets_.push_back(s);
-    status_.push_back("pending");
-  }
+  // A pending row is no bytes (row_at makes it): 10^6 of them as CBOR, each from a JSON
+  // object, and an ordered index were a second of a selection's start.
+  index_.reserve(sets.size());
+  for (const auto& s : sets) index_.emplace(s, index_.size());
+  rows_.resize(sets.size());
+  sets_ = sets;
+  status_.assign(sets.size(), "pending");
   counts_["pending"] = rows_.size();
 }
 
@@ -130,12 +131,15 @@ std::vector<std::string> SelectionLedger::constants() const {
   return out;
 }
 
-Row SelectionLedger::row(std::size_t i) const { return parsed(rows_.at(i)); }
+Row SelectionLedger::row(std::size_t i) const {
+  const auto& cbor = rows_.at(i);
+  return cbor.empty() ? Row{{"set", sets_[i]}, {"status", "pending"}} : parsed(cbor);
+}
 
 std::vector<Row> SelectionLedger::rows() const {
   std::vector<Row> out;
   out.reserve(rows_.size());
-  for (const auto& cbor : rows_) out.push_back(parsed(cbor));
+  for (std::size_t i = 0; i < rows_.size(); ++i) out.push_back(row(i));
   return out;
 }
 
@@ -223,8 +227,8 @@ void SelectionLedger::write(const std::string& dir) const {
         {  // one pass: each row parsed once for both files
           CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
           JsonRows json(json_file, about_);
-          for (const auto& cbor : rows_) {
-            const Row r = parsed(cbor);
+          for (std::size_t i = 0; i < rows_.size(); ++i) {
+            const Row r = row(i);
             csv.add(r);
             json.add(r);
           }

@@ -250,6 +250,38 @@ def test_refusals_of_a_bad_or_changed_manifest():
         failures.append(f"resume of a finished batch: exit {r.returncode}\n{r.stderr[-800:]}")
 
 
+# ---- a selection's plan holds a digest of its sets; a plan of every set's row still resumes ----
+def test_a_selection_plan_holds_a_digest_and_an_earlier_plan_of_rows_resumes():
+    manifest("sel3.yaml", "data: s.h5\nfits:\n  - sets: ['/*/*']\n    select: {models: [amdahl]}\n")
+    r = run(1, "batch", "--manifest", "sel3.yaml", "--out", "bsel3")
+    assert r.returncode == 0, r.stderr[-1500:]
+    path = os.path.join(work, "bsel3", ".batch-plan.json")
+    with open(path) as f:
+        plan = json.load(f)
+    names = sorted(row["set"] for row in selection_rows("bsel3"))
+    digest = plan["selections"]["sets"]
+    if digest.get("count") != len(SETS) or len(digest.get("fnv1a64", "")) != 16 or names != SETS:
+        failures.append(f"selection plan: {digest} for {names}")
+    # The plan as perfit wrote it before 2026-12-05: each set's row [set, entry, data, checksum].
+    rows = []
+    for name in names:
+        shown = run(1, "inspect", "s.h5", "--set", name, "--json")
+        rows.append([name, 0, "s.h5", json.loads(shown.stdout)["sets"][0]["attributes"]["checksum"]])
+    plan["selections"]["sets"] = rows
+    with open(path, "w") as f:
+        json.dump(plan, f, indent=2)
+    r = run(1, "batch", "--manifest", "sel3.yaml", "--out", "bsel3", "--resume")
+    if r.returncode != 0 or f"{len(SETS)} set(s) selected before" not in r.stderr:
+        failures.append(f"resume of a plan of rows: exit {r.returncode}\n{r.stderr[-1500:]}")
+    rows[0][3] = "fnv1a64:0000000000000000"  # another checksum: other data, not the same batch
+    plan["selections"]["sets"] = rows
+    with open(path, "w") as f:
+        json.dump(plan, f, indent=2)
+    r = run(1, "batch", "--manifest", "sel3.yaml", "--out", "bsel3", "--resume")
+    if r.returncode != 2 or "select: entries, their options or their data changed" not in r.stderr:
+        failures.append(f"resume of a changed plan of rows: exit {r.returncode}\n{r.stderr[-1500:]}")
+
+
 # ---- one batch per results directory; a stale lock is taken over ----
 def test_one_batch_per_results_directory_a_stale_lock_is_taken_over():
     w = Watched([perfit, "batch", "--manifest", "ms.yaml", "--out", "bl"], work)

@@ -108,6 +108,35 @@ TEST(BatchPlan, OnePairTwiceWithOtherOptionsIsRefused) {
             2u);
 }
 
+// select: entries: each set once in set order, several globs of one entry matching a set once;
+// a set that a later entry selects again is refused naming both entries.
+TEST(BatchPlan, SelectionsTakeEachSetOnceAndRefuseASetTwoEntriesSelect) {
+  Fixture f;
+  const auto plan = plan_selections(
+      io::load_manifest(f.dir.write("m.yaml",
+                                    "data: s.h5\nfits:\n  - sets: ['/pytorch/*', '/*/resnet50']\n  "
+                                    "  select: {models: [amdahl]}\n"
+                                    "  - sets: ['/mxnet/bert']\n    select: {models: [amdahl]}\n")),
+      f.dir.file("out"));
+  ASSERT_EQ(plan.tasks.size(), 3u);
+  EXPECT_EQ(plan.tasks[0].set, "/mxnet/resnet50");
+  EXPECT_EQ(plan.tasks[1].set, "/pytorch/resnet50");
+  EXPECT_EQ(plan.tasks[2].set, "/mxnet/bert");
+  EXPECT_EQ(plan.tasks[2].entry, 1u);
+  EXPECT_THAT(
+      [&] {
+        plan_selections(
+            io::load_manifest(f.dir.write(
+                "m.yaml",
+                "data: s.h5\nfits:\n  - sets: ['/mxnet/*']\n    select: {models: [amdahl]}\n"
+                "  - sets: ['/pytorch/*']\n    select: {models: [amdahl]}\n"
+                "  - sets: ['/*/bert']\n    select: {models: [amdahl]}\n")),
+            f.dir.file("out"));
+      },
+      ThrowsMessage<ConfigError>(
+          AllOf(HasSubstr("set '/mxnet/bert' is selected in"), HasSubstr("Select each set once"))));
+}
+
 TEST(BatchPlan, BadOptionsNameTheEntry) {
   Fixture f;
   EXPECT_THAT(

@@ -22,7 +22,8 @@ class BatchSelections {
   BatchSelections(const io::Manifest& m, const std::string& dir);
   bool empty() const { return plan_.tasks.empty(); }
   std::size_t size() const { return plan_.tasks.size(); }
-  // What identifies each selection: changed since the first run means another batch.
+  // What identifies each selection: changed since the first run means another batch. Its
+  // entries' options in full, its sets as {"count", "fnv1a64"}: a digest of their rows.
   nlohmann::ordered_json fingerprint() const;
   // World rank 0, before any work. Throws: ConfigError / IoError naming the file.
   void check_outputs(const std::string& dir) const;
@@ -34,6 +35,11 @@ class BatchSelections {
   std::deque<SelectArgs> args_;  // one per entry (a deque: units point into it)
   std::string manifest_;
 };
+
+// The sets' digest of a plan an earlier perfit wrote with every set as a row [set, entry, data,
+// checksum]: what fingerprint() gives for those sets. Throws: nlohmann's exceptions for other
+// JSON.
+nlohmann::ordered_json sets_fingerprint(const nlohmann::ordered_json& rows);
 
 // A batch task of a `select:` entry with `by` (batch::FitTask::select_yaml): the set's joint
 // selection on the group's ranks, then the winner fitted on every row and written to t.cfg.out

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "perfit/io/record_spill.hpp"
@@ -46,11 +47,11 @@ class SelectionLedger {
   std::vector<std::string> constants() const;
 
   // Each row as CBOR, one allocation each: 2*10^5 rows as JSON objects were a dozen
-  // allocations each, a sixth of the serial end of such a run only to free them.
+  // allocations each, a sixth of the serial end of such a run only to free them. Empty: pending.
   std::vector<std::vector<std::uint8_t>> rows_;
   std::vector<std::string> sets_, status_;
   std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
-  std::map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::size_t> index_;
   // Each constant's first appearance (row, place in its row), noted as rows come: the text
   // files are written in one pass, each row parsed once.
   std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
