@@ -87,10 +87,6 @@ std::vector<std::pair<std::string, data::MeasurementTable>> split_by_column(
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // A CSV file at least this large is imported in chunks (CsvChunks: two passes over the file,
 // memory for one chunk of rows and the columns' types), unless --set-by or --append to an
 // existing set need its rows at once. A 55 MB log of 1.5*10^6 rows: at once 226 MB and 3.2 s,
@@ -198,6 +194,11 @@ ImportSummary import_in_chunks(const ImportOptions& o, const CsvOptions& copts, 
                        s.rows_in_set, 100.0 * static_cast<double>(offset) / s.rows_in_set,
                        static_cast<double>(offset) / (seconds() - started) / 1e6);
         }
+      }
+      if (offset != s.rows_in_set) {  // its rows' values changed since the first pass
+        throw DataError("'" + o.csv + "' changed while it was read: " +
+                        std::to_string(s.rows_in_set) + " valid rows the first time, " +
+                        std::to_string(offset) + " the second; import it again");
       }
       set.finish();
     }

@@ -37,7 +37,7 @@ class Grouper {
  public:
   explicit Grouper(std::size_t factors) : k_(factors), slots_(64) {}
 
-  // values: k_ factor values of one row, h their row_hashes value.
+  // values: k_ factor values of one row, h their hash (row_ids).
   std::size_t id(const double* values, std::uint64_t h) {
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
@@ -90,7 +90,7 @@ const double* doubles(const data::Column& c, std::vector<double>& held) {
 // configuration g had not seen). The hashes are taken a column at a time over every row, with
 // no chain from one row to the next, and a row like the one before it (a run's per-step log) is
 // not looked up again.
-// ids and h: the caller's, reused from chunk to chunk (zeroing 10^6 ids a chunk was 3% of a
+// ids and h: the caller's, reused from chunk to chunk (zeroing a chunk's ids each time was 3% of a
 // streamed fit).
 void row_ids(const data::MeasurementTable& t, const std::vector<std::string>& factors, Grouper& g,
              std::vector<std::size_t>& ids, std::vector<std::uint64_t>& h) {
