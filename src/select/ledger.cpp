@@ -99,7 +99,7 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
   // A pending row is no bytes (row_at makes it): 10^6 of them as CBOR, each from a JSON
   // object, and an ordered index were a second of a selection's start.
   index_.reserve(sets.size());
-  for (const auto& s : sets) index_.emplace(s, index_.size());
+  for (std::size_t i = 0; i < sets.size(); ++i) index_.emplace(sets[i], i);
   rows_.resize(sets.size());
   sets_ = sets;
   status_.assign(sets.size(), "pending");
