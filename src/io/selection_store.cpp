@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -136,28 +137,46 @@ RowRange part_range(const data::Attributes& a, const std::string& part) {
   return {first, first + static_cast<std::size_t>(std::get<std::int64_t>(a.at(part + "_count")))};
 }
 
-// A winner from its /winners row and its rows of /params, /ranges, /history: `whole`, the
-// tables are the whole groups and its rows are picked by its offsets; else they hold its
-// rows alone.
+// The first row each table holds: a winner's rows of /params, /ranges and /history are picked
+// from tables that hold that group from these rows on.
+struct Firsts {
+  std::size_t params = 0, ranges = 0, history = 0;
+};
+
+std::pair<std::size_t, std::size_t> relative(const RowRange& r, std::size_t first) {
+  return {r.begin - std::min(r.begin, first), r.end - std::min(r.end, first)};
+}
+
+// A winner from its /winners row and its rows of /params, /ranges, /history.
 ResultFile assemble(const data::Attributes& a, const std::string& where,
                     const data::MeasurementTable& params, const data::MeasurementTable& ranges,
-                    const std::vector<double>& history, bool whole) {
+                    const std::vector<double>& history, const Firsts& firsts) {
   ResultFile r = result_from_attributes(a, where);
-  const RowRange p = part_range(a, "params"), g = part_range(a, "ranges"),
-                 h = part_range(a, "history");
-  r.params = whole ? params_from_table(params, p.begin, p.end) : params_from_table(params);
-  r.ranges = whole ? ranges_from_table(ranges, g.begin, g.end) : ranges_from_table(ranges);
-  if (whole) {
-    r.history.assign(
-        history.begin() + static_cast<std::ptrdiff_t>(std::min(h.begin, history.size())),
-        history.begin() + static_cast<std::ptrdiff_t>(std::min(h.end, history.size())));
-  } else {
-    r.history = history;
-  }
+  const auto p = relative(part_range(a, "params"), firsts.params),
+             g = relative(part_range(a, "ranges"), firsts.ranges),
+             h = relative(part_range(a, "history"), firsts.history);
+  r.params = params_from_table(params, p.first, p.second);
+  r.ranges = ranges_from_table(ranges, g.first, g.second);
+  r.history.assign(
+      history.begin() + static_cast<std::ptrdiff_t>(std::min(h.first, history.size())),
+      history.begin() + static_cast<std::ptrdiff_t>(std::min(h.second, history.size())));
   std::vector<double> m;
   for (const char* name : kWinnerMetrics) m.push_back(std::get<double>(a.at(name)));
   r.metrics = {m[0], m[1], m[2], m[3], m[4]};
   return r;
+}
+
+// The rows of `part` that a block of /winners spans: from the first first to the last end.
+RowRange spanned(const data::MeasurementTable& winners, const std::string& part) {
+  const auto& first = winners.column(part + "_first").i64();
+  const auto& count = winners.column(part + "_count").i64();
+  RowRange span{std::numeric_limits<std::size_t>::max(), 0};
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    const auto begin = static_cast<std::size_t>(first[k]);
+    span = {std::min(span.begin, begin),
+            std::max(span.end, begin + static_cast<std::size_t>(count[k]))};
+  }
+  return span;
 }
 
 }  // namespace
@@ -182,25 +201,34 @@ ResultFile read_selection_result(const std::string& path, const std::string& set
   }
   const auto k = static_cast<std::size_t>(it - sets.begin());
   const data::Attributes a = row_attributes(rd.read_group("/winners", {k, k + 1}), 0);
-  return assemble(
-      a, "'" + path + "' set '" + set + "'", rd.read_group("/params", part_range(a, "params")),
-      rd.read_group("/ranges", part_range(a, "ranges")),
-      rd.read_group("/history", part_range(a, "history")).column("best_cost").f64(), false);
+  const RowRange p = part_range(a, "params"), g = part_range(a, "ranges"),
+                 h = part_range(a, "history");
+  return assemble(a, "'" + path + "' set '" + set + "'", rd.read_group("/params", p),
+                  rd.read_group("/ranges", g),
+                  rd.read_group("/history", h).column("best_cost").f64(),
+                  {p.begin, g.begin, h.begin});
 }
 
-std::vector<ResultFile> read_selection_winners(const std::string& path) {
+void for_each_selection_winner(const std::string& path,
+                               const std::function<void(ResultFile&&)>& each) {
   const StoreReader rd = open_selection(path);
-  if (!rd.has_group("/index")) return {};
-  const data::MeasurementTable w = rd.read_group("/winners"), params = rd.read_group("/params"),
-                               ranges = rd.read_group("/ranges");
-  const std::vector<double> history = rd.read_group("/history").column("best_cost").f64();
-  std::vector<ResultFile> out;
-  for (std::size_t k = 0; k < w.rows(); ++k) {
-    const data::Attributes a = row_attributes(w, k);
-    out.push_back(assemble(a, "'" + path + "' /winners row " + std::to_string(k), params, ranges,
-                           history, true));
+  if (!rd.has_group("/index")) return;
+  // A numeric chunk's rows at a time: each read opens the datasets again, with empty chunk
+  // caches, and blocks of 8,192 rows inflated each chunk of 65,536 eight times.
+  for (std::size_t first = 0;; first += kChunkRows) {
+    const data::MeasurementTable w = rd.read_group("/winners", {first, first + kChunkRows});
+    if (w.rows() == 0) return;
+    const RowRange p = spanned(w, "params"), g = spanned(w, "ranges"), h = spanned(w, "history");
+    const data::MeasurementTable params = rd.read_group("/params", p),
+                                 ranges = rd.read_group("/ranges", g);
+    const std::vector<double> history = rd.read_group("/history", h).column("best_cost").f64();
+    for (std::size_t k = 0; k < w.rows(); ++k) {
+      each(assemble(row_attributes(w, k),
+                    "'" + path + "' /winners row " + std::to_string(first + k), params, ranges,
+                    history, {p.begin, g.begin, h.begin}));
+    }
+    if (w.rows() < kChunkRows) return;
   }
-  return out;
 }
 
 ResultFile read_result(const std::string& path, const std::string& set) {

@@ -11,6 +11,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/selection_store.hpp"
 #include "perfit/io/winner_record.hpp"
+#include "perfit/select/selection_json.hpp"
 
 namespace perfit::select {
 
@@ -61,34 +62,6 @@ class CsvRows {
   std::vector<std::string> constants_;
   std::vector<const char*> fixed_ = {"set",   "status",    "model",          "hypothesis",
                                      "score", "runner_up", "runner_up_score"};
-};
-
-// text with every line after the first indented by n spaces: a value dumped at depth n / 2.
-std::string indented(const std::string& text, std::size_t n) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    out += ch;
-    if (ch == '\n') out.append(n, ' ');
-  }
-  return out;
-}
-
-// selection.json as json().dump(2) would print it, row by row instead of a copy of every row.
-class JsonRows {
- public:
-  JsonRows(std::ostream& out, const Row& about) : out_(out) {
-    out_ << "{";
-    for (const auto& [k, v] : about.items())
-      out_ << "\n  " << Row(k).dump() << ": " << indented(v.dump(2), 2) << ",";
-    out_ << "\n  \"rows\": [";
-  }
-  void add(const Row& r) { out_ << (rows_++ ? "," : "") << "\n    " << indented(r.dump(2), 4); }
-  void end() { out_ << (rows_ == 0 ? "]" : "\n  ]") << "\n}\n"; }
-
- private:
-  std::ostream& out_;
-  std::size_t rows_ = 0;
 };
 
 }  // namespace
@@ -173,31 +146,27 @@ std::size_t SelectionLedger::load(const std::string& dir) {
                     h5 = (fs::path(dir) / "selection.h5").string();
   std::error_code ec;
   if (!fs::exists(json_path, ec) || !fs::exists(h5, ec)) return 0;
-  Row earlier;
-  try {
-    std::ifstream in(json_path);
-    earlier = Row::parse(in);
-  } catch (const nlohmann::json::exception&) {
+  // The winners go to the spill as they are read, then the rows come one at a time: 10^6 of
+  // each held at once as objects were 7 GB and most of a minute and a half.
+  std::unordered_map<std::string, io::RecordSpill::Where> stored;
+  io::for_each_selection_winner(h5, [&](io::ResultFile&& w) {
+    if (index_.count(w.set)) stored.emplace(w.set, spill_.append(io::winner_record(w)));
+  });
+  std::size_t taken = 0;
+  std::ifstream in(json_path);
+  const bool parsed = read_json_rows(in, [&](Row&& r) {
+    const auto it = index_.find(r.value("set", ""));
+    if (it == index_.end() || r.value("status", "") != "ok") return;
+    const auto w = stored.find(it->first);
+    if (w == stored.end()) return;
+    replace(it->second, r);
+    io::widen_to_record(spill_.read(w->second), widths_);  // the taken winners' widths alone
+    winners_[it->first] = w->second;
+    ++taken;
+  });
+  if (!parsed) {
     throw DataError("'" + json_path +
                     "' is not the JSON perfit select writes; remove it, or use another --out");
-  }
-  std::map<std::string, io::ResultFile>
-      have;  // read at once: one winner at a time reads the index each time
-  for (auto& w : io::read_selection_winners(h5)) {
-    std::string set = w.set;
-    have.emplace(std::move(set), std::move(w));
-  }
-  std::size_t taken = 0;
-  for (const auto& r : earlier.value("rows", Row::array())) {
-    const auto it = index_.find(r.value("set", ""));
-    if (it == index_.end() || r.value("status", "") != "ok") continue;
-    const auto w = have.find(it->first);
-    if (w == have.end()) continue;
-    replace(it->second, r);
-    const std::string bytes = io::winner_record(w->second);
-    io::widen_to_record(bytes, widths_);
-    winners_[it->first] = spill_.append(bytes);
-    ++taken;
   }
   return taken;
 }
@@ -226,7 +195,7 @@ void SelectionLedger::write(const std::string& dir) const {
         std::ofstream csv_file(csv_path), json_file(json_path);
         {  // one pass: each row parsed once for both files
           CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
-          JsonRows json(json_file, about_);
+          JsonRowsWriter json(json_file, about_);
           for (std::size_t i = 0; i < rows_.size(); ++i) {
             const Row r = row(i);
             csv.add(r);

@@ -143,6 +143,49 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   EXPECT_FALSE(std::filesystem::exists(other));
 }
 
+TEST(SelectionStore, EveryWinnerStreamsBackInSetOrderPastOneReadBlock) {
+  testing_support::TempDir dir;
+  const std::string path = dir.file("selection.h5");
+  // Past one block read at a time (65,536 rows: a numeric chunk of /winners), with each
+  // winner's /params, /ranges and /history rows at offsets that do not line up with blocks.
+  const std::size_t n = 65536 + 37;
+  const auto name = [](std::size_t i) {
+    std::string digits = std::to_string(i);
+    return "/s/r" + std::string(6 - digits.size(), '0') + digits;
+  };
+  const auto make = [&](std::size_t i) {
+    ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
+    r.ranges.push_back({"b", double(i % 5), 64.0});
+    r.ranges.resize(1 + i % 2);
+    return r;
+  };
+  std::map<std::string, std::size_t> widths;
+  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
+  write_selection_store(
+      path, n, [&](std::size_t i) { return winner_record(make(i)); }, {}, widths);
+  std::size_t i = 0;
+  for_each_selection_winner(path, [&](ResultFile&& r) {
+    if (i < n) {
+      const ResultFile want = make(i);
+      EXPECT_EQ(r.set, want.set);
+      ASSERT_EQ(r.params.size(), want.params.size()) << i;
+      for (std::size_t k = 0; k < r.params.size(); ++k) {
+        EXPECT_EQ(r.params[k].name, want.params[k].name) << i;
+        EXPECT_EQ(r.params[k].value, want.params[k].value) << i;
+      }
+      ASSERT_EQ(r.ranges.size(), want.ranges.size()) << i;
+      EXPECT_EQ(r.ranges.back().lo, want.ranges.back().lo) << i;
+      EXPECT_EQ(r.history, want.history) << i;
+      EXPECT_EQ(r.metrics.mape, want.metrics.mape) << i;
+    }
+    ++i;
+  });
+  EXPECT_EQ(i, n);
+  // No winner at all: nothing to read.
+  write_selection_store(dir.file("none.h5"), {}, {});
+  for_each_selection_winner(dir.file("none.h5"), [&](ResultFile&&) { ADD_FAILURE(); });
+}
+
 TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {
   testing_support::TempDir dir;
   const std::string good = winner_record(winner("/s/a", 2, 1.0));

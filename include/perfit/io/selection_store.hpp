@@ -39,8 +39,10 @@ std::vector<std::string> selection_sets(const std::string& path);
 // The winner of one set. Throws: DataError naming the set and a few that are there.
 ResultFile read_selection_result(const std::string& path, const std::string& set);
 
-// Every winner, in set order (a resumed run takes them back). Throws: as read_selection_result.
-std::vector<ResultFile> read_selection_winners(const std::string& path);
+// Every winner, in set order (a resumed run takes them back), one block of the store in memory
+// at a time. Throws: as read_selection_result.
+void for_each_selection_winner(const std::string& path,
+                               const std::function<void(ResultFile&&)>& each);
 
 // What show, predict, explain and recommend read: a result file (set empty, or the set that
 // file holds), or set's winner in a selection store. Throws: as read_result_file; DataError
