@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
@@ -36,9 +37,41 @@ void write_plan(const std::string& dir, const nlohmann::ordered_json& plan) {
   });
 }
 
+std::string without_places(const std::string& yaml) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < yaml.size()) {
+    std::size_t end = yaml.find('\n', at);
+    end = end == std::string::npos ? yaml.size() : end + 1;
+    const std::string_view line(yaml.data() + at, end - at);
+    if (line.starts_with("out: ") || line.starts_with("checkpoint_dir: ")) {
+      out.append(line.substr(0, line.find(':') + 1)).append("\n");
+    } else {
+      out.append(line);
+    }
+    at = end;
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::ordered_json entries_without_places(nlohmann::ordered_json entries) {
+  for (auto& e : entries) {
+    if (e.is_array() && e.size() > 1 && e[1].is_string())
+      e[1] = without_places(e[1].get<std::string>());
+  }
+  return entries;
+}
+
+}  // namespace
+
 bool same_selections(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
   if (!then.contains("selections")) return now["selections"]["sets"]["count"] == 0;
-  nlohmann::ordered_json earlier = then["selections"];
+  nlohmann::ordered_json earlier = then["selections"], later = now["selections"];
+  if (!earlier.is_object()) return false;
+  earlier["entries"] = entries_without_places(earlier.value("entries", nlohmann::ordered_json()));
+  later["entries"] = entries_without_places(later["entries"]);
   if (earlier.contains("sets") && earlier["sets"].is_array()) {  // a plan of every set's row
     try {
       earlier["sets"] = select::sets_fingerprint(earlier["sets"]);
@@ -46,7 +79,7 @@ bool same_selections(const nlohmann::ordered_json& then, const nlohmann::ordered
       return false;
     }
   }
-  return earlier == now["selections"];
+  return earlier == later;
 }
 
 std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
@@ -54,7 +87,9 @@ std::string plan_difference(const nlohmann::ordered_json& then, const nlohmann::
     if (!then["fits"].contains(name)) return "fit '" + name + "' is new";
     if (then["fits"][name]["model"] != fit["model"])
       return "the model of fit '" + name + "' changed";
-    if (then["fits"][name]["config"] != fit["config"])
+    if (!then["fits"][name]["config"].is_string() ||
+        without_places(then["fits"][name]["config"].get<std::string>()) !=
+            without_places(fit["config"].get<std::string>()))
       return "the options of fit '" + name + "' changed";
   }
   for (const auto& [name, fit] : then["fits"].items()) {

@@ -111,7 +111,8 @@ bool finished_before(const batch::FitTask& t, std::optional<io::ResultFile>& r) 
   }
   fit::RunConfig cfg = t.cfg;
   cfg.resolve();
-  return r->config_yaml == fit::run_config_to_yaml(cfg) && r->model_yaml == t.model_yaml &&
+  return without_places(r->config_yaml) == without_places(fit::run_config_to_yaml(cfg)) &&
+         r->model_yaml == t.model_yaml &&
          (t.data_checksum.empty() || r->data_checksum == t.data_checksum) &&
          r->stop_reason != "interrupted";
 }

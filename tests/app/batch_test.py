@@ -248,6 +248,10 @@ def test_refusals_of_a_bad_or_changed_manifest():
     r = run(1, "batch", "--manifest", "m.yaml", "--out", "bdone", "--resume")
     if r.returncode != 0 or "9 finished before, 0 to run" not in r.stderr:
         failures.append(f"resume of a finished batch: exit {r.returncode}\n{r.stderr[-800:]}")
+    # The same directory spelled another way is the same batch.
+    r = run(1, "batch", "--manifest", "m.yaml", "--out", os.path.join(work, "bdone") + "/", "--resume")
+    if r.returncode != 0 or "9 finished before, 0 to run" not in r.stderr:
+        failures.append(f"resume with --out spelled otherwise: exit {r.returncode}\n{r.stderr[-800:]}")
 
 
 # ---- a selection's plan holds a digest of its sets; a plan of every set's row still resumes ----
@@ -270,7 +274,7 @@ def test_a_selection_plan_holds_a_digest_and_an_earlier_plan_of_rows_resumes():
     plan["selections"]["sets"] = rows
     with open(path, "w") as f:
         json.dump(plan, f, indent=2)
-    r = run(1, "batch", "--manifest", "sel3.yaml", "--out", "bsel3", "--resume")
+    r = run(1, "batch", "--manifest", "sel3.yaml", "--out", "./bsel3", "--resume")
     if r.returncode != 0 or f"{len(SETS)} set(s) selected before" not in r.stderr:
         failures.append(f"resume of a plan of rows: exit {r.returncode}\n{r.stderr[-1500:]}")
     rows[0][3] = "fnv1a64:0000000000000000"  # another checksum: other data, not the same batch
