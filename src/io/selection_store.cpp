@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <limits>
 #include <map>
 #include <optional>
 
+#include "perfit/core/cpu_affinity.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
@@ -66,16 +68,27 @@ void write_selection_store(const std::string& path, std::size_t n,
     }
     std::vector<std::string> sets;
     WinnerColumns columns;
-    std::optional<GroupWriter> winners;
-    for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
+    // The next block decoded on a thread of its own while this one is compressed and written:
+    // the two halves of the end of a selection over 10^6 sets (7 s and 15 s) on two cores.
+    // One block at a time touches `columns` and `sets`: each task starts after the last ended.
+    const auto decode = [&](std::size_t begin) {
+      unbind_this_thread();
       for (std::size_t i = begin; i < std::min(n, begin + kWinnersBlock); ++i) {
         columns.add(record(i));
         check_order(sets, columns.last_set());
         sets.push_back(columns.last_set());
-        // Below kChunkThresholdRows rows text is variable-length and the widths go unused.
-        if (!winners) winners.emplace(w.stream_group("/winners", columns.shape(text_widths), n));
       }
-      winners->write(begin, columns.take_block());
+      return columns.take_block();
+    };
+    std::future<data::MeasurementTable> next = std::async(std::launch::async, decode, 0);
+    std::optional<GroupWriter> winners;
+    for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
+      data::MeasurementTable block = next.get();
+      // Below kChunkThresholdRows rows text is variable-length and the widths go unused.
+      if (!winners) winners.emplace(w.stream_group("/winners", columns.shape(text_widths), n));
+      if (begin + kWinnersBlock < n)
+        next = std::async(std::launch::async, decode, begin + kWinnersBlock);
+      winners->write(begin, block);
     }
     winners.reset();  // its datasets closed before the file is: the seal covers every byte
     data::MeasurementTable index;
