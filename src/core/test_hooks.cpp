@@ -22,12 +22,14 @@ double test_hook(std::string_view name) {
     const std::size_t eq = entry.find('=');
     const std::string key = entry.substr(0, eq);
     const bool known = key == kCheckpointDelayMs || key == kSelectChunkDelayMs ||
-                       key == kSelectionFlushMs || key == kImportChunkRows;
+                       key == kSelectionFlushMs || key == kImportChunkRows ||
+                       key == kImportBlockSets;
     if (eq == std::string::npos || !known) {
-      throw ConfigError(
-          "PERFIT_TEST_HOOKS: found '" + entry + "', expected NAME=VALUE with NAME one of " +
-          std::string(kCheckpointDelayMs) + ", " + std::string(kSelectChunkDelayMs) + ", " +
-          std::string(kSelectionFlushMs) + ", " + std::string(kImportChunkRows));
+      throw ConfigError("PERFIT_TEST_HOOKS: found '" + entry +
+                        "', expected NAME=VALUE with NAME one of " +
+                        std::string(kCheckpointDelayMs) + ", " + std::string(kSelectChunkDelayMs) +
+                        ", " + std::string(kSelectionFlushMs) + ", " +
+                        std::string(kImportChunkRows) + ", " + std::string(kImportBlockSets));
     }
     try {
       const double v = parse_real(entry.substr(eq + 1), 0.0, 1e7, "a number in [0, 1e7]");

@@ -295,11 +295,11 @@ std::vector<ExtrapSet> read_extrap_jsonl(const std::string& path) {
   return sets->take(path);
 }
 
-std::vector<ExtrapSet> read_extrap_file(const std::string& path) {
+void for_each_extrap_set(const std::string& path, const std::function<void(ExtrapSet&&)>& each) {
   const std::string e = lower_extension(path);
-  if (e == ".json") return read_extrap_json(path);
-  if (e == ".jsonl") return read_extrap_jsonl(path);
-  return read_extrap_text(path);
+  if (e != ".json" && e != ".jsonl") return for_each_extrap_text_set(path, each);
+  std::vector<ExtrapSet> sets = e == ".json" ? read_extrap_json(path) : read_extrap_jsonl(path);
+  for (auto& s : sets) each(std::move(s));
 }
 
 }  // namespace perfit::io

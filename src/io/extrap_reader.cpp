@@ -1,7 +1,10 @@
 #include "perfit/io/extrap_reader.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
-#include <sstream>
+#include <optional>
+#include <string_view>
 
 #include "perfit/core/error.hpp"
 
@@ -9,53 +12,60 @@ namespace perfit::io {
 
 namespace {
 
+constexpr std::string_view kBlank = " \t\r";
+
+// The whitespace-separated words of `text`, as views into it.
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (std::size_t at = text.find_first_not_of(kBlank); at != std::string_view::npos;) {
+    const std::size_t end = std::min(text.find_first_of(kBlank, at), text.size());
+    out.push_back(text.substr(at, end - at));
+    at = text.find_first_not_of(kBlank, end);
+  }
+  return out;
+}
+
 struct Reader {
   std::string path;
+  const std::function<void(ExtrapSet&&)>* each = nullptr;
   std::size_t line = 0;
   std::vector<std::string> params;
   std::vector<std::vector<double>> points;
-  std::vector<ExtrapSet> sets;
   std::string region, metric;
+  std::optional<ExtrapSet> open;  // the set of (region, metric) receiving DATA
   std::size_t next_point = 0;
-  bool open = false;  // a set of (region, metric) has received DATA
+  std::size_t handed = 0;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw DataError("'" + path + "' line " + std::to_string(line) + ": " + what);
   }
 
-  double number(const std::string& text) const {
-    std::size_t used = 0;
+  // Python's float() as Extra-P reads the file: decimal or exponent notation, inf and nan, a
+  // leading '+'; anything else, or a value beyond a double, is refused.
+  double number(std::string_view text) const {
+    std::string_view digits = text;
+    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
     double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size()) fail("found '" + text + "', expected a number");
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size())
+      fail("found '" + std::string(text) + "', expected a number");
     return v;
   }
 
-  std::vector<std::string> words(const std::string& text) const {
-    std::istringstream in(text);
-    std::vector<std::string> out;
-    for (std::string w; in >> w;) out.push_back(w);
-    return out;
-  }
-
-  void add_points(const std::string& text) {
+  void add_points(std::string_view text) {
     if (params.empty()) fail("POINTS before any PARAMETER");
-    if (text.find('(') == std::string::npos) {
+    if (text.find('(') == std::string_view::npos) {
       if (params.size() != 1)
         fail("POINTS without ( ) for " + std::to_string(params.size()) + " parameters");
-      for (const auto& w : words(text)) points.push_back({number(w)});
+      for (const auto w : words(text)) points.push_back({number(w)});
       return;
     }
     std::size_t at = 0;
-    while ((at = text.find('(', at)) != std::string::npos) {
+    while ((at = text.find('(', at)) != std::string_view::npos) {
       const std::size_t end = text.find(')', at);
-      if (end == std::string::npos) fail("POINTS: '(' without ')'");
+      if (end == std::string_view::npos) fail("POINTS: '(' without ')'");
       std::vector<double> p;
-      for (const auto& w : words(text.substr(at + 1, end - at - 1))) p.push_back(number(w));
+      for (const auto w : words(text.substr(at + 1, end - at - 1))) p.push_back(number(w));
       if (p.size() != params.size()) {
         fail("POINTS: a point of " + std::to_string(p.size()) + " values, expected " +
              std::to_string(params.size()) + " (one per PARAMETER)");
@@ -65,41 +75,45 @@ struct Reader {
     }
   }
 
+  // The set that received DATA goes to the caller: memory holds one set at a time.
+  void close() {
+    if (!open) return;
+    ++handed;
+    ExtrapSet s = std::move(*open);
+    open.reset();
+    (*each)(std::move(s));
+  }
+
   // A REGION or METRIC line: the next DATA lines start again at the first point.
-  void start(std::string& field, const std::string& value) {
-    field = value;
+  void start(std::string& field, std::string_view value) {
+    close();
+    field = std::string(value);
     next_point = 0;
-    open = false;
   }
 
   ExtrapSet& current() {
     if (!open) {
-      ExtrapSet s;
-      s.region = region;
-      s.metric = metric;
-      sets.push_back(std::move(s));
-      open = true;
+      open.emplace();
+      open->region = region;
+      open->metric = metric;
+      for (const auto& p : params)
+        open->table.add_column(data::Column::empty(p, data::ColumnType::float64));
+      open->table.add_column(data::Column::empty(kExtrapValueColumn, data::ColumnType::float64));
     }
-    return sets.back();
+    return *open;
   }
 
-  void add_data(const std::string& text) {
+  void add_data(std::string_view text) {
     if (params.empty()) fail("DATA before any PARAMETER");
     if (next_point >= points.size()) {
       fail("more DATA lines (" + std::to_string(next_point + 1) + ") than POINTS (" +
            std::to_string(points.size()) + ")");
     }
-    ExtrapSet& s = current();
-    if (s.table.cols() == 0) {
-      for (const auto& p : params)
-        s.table.add_column(data::Column::empty(p, data::ColumnType::float64));
-      s.table.add_column(data::Column::empty(kExtrapValueColumn, data::ColumnType::float64));
-    }
-    const std::vector<std::string> values = words(text);
+    const std::vector<std::string_view> values = words(text);
     if (values.empty()) fail("DATA without values");
-    for (const auto& w : values) {
+    auto& cols = current().table.columns();
+    for (const auto w : values) {
       const double v = number(w);
-      auto& cols = s.table.columns();
       for (std::size_t k = 0; k < params.size(); ++k)
         cols[k].f64().push_back(points[next_point][k]);
       cols[params.size()].f64().push_back(v);
@@ -107,18 +121,19 @@ struct Reader {
     ++next_point;
   }
 
-  void parse(const std::string& raw) {
-    const std::size_t first = raw.find_first_not_of(" \t\r");
-    if (first == std::string::npos || raw[first] == '#') return;
-    const std::string text = raw.substr(first);
+  void parse(std::string_view raw) {
+    const std::size_t first = raw.find_first_not_of(kBlank);
+    if (first == std::string_view::npos || raw[first] == '#') return;
+    std::string_view text = raw.substr(first);
     const std::size_t sp = text.find_first_of(" \t");
-    const std::string field = text.substr(0, sp);
-    std::string value = sp == std::string::npos ? "" : text.substr(sp + 1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r'))
-      value.pop_back();
+    const std::string_view field = text.substr(0, sp);
+    std::string_view value =
+        sp == std::string_view::npos ? std::string_view() : text.substr(sp + 1);
+    while (!value.empty() && kBlank.find(value.back()) != std::string_view::npos)
+      value.remove_suffix(1);
     if (field == "PARAMETER") {
       if (!points.empty()) fail("PARAMETER after POINTS: declare every parameter first");
-      for (const auto& w : words(value)) params.push_back(w);
+      for (const auto w : words(value)) params.emplace_back(w);
       if (params.size() > 4) fail("more than 4 parameters (Extra-P's text format allows 4)");
     } else if (field == "POINTS") {
       add_points(value);
@@ -129,24 +144,33 @@ struct Reader {
     } else if (field == "DATA") {
       add_data(value);
     } else {
-      fail("unknown field '" + field + "', expected PARAMETER, POINTS, REGION, METRIC or DATA");
+      fail("unknown field '" + std::string(field) +
+           "', expected PARAMETER, POINTS, REGION, METRIC or DATA");
     }
   }
 };
 
 }  // namespace
 
-std::vector<ExtrapSet> read_extrap_text(const std::string& path) {
+void for_each_extrap_text_set(const std::string& path,
+                              const std::function<void(ExtrapSet&&)>& each) {
   std::ifstream in(path);
   if (!in) throw IoError("cannot read Extra-P file '" + path + "'");
   Reader r;
   r.path = path;
+  r.each = &each;
   for (std::string raw; std::getline(in, raw);) {
     ++r.line;
     r.parse(raw);
   }
-  if (r.sets.empty()) throw DataError("'" + path + "': no DATA lines; nothing to import");
-  return std::move(r.sets);
+  r.close();
+  if (r.handed == 0) throw DataError("'" + path + "': no DATA lines; nothing to import");
+}
+
+std::vector<ExtrapSet> read_extrap_text(const std::string& path) {
+  std::vector<ExtrapSet> sets;
+  for_each_extrap_text_set(path, [&](ExtrapSet&& s) { sets.push_back(std::move(s)); });
+  return sets;
 }
 
 }  // namespace perfit::io

@@ -69,7 +69,7 @@ void write_selection_store(const std::string& path, std::size_t n,
     std::vector<std::string> sets;
     WinnerColumns columns;
     // The next block decoded on a thread of its own while this one is compressed and written:
-    // the two halves of the end of a selection over 10^6 sets (7 s and 15 s) on two cores.
+    // the two halves of the end of a selection over 10^6 sets (~7 s and ~11 s) on two cores.
     // One block at a time touches `columns` and `sets`: each task starts after the last ended.
     const auto decode = [&](std::size_t begin) {
       unbind_this_thread();

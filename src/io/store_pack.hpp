@@ -44,7 +44,8 @@ struct PackIndex {
   std::size_t total_rows = 0;       // of each columns/ dataset
   // Blocks of kPackChunkRows entries of those datasets, decoded once per process and shared
   // by every open of the store (a selection opens it a few times per set: inflating the same
-  // chunks at each open was a fifth of its time). Bounded: cleared past 64 MiB.
+  // chunks at each open was a fifth of its time). One cache for every pack of a file, bounded:
+  // cleared past 64 MiB.
   struct Blocks;
   std::shared_ptr<Blocks> blocks;
 };
@@ -90,9 +91,15 @@ class PackedSets {
     std::size_t index;
   };
   std::optional<Hit> find(const std::string& set) const;
+  // Every packed set's name, sorted.
+  std::vector<std::string> names() const;
+
+  // A file's pack indexes, read once per process (index memo in store_pack.cpp).
+  struct Directory;
 
  private:
   std::vector<Pack> packs_;
+  std::shared_ptr<const Directory> directory_;
 };
 
 }  // namespace perfit::io::detail

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <unordered_set>
@@ -91,9 +92,13 @@ std::vector<std::string> StoreReader::find_sets() const {
   std::vector<std::string> sets;
   h5_check_status(H5Lvisit(file_.get(), H5_INDEX_NAME, H5_ITER_INC, find_set_groups, &sets),
                   "walk '" + path_ + "'");
-  for (const auto& p : packs_->packs()) sets.insert(sets.end(), p.sets().begin(), p.sets().end());
   std::sort(sets.begin(), sets.end());
-  return sets;
+  const std::vector<std::string> packed = packs_->names();
+  if (sets.empty()) return packed;
+  std::vector<std::string> all;
+  all.reserve(sets.size() + packed.size());
+  std::merge(sets.begin(), sets.end(), packed.begin(), packed.end(), std::back_inserter(all));
+  return all;
 }
 
 std::vector<std::string> StoreReader::sets() const {

@@ -5,33 +5,12 @@
 #include <cstdlib>
 
 #include "perfit/core/error.hpp"
+#include "support/hooks_env.hpp"
 
 namespace perfit {
 namespace {
 
-// Sets PERFIT_TEST_HOOKS for one test and restores the process's value after it.
-class HooksEnv {
- public:
-  explicit HooksEnv(const char* value) {
-    if (const char* old = std::getenv("PERFIT_TEST_HOOKS")) old_ = old, had_ = true;
-    if (value) {
-      setenv("PERFIT_TEST_HOOKS", value, 1);
-    } else {
-      unsetenv("PERFIT_TEST_HOOKS");
-    }
-  }
-  ~HooksEnv() {
-    if (had_) {
-      setenv("PERFIT_TEST_HOOKS", old_.c_str(), 1);
-    } else {
-      unsetenv("PERFIT_TEST_HOOKS");
-    }
-  }
-
- private:
-  std::string old_;
-  bool had_ = false;
-};
+using testing_support::HooksEnv;
 
 TEST(TestHooks, UnsetMeansNoHook) {
   HooksEnv env(nullptr);

@@ -61,8 +61,11 @@ TEST(ExtrapJsonReader, BothJsonFormatsAndJsonLinesGiveTheSameSets) {
   expect_the_two_sets(read_extrap_json(dir.write("older.json", kOlder)));
   expect_the_two_sets(read_extrap_jsonl(dir.write("lines.jsonl", kLines)));
   // By extension, as `perfit import --format extrap` reads them.
-  expect_the_two_sets(read_extrap_file(dir.file("older.json")));
-  expect_the_two_sets(read_extrap_file(dir.file("lines.jsonl")));
+  for (const char* name : {"older.json", "lines.jsonl"}) {
+    std::vector<ExtrapSet> sets;
+    for_each_extrap_set(dir.file(name), [&](ExtrapSet&& s) { sets.push_back(std::move(s)); });
+    expect_the_two_sets(sets);
+  }
 }
 
 TEST(ExtrapJsonReader, JsonLinesWithoutCallpathOrMetricMakeOneSet) {
@@ -82,7 +85,7 @@ TEST(ExtrapJsonReader, EveryErrorNamesTheFileAndThePositionOfTheBadItem) {
   auto fails = [&](const std::string& name, const std::string& text, const std::string& want) {
     const std::string path = dir.write(name, text);
     try {
-      (void)read_extrap_file(path);
+      for_each_extrap_set(path, [](ExtrapSet&&) {});
       ADD_FAILURE() << "no error for " << name;
     } catch (const DataError& e) {
       EXPECT_THAT(e.what(), HasSubstr("'" + path + "'")) << name;

@@ -41,6 +41,24 @@ TEST(ExtrapReader, SeveralParametersTakeParenthesisedPoints) {
   EXPECT_EQ(sets[0].table.column("p").f64(), (std::vector<double>{2, 4, 4, 8}));
 }
 
+TEST(ExtrapReader, EachSetIsHandedOverWhenTheNextBegins) {
+  testing_support::TempDir dir;
+  std::vector<std::string> seen;
+  const std::string path = dir.write("s.txt",
+                                     "PARAMETER p\nPOINTS 2 4\n"
+                                     "REGION a\nDATA 1\nDATA +2 3e0\n"
+                                     "REGION b\nDATA 4\nDATA x\n");
+  EXPECT_THAT(
+      [&] {
+        for_each_extrap_text_set(path, [&](ExtrapSet&& s) {
+          seen.push_back(s.region);
+          EXPECT_EQ(s.table.column("value").f64(), (std::vector<double>{1, 2, 3}));
+        });
+      },
+      testing::ThrowsMessage<DataError>(testing::HasSubstr("line 8: found 'x'")));
+  EXPECT_EQ(seen, (std::vector<std::string>{"a"}));  // a was complete before b's bad line
+}
+
 TEST(ExtrapReader, BadInputNamesTheLine) {
   testing_support::TempDir dir;
   const auto fails = [&](const std::string& text, const std::string& needle) {
@@ -51,6 +69,9 @@ TEST(ExtrapReader, BadInputNamesTheLine) {
   fails("PARAMETER p\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n",
         "line 5: more DATA lines (3) than POINTS (2)");
   fails("PARAMETER p\nPOINTS 1 x\n", "line 2: found 'x', expected a number");
+  fails("PARAMETER p\nPOINTS 1\nDATA 1e999\n", "line 3: found '1e999', expected a number");
+  fails("PARAMETER p\nPOINTS 1\nDATA 1.5.2\n", "found '1.5.2', expected a number");
+  fails("PARAMETER p\nPOINTS 1\nDATA +-1\n", "found '+-1', expected a number");
   fails("PARAMETER p q\nPOINTS ( 1 ) ( 2 3 )\n", "a point of 1 values, expected 2");
   fails("PARAMETER p\nPOINTS 1\nPARAMETER q\n", "PARAMETER after POINTS");
   fails("POINTS 1 2\n", "POINTS before any PARAMETER");

@@ -11,6 +11,7 @@
 #include "perfit/io/store_import.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
+#include "support/hooks_env.hpp"
 #include "support/temp_dir.hpp"
 
 namespace perfit::io {
@@ -168,6 +169,76 @@ TEST(StorePack, ImportAroundAPackCopiesItWholeOrRepacksWhatItKeeps) {
   EXPECT_EQ(r.read("/x/r9").column("time_s").f64(), (std::vector<double>{2.5, 1.5}));
   EXPECT_EQ(r.read("/x/r5").column("value").f64(), r5.column("value").f64());
   EXPECT_EQ(r.set_attribute("/x/r5", "checksum"), r5.attribute_string("checksum"));
+}
+
+// An Extra-P import writes its sets a block at a time, each block its own pack; the store reads
+// as one: the same sets, rows, attributes and checksums as an import in one block, and --append
+// and a replaced set work across the packs.
+TEST(StorePack, AnImportInBlocksWritesSeveralPacksThatReadAsOne) {
+  TempDir dir;
+  std::string text = "PARAMETER p\nPOINTS 1 2 4\n";
+  for (int k = 0; k < 300; ++k) {
+    text += "REGION r" + std::to_string(k) + "\nMETRIC time\nDATA 1 1.5\nDATA 2\nDATA " +
+            std::to_string(3 + k) + "\nMETRIC bytes\nDATA 7\nDATA 8\nDATA 9 " +
+            std::to_string(10 + k) + "\n";
+  }
+  ImportOptions o;
+  o.csv = dir.write("x.txt", text);
+  o.format = "extrap";
+  o.store = dir.file("one.h5");
+  o.set = "/x";
+  import_extrap(o);
+  ImportOptions b = o;
+  b.store = dir.file("blocks.h5");
+  {
+    testing_support::HooksEnv hooks("import_block_sets=128");
+    const ImportSummary s = import_extrap(b);
+    EXPECT_EQ(s.sets.size(), 600u);
+    EXPECT_EQ(s.rows_in_set, 300u * 8u);
+  }
+  const StoreReader one(o.store), blocks(b.store);
+  ASSERT_EQ(one.packs().size(), 1u);
+  ASSERT_EQ(blocks.packs().size(), 5u);  // 128, 128, 128, 128, 88 sets
+  const auto sets = blocks.sets();
+  ASSERT_EQ(sets, one.sets());
+  ASSERT_EQ(sets.size(), 600u);
+  EXPECT_TRUE(std::is_sorted(sets.begin(), sets.end()));
+  for (const auto& set : sets) {
+    ASSERT_TRUE(blocks.has_set(set)) << set;
+    EXPECT_EQ(blocks.read(set).column("value").f64(), one.read(set).column("value").f64()) << set;
+    EXPECT_EQ(blocks.read(set).column("p").f64(), one.read(set).column("p").f64()) << set;
+    EXPECT_EQ(blocks.set_attribute(set, "checksum"), one.set_attribute(set, "checksum")) << set;
+    EXPECT_EQ(blocks.set_attribute(set, "extrap_region"), one.set_attribute(set, "extrap_region"));
+  }
+  EXPECT_FALSE(blocks.has_set("/x/r300/time"));
+  EXPECT_FALSE(blocks.has_set("/x/r1"));
+  EXPECT_THAT([&] { blocks.info("/x/nope"); },
+              ThrowsMessage<DataError>(HasSubstr("has no set '/x/nope'")));
+
+  b.append = true;  // every set gains its rows again, across the packs
+  {
+    testing_support::HooksEnv hooks("import_block_sets=128");
+    import_extrap(b);
+  }
+  {
+    const StoreReader r(b.store);
+    EXPECT_EQ(r.sets().size(), 600u);
+    EXPECT_EQ(r.rows("/x/r299/bytes"), 8u);
+    EXPECT_EQ(r.read("/x/r0/time").column("value").f64(),
+              (std::vector<double>{1, 1.5, 2, 3, 1, 1.5, 2, 3}));
+  }
+  ImportOptions c;
+  c.csv = dir.write("a.csv", "p,time_s\n1,2.5\n2,1.5\n");
+  c.store = b.store;
+  c.set = "/x/r200/time";
+  c.target = "time_s";
+  c.replace = true;
+  import_csv(c);  // one set of one pack replaced: the other packs copied whole
+  const StoreReader r(b.store);
+  EXPECT_EQ(r.sets().size(), 600u);
+  EXPECT_EQ(r.read("/x/r200/time").column("time_s").f64(), (std::vector<double>{2.5, 1.5}));
+  EXPECT_EQ(r.rows("/x/r201/time"), 8u);
+  EXPECT_EQ(r.rows("/x/r99/bytes"), 8u);
 }
 
 TEST(StorePack, AnIndexThatPointsOutsideThePackIsRefusedByName) {

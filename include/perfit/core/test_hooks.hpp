@@ -20,6 +20,9 @@ inline constexpr std::string_view kSelectionFlushMs = "selection_flush_ms";
 // `perfit import` of a CSV file reads it in chunks of this many rows whatever its size (by
 // default only files of 256 MiB and more), so that a test compares both ways on small files.
 inline constexpr std::string_view kImportChunkRows = "import_chunk_rows";
+// `perfit import --format extrap` writes its sets this many at a time (by default 65,536), so that
+// a test writes a store of several packs from a small file.
+inline constexpr std::string_view kImportBlockSets = "import_block_sets";
 
 // The value of hook `name` in PERFIT_TEST_HOOKS, 0 when not given.
 // Throws: ConfigError naming the variable, the entry found and what is expected.

@@ -30,7 +30,10 @@ std::vector<ExtrapSet> read_extrap_json(const std::string& path);
 // truncated record), a missing or non-numeric value, or parameters that differ from line 1's.
 std::vector<ExtrapSet> read_extrap_jsonl(const std::string& path);
 
-// By the file's extension: .json and .jsonl as above, anything else Extra-P's text format.
-std::vector<ExtrapSet> read_extrap_file(const std::string& path);
+// By the file's extension: .json and .jsonl as above, anything else Extra-P's text format, each
+// set handed to `each` in the file's order. The text format streams (one set in memory); a JSON
+// document is parsed whole, and JSON Lines may add to any set on any line, so those two are
+// read whole first.
+void for_each_extrap_set(const std::string& path, const std::function<void(ExtrapSet&&)>& each);
 
 }  // namespace perfit::io
