@@ -88,6 +88,16 @@ void poke_index(const std::string& path, const char* name, std::int64_t v) {
   H5Fclose(f);
 }
 
+// `perfit import --format extrap` of `text` into the store `name` under /x.
+ImportOptions extrap_options(const TempDir& dir, const std::string& text, const std::string& name) {
+  ImportOptions o;
+  o.csv = dir.write("x.txt", text);
+  o.format = "extrap";
+  o.store = dir.file(name);
+  o.set = "/x";
+  return o;
+}
+
 }  // namespace
 
 TEST(StorePack, ManySetsOfOneShapeShareOnePackAndReadBackExactly) {
@@ -139,11 +149,7 @@ TEST(StorePack, ImportAroundAPackCopiesItWholeOrRepacksWhatItKeeps) {
     text += "REGION r" + std::to_string(k) + "\nDATA 1 1.5\nDATA 2 2.5\nDATA " +
             std::to_string(3 + k) + "\n";
   }
-  ImportOptions o;
-  o.csv = dir.write("x.txt", text);
-  o.format = "extrap";
-  o.store = dir.file("s.h5");
-  o.set = "/x";
+  const ImportOptions o = extrap_options(dir, text, "s.h5");
   import_extrap(o);
   const MeasurementTable r5 = StoreReader(o.store).read("/x/r5");
   ASSERT_EQ(StoreReader(o.store).packs().size(), 1u);
@@ -182,11 +188,7 @@ TEST(StorePack, AnImportInBlocksWritesSeveralPacksThatReadAsOne) {
             std::to_string(3 + k) + "\nMETRIC bytes\nDATA 7\nDATA 8\nDATA 9 " +
             std::to_string(10 + k) + "\n";
   }
-  ImportOptions o;
-  o.csv = dir.write("x.txt", text);
-  o.format = "extrap";
-  o.store = dir.file("one.h5");
-  o.set = "/x";
+  const ImportOptions o = extrap_options(dir, text, "one.h5");
   import_extrap(o);
   ImportOptions b = o;
   b.store = dir.file("blocks.h5");
