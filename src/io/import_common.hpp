@@ -52,6 +52,12 @@ void copy_others(const StoreReader& old, const std::set<std::string>& ours, Stor
 
 using NamedTables = std::vector<std::pair<std::string, data::MeasurementTable*>>;
 
+// The store written through a temporary file renamed over o.store once `body` returns: body
+// gets the writer and, when the store existed, a reader of it (its sets to copy or merge).
+// Sets s.created_store.
+void write_store(const ImportOptions& o, ImportSummary& s,
+                 const std::function<void(StoreWriter& w, const StoreReader* old)>& body);
+
 // Rewrites the store through a temporary file: its other sets copied, these written (appended
 // to or replacing sets of the same path when the options say so).
 void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s);

@@ -202,28 +202,36 @@ void copy_others(const StoreReader& old, const std::set<std::string>& ours, Stor
   }
 }
 
-void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s) {
+void write_store(const ImportOptions& o, ImportSummary& s,
+                 const std::function<void(StoreWriter& w, const StoreReader* old)>& body) {
   std::error_code ec;
   s.created_store = !std::filesystem::exists(o.store, ec);
   AtomicOutput out(o.store);
   out.write_and_commit([&](const std::string& temp) {
     StoreWriter w(temp, Seal::yes);
+    std::optional<StoreReader> old;
+    if (!s.created_store) old.emplace(o.store);
+    body(w, old ? &*old : nullptr);
+    w.close();
+  });
+}
+
+void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s) {
+  write_store(o, s, [&](StoreWriter& w, const StoreReader* old) {
     std::vector<data::MeasurementTable> kept;
     std::vector<std::string> kept_names;
-    if (!s.created_store) {
-      StoreReader old(o.store);
+    if (old) {
       std::set<std::string> ours;
       for (const auto& set : sets) ours.insert(set.first);
-      copy_others(old, ours, w, kept, kept_names);
+      copy_others(*old, ours, w, kept, kept_names);
       for (const auto& [path, table] : sets) {
-        if (old.has_set(path)) merge_existing(o, old, path, *table, s);
+        if (old->has_set(path)) merge_existing(o, *old, path, *table, s);
       }
     }
     std::vector<std::pair<std::string, const data::MeasurementTable*>> all;
     for (const auto& [path, table] : sets) all.emplace_back(path, table);
     for (std::size_t k = 0; k < kept.size(); ++k) all.emplace_back(kept_names[k], &kept[k]);
     w.write_sets(all);
-    w.close();
   });
 }
 
@@ -314,13 +322,7 @@ ImportSummary import_extrap(const ImportOptions& o) {
   }
   if (o.append && o.replace) throw ConfigError("--append and --force exclude each other");
   ImportSummary s;
-  std::error_code ec;
-  s.created_store = !std::filesystem::exists(o.store, ec);
-  AtomicOutput out(o.store);
-  out.write_and_commit([&](const std::string& temp) {
-    StoreWriter w(temp, Seal::yes);
-    std::optional<StoreReader> old;
-    if (!s.created_store) old.emplace(o.store);
+  write_store(o, s, [&](StoreWriter& w, const StoreReader* old) {
     std::set<std::string> seen;
     std::vector<std::pair<std::string, data::MeasurementTable>> block;
     std::size_t block_rows = 0;
@@ -357,7 +359,6 @@ ImportSummary import_extrap(const ImportOptions& o) {
         block.emplace_back(kept_names[k], std::move(kept[k]));
       write_block();
     }
-    w.close();
   });
   return s;
 }

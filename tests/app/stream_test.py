@@ -208,6 +208,50 @@ def test_a_large_csv_is_imported_in_chunks_in_bounded_memory_and_equals_one_read
         assert h["/tf/log/time"].shape == (1_500_000 - len(range(0, 1_500_000, 997)),)
 
 
+def test_append_in_chunks_equals_append_at_once_and_refuses_the_same_columns():
+    """--append to a set the store has: read at once (the set's rows and the new ones together),
+    or in chunks (the set's rows copied first, a chunk at a time); integers widened to float64
+    where the new rows hold decimals, the set's column order kept."""
+    def write(name, rows, start, decimal):
+        with open(os.path.join(work, name), "w") as f:
+            f.write("b,time,p,framework\n")
+            for i in range(start, start + rows):
+                p = f"{1 + i % 64}.5" if decimal and i % 2 else str(1 + i % 64)
+                f.write(f"{(32, 64)[i % 2]},{0.5 + (i % 97) / 10:.6g},{p},tf\n")
+    write("first.csv", 5000, 0, False)
+    write("more.csv", 9000, 5000, True)
+    env = dict(ranks.ENV, PERFIT_TEST_HOOKS="import_chunk_rows=1024")
+    for store, e in (("app1.h5", ranks.ENV), ("app2.h5", env)):
+        args = ["import", "first.csv", "--out", store, "--set", "/tf/log", "--target", "time", "--force"]
+        r = subprocess.run([perfit, *args], cwd=work, env=ranks.ENV, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        args = ["import", "more.csv", "--out", store, "--set", "/tf/log", "--target", "time", "--append"]
+        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert ("1024 rows at a time" in r.stderr) == (e is env), r.stderr
+    once, chunks = h5_contents("app1.h5"), h5_contents("app2.h5")
+    assert once.keys() == chunks.keys()
+    for path in once:
+        assert once[path] == chunks[path], path
+    with h5py.File(os.path.join(work, "app2.h5")) as h:
+        g = h["/tf/log"]
+        assert g["time"].shape == (14000,) and g["p"].dtype == np.float64 and g["b"].dtype == np.int64
+        assert g["p"][4999] == 8 and g["p"][5001] == 10.5
+        assert g.attrs["source"] == "first.csv; more.csv"
+    with open(os.path.join(work, "text.csv"), "w") as f:
+        f.write("b,time,p,framework\n32,1.5,four,tf\n")
+    before = open(os.path.join(work, "app2.h5"), "rb").read()
+    errors = []
+    for store, e in (("app1.h5", ranks.ENV), ("app2.h5", env)):
+        args = ["import", "text.csv", "--out", store, "--set", "/tf/log", "--target", "time", "--append"]
+        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+        assert r.returncode == 3, r.stderr
+        errors.append(r.stderr.strip().splitlines()[-1])
+    assert "column 'p' is float64 but the new rows hold string values" in errors[1], errors
+    assert errors[0] == errors[1], errors
+    assert open(os.path.join(work, "app2.h5"), "rb").read() == before
+
+
 def test_a_bad_time_in_a_later_chunk_is_named_as_in_one_read_and_nothing_is_written():
     write_log_csv("bad.csv", 20000, bad_line=15001)
     args = ["import", "bad.csv", "--set", "/tf/bad", "--target", "time"]
