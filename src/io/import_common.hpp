@@ -1,15 +1,18 @@
-// What the imports share (store_import.cpp, csv_import.cpp): the target's checks and their
-// messages, a set's provenance, and the rewrite of a store through a temporary file.
+// What the imports share (store_import.cpp, csv_import.cpp, csv_import_chunks.cpp): the
+// target's checks and their messages, a set's provenance, --set-by's sets, and the rewrite of a
+// store through a temporary file.
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
+#include "perfit/io/csv_reader.hpp"
 #include "perfit/io/store_import.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
@@ -61,5 +64,29 @@ void write_store(const ImportOptions& o, ImportSummary& s,
 // Rewrites the store through a temporary file: its other sets copied, these written (appended
 // to or replacing sets of the same path when the options say so).
 void write_sets(const ImportOptions& o, const NamedTables& sets, ImportSummary& s);
+
+// --throughput: the target column `work / throughput` added to the table (a throughput that is
+// not finite and > 0 gives NaN, which the target check refuses or drops like any bad time).
+void add_time_from_throughput(CsvTable& csv, const ImportOptions& o);
+
+// What the user should know of the empty cells kept (the target's are said by its check).
+std::vector<std::string> empty_cell_notes(const ImportOptions& o,
+                                          const std::vector<EmptyCells>& empty);
+
+// --set-by: the refusal of a file without the column; each row's value as it names its set
+// (numbers as format_g prints them); the set of a value, refused (DataError naming the line of
+// its first row) when the value cannot name one.
+[[noreturn]] void throw_no_set_by(const ImportOptions& o, const std::vector<std::string>& columns);
+std::vector<std::string> set_by_values(const data::Column& c);
+std::string set_by_path(const ImportOptions& o, const std::string& value, std::size_t line);
+
+// The rows a chunked import reads at a time (a file of 64 MiB or more, or PERFIT_TEST_HOOKS
+// import_chunk_rows); 0: the file is read at once.
+std::size_t chunk_rows(const ImportOptions& o);
+
+// The import in chunks (csv_import_chunks.cpp). nullopt: --set-by found as many values as a
+// pack holds, which a read at once writes (packed).
+std::optional<ImportSummary> import_in_chunks(const ImportOptions& o, const CsvOptions& copts,
+                                              std::size_t rows);
 
 }  // namespace perfit::io::detail

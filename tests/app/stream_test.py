@@ -184,6 +184,14 @@ def h5_contents(name):
     return out
 
 
+def assert_same_stores(a, b):
+    """Two stores hold the same objects, attributes, layouts and values."""
+    first, second = h5_contents(a), h5_contents(b)
+    assert first.keys() == second.keys()
+    for path in first:
+        assert first[path] == second[path], path
+
+
 def test_a_large_csv_is_imported_in_chunks_in_bounded_memory_and_equals_one_read_at_once():
     # PERFIT_TEST_HOOKS import_chunk_rows: the chunked import at this size (by default from 256 MiB)
     write_log_csv("log.csv", 1_500_000)
@@ -199,10 +207,7 @@ def test_a_large_csv_is_imported_in_chunks_in_bounded_memory_and_equals_one_read
     chunked = usage.ru_maxrss / 1024
     print(f"stream_test: CSV of 1.5e6 rows imported at once peak {memory:.0f} MB, in chunks {chunked:.0f} MB")
     assert chunked < 0.5 * memory, (chunked, memory)
-    whole, chunks = h5_contents("whole.h5"), h5_contents("chunks.h5")
-    assert whole.keys() == chunks.keys()
-    for path in whole:
-        assert whole[path] == chunks[path], path
+    assert_same_stores("whole.h5", "chunks.h5")
     with h5py.File(os.path.join(work, "chunks.h5")) as h:
         assert h["/tf/log/p"].dtype == np.float64 and h["/tf/log/b"].dtype == np.int64
         assert h["/tf/log/time"].shape == (1_500_000 - len(range(0, 1_500_000, 997)),)
@@ -229,10 +234,7 @@ def test_append_in_chunks_equals_append_at_once_and_refuses_the_same_columns():
         r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert ("1024 rows at a time" in r.stderr) == (e is env), r.stderr
-    once, chunks = h5_contents("app1.h5"), h5_contents("app2.h5")
-    assert once.keys() == chunks.keys()
-    for path in once:
-        assert once[path] == chunks[path], path
+    assert_same_stores("app1.h5", "app2.h5")
     with h5py.File(os.path.join(work, "app2.h5")) as h:
         g = h["/tf/log"]
         assert g["time"].shape == (14000,) and g["p"].dtype == np.float64 and g["b"].dtype == np.int64
@@ -250,6 +252,53 @@ def test_append_in_chunks_equals_append_at_once_and_refuses_the_same_columns():
     assert "column 'p' is float64 but the new rows hold string values" in errors[1], errors
     assert errors[0] == errors[1], errors
     assert open(os.path.join(work, "app2.h5"), "rb").read() == before
+
+
+def test_set_by_in_chunks_equals_set_by_at_once():
+    """--set-by over a file read in chunks: each value's rows counted in a pass, then written
+    to their sets chunk by chunk; the same store as a read at once, with --append to sets the
+    store has, with a bad time dropped, and past 63 values (read at once, packed)."""
+    def write(name, rows, start, values, bad=None):
+        with open(os.path.join(work, name), "w") as f:
+            f.write("framework,p,time,note\n")
+            for i in range(start, start + rows):
+                t = "-1" if i == bad else f"{0.5 + (i % 89) / 10:.6g}"
+                p = f"{1 + i % 32}.5" if i % 7 == 0 else str(1 + i % 32)
+                f.write(f'{values[(i * 7919) % len(values)]},{p},{t},"row {i}, ok"\n')
+    write("sb1.csv", 30000, 0, ["tf", "pt", "mx", "2.5"], bad=12345)
+    write("sb2.csv", 20000, 30000, ["pt", "jax"])
+    env = dict(ranks.ENV, PERFIT_TEST_HOOKS="import_chunk_rows=4096")
+    for store, e in (("sb_once.h5", ranks.ENV), ("sb_chunks.h5", env)):
+        for csv, more in (("sb1.csv", ["--force", "--drop-invalid"]), ("sb2.csv", ["--append"])):
+            args = ["import", csv, "--out", store, "--set", "/study", "--set-by", "framework",
+                    "--target", "time", *more]
+            r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            assert ("4096 rows at a time" in r.stderr) == (e is env), r.stderr
+    assert_same_stores("sb_once.h5", "sb_chunks.h5")
+    with h5py.File(os.path.join(work, "sb_chunks.h5")) as h:
+        assert sorted(h["study"].keys()) == ["2.5", "jax", "mx", "pt", "tf"]
+        assert sum(h[f"study/{v}/time"].shape[0] for v in h["study"]) == 30000 - 1 + 20000
+        assert h["study/pt"].attrs["source"] == "sb1.csv; sb2.csv"
+    write("sb3.csv", 5000, 0, ["ok", "TF 2.3"])
+    errors = []
+    for store, e in (("sb_bad1.h5", ranks.ENV), ("sb_bad2.h5", env)):
+        args = ["import", "sb3.csv", "--out", store, "--set", "/study", "--set-by", "framework",
+                "--target", "time"]
+        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+        assert r.returncode == 3, r.stderr
+        errors.append(r.stderr.strip().splitlines()[-1])
+        assert not os.path.exists(os.path.join(work, store))
+    assert "column 'framework': value 'TF 2.3' cannot name a set" in errors[1], errors
+    assert errors[0] == errors[1], errors
+    write("sb4.csv", 7000, 0, [f"n{k}" for k in range(70)])
+    for store, e in (("sb_many1.h5", ranks.ENV), ("sb_many2.h5", env)):
+        args = ["import", "sb4.csv", "--out", store, "--set", "/many", "--set-by", "framework",
+                "--target", "time"]
+        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert_same_stores("sb_many1.h5", "sb_many2.h5")
+    assert any(k.startswith("@packs") for k in h5_contents("sb_many2.h5"))
 
 
 def test_a_bad_time_in_a_later_chunk_is_named_as_in_one_read_and_nothing_is_written():

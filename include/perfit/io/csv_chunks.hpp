@@ -54,6 +54,12 @@ class CsvChunks {
   // The next (up to) n rows, read again; a table of no rows after the last.
   // Throws: DataError if the file changed since the first pass.
   CsvTable next(std::size_t n);
+  // The next call of next() reads from the first row again (a pass that counts before one
+  // that writes).
+  void rewind() {
+    in_.reset();
+    given_ = 0;
+  }
 
  private:
   std::string path_;
