@@ -49,7 +49,6 @@ void check_chunked(const ImportOptions& o, const CsvChunks& csv) {
     if (!t) throw_no_target(o, columns);
     if (*t == data::ColumnType::string) throw_text_target(o, csv.first_text(o.target));
   }
-  if (!o.set_by.empty() && !csv.type(o.set_by)) throw_no_set_by(o, csv.header());
   const PositiveCount& bad = csv.watched();
   if (bad.bad > 0 && !o.drop_invalid) {
     const std::string& watched = o.throughput.empty() ? o.target : o.throughput;
@@ -59,6 +58,8 @@ void check_chunked(const ImportOptions& o, const CsvChunks& csv) {
     throw_invalid_target(o, "line " + std::to_string(bad.first_line), found, bad.bad);
   }
   if (bad.bad == csv.rows()) throw_all_invalid(o, csv.rows());
+  // Last, as a read at once finds it missing only when it splits the valid rows.
+  if (!o.set_by.empty() && !csv.type(o.set_by)) throw_no_set_by(o, csv.header());
 }
 
 // The next chunk with its target computed (--throughput) and its invalid rows dropped, as a read

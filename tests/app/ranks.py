@@ -101,8 +101,11 @@ class Cli:
 
 
 def command(perfit, mpiexec, n, *args):
-    """perfit ARGS, under `mpiexec -n N --oversubscribe` when N > 1."""
-    return [*prefix(n, executable=mpiexec), perfit, *args]
+    """perfit ARGS, under `mpiexec -n N --oversubscribe` when N > 1 (with the sanitizer options
+    that ranks need, PERFIT_RANKS_ASAN_OPTIONS, in a sanitized build's tests)."""
+    ranks_asan = os.environ.get("PERFIT_RANKS_ASAN_OPTIONS") if n > 1 else None
+    return [*prefix(n, executable=mpiexec), *(["-x", "ASAN_OPTIONS=" + ranks_asan] if ranks_asan else []),
+            perfit, *args]
 
 
 def descendants(pid):

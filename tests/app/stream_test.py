@@ -291,6 +291,16 @@ def test_set_by_in_chunks_equals_set_by_at_once():
         assert not os.path.exists(os.path.join(work, store))
     assert "column 'framework': value 'TF 2.3' cannot name a set" in errors[1], errors
     assert errors[0] == errors[1], errors
+    # a bad time and a --set-by column the file lacks: the time named first, both ways
+    errors = []
+    for store, e in (("sb_bad1.h5", ranks.ENV), ("sb_bad2.h5", env)):
+        args = ["import", "sb1.csv", "--out", store, "--set", "/study", "--set-by", "framwork",
+                "--target", "time"]
+        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+        assert r.returncode == 3, r.stderr
+        errors.append(r.stderr.strip().splitlines()[-1])
+    assert "target column 'time': found -1" in errors[1], errors
+    assert errors[0] == errors[1], errors
     write("sb4.csv", 7000, 0, [f"n{k}" for k in range(70)])
     for store, e in (("sb_many1.h5", ranks.ENV), ("sb_many2.h5", env)):
         args = ["import", "sb4.csv", "--out", store, "--set", "/many", "--set-by", "framework",
