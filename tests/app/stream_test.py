@@ -280,27 +280,21 @@ def test_set_by_in_chunks_equals_set_by_at_once():
         assert sorted(h["study"].keys()) == ["2.5", "jax", "mx", "pt", "tf"]
         assert sum(h[f"study/{v}/time"].shape[0] for v in h["study"]) == 30000 - 1 + 20000
         assert h["study/pt"].attrs["source"] == "sb1.csv; sb2.csv"
+    def same_error_both_ways(csv, column, needle):
+        """Refused at once and in chunks with the same last line, exit 3, no store written."""
+        errors = []
+        for store, e in (("sb_bad1.h5", ranks.ENV), ("sb_bad2.h5", env)):
+            args = ["import", csv, "--out", store, "--set", "/study", "--set-by", column, "--target", "time"]
+            r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
+            assert r.returncode == 3, r.stderr
+            errors.append(r.stderr.strip().splitlines()[-1])
+            assert not os.path.exists(os.path.join(work, store))
+        assert needle in errors[1], errors
+        assert errors[0] == errors[1], errors
     write("sb3.csv", 5000, 0, ["ok", "TF 2.3"])
-    errors = []
-    for store, e in (("sb_bad1.h5", ranks.ENV), ("sb_bad2.h5", env)):
-        args = ["import", "sb3.csv", "--out", store, "--set", "/study", "--set-by", "framework",
-                "--target", "time"]
-        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
-        assert r.returncode == 3, r.stderr
-        errors.append(r.stderr.strip().splitlines()[-1])
-        assert not os.path.exists(os.path.join(work, store))
-    assert "column 'framework': value 'TF 2.3' cannot name a set" in errors[1], errors
-    assert errors[0] == errors[1], errors
+    same_error_both_ways("sb3.csv", "framework", "column 'framework': value 'TF 2.3' cannot name a set")
     # a bad time and a --set-by column the file lacks: the time named first, both ways
-    errors = []
-    for store, e in (("sb_bad1.h5", ranks.ENV), ("sb_bad2.h5", env)):
-        args = ["import", "sb1.csv", "--out", store, "--set", "/study", "--set-by", "framwork",
-                "--target", "time"]
-        r = subprocess.run([perfit, *args], cwd=work, env=e, capture_output=True, text=True)
-        assert r.returncode == 3, r.stderr
-        errors.append(r.stderr.strip().splitlines()[-1])
-    assert "target column 'time': found -1" in errors[1], errors
-    assert errors[0] == errors[1], errors
+    same_error_both_ways("sb1.csv", "framwork", "target column 'time': found -1")
     write("sb4.csv", 7000, 0, [f"n{k}" for k in range(70)])
     for store, e in (("sb_many1.h5", ranks.ENV), ("sb_many2.h5", env)):
         args = ["import", "sb4.csv", "--out", store, "--set", "/many", "--set-by", "framework",
