@@ -1,7 +1,8 @@
-// Many independent fits over the ranks of a communicator: task j runs on rank j % size and
-// writes a fixed-size block of doubles; one sum over the ranks then gives every rank every
-// block (non-owners leave zeros). Validation folds, lambda: auto and bootstrap replicates use
-// it; the answer does not depend on the number of ranks.
+// Many independent fits over the ranks of a communicator: each task runs on one rank (the next
+// free one when the ranks share a node, else task j on rank j % size) and writes a fixed-size
+// block of doubles; one sum over the ranks then gives every rank every block (non-owners leave
+// zeros). Validation folds, lambda: auto, a joint fit's strengths and bootstrap replicates use
+// it; the answer depends neither on the number of ranks nor on which rank ran a task.
 #pragma once
 
 #include <mpi.h>
