@@ -4,11 +4,16 @@
 #include <cmath>
 #include <limits>
 
+#include "perfit/core/assert.hpp"
+
 namespace perfit::de {
 
 LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0, const LmOptions& o,
-                             const SumReducer& reduce) {
+                             const SumReducer& reduce, const ColumnSplit& columns) {
   LmResult res;
+  const bool split = columns.split();
+  PERFIT_ASSERT(!split || (columns.share && !reduce),
+                "a column split needs every row on every process");
   const Eigen::Index n = u0.size();
   // |r|^2 summed over all ranks; a non-finite residual anywhere makes it +inf everywhere.
   auto norm2 = [&](const Eigen::VectorXd& v) {
@@ -29,7 +34,9 @@ LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0, con
   for (int it = 0; it < o.max_iterations; ++it) {
     res.iterations = it + 1;
     if (!fresh_jacobian) {
+      if (split) J.setZero();
       for (Eigen::Index k = 0; k < n; ++k) {
+        if (!columns.mine(k)) continue;
         Eigen::VectorXd up = u;
         const double step = u(k) + o.h <= 1.0 ? o.h : -o.h;  // stay inside the cube
         up(k) += step;
@@ -37,6 +44,7 @@ LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0, con
         ++res.residual_evaluations;
         J.col(k) = (rt - r) / step;
       }
+      if (split) columns.share(J.data(), static_cast<std::size_t>(J.size()));
       fresh_jacobian = true;
     }
     Eigen::MatrixXd A = J.transpose() * J;

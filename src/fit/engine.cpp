@@ -9,14 +9,13 @@
 
 #include "fit_objective.hpp"
 #include "perfit/core/error.hpp"
-#include "perfit/de/levenberg_marquardt.hpp"
-#include "perfit/de/newton_polish.hpp"
 #include "perfit/fit/bootstrap.hpp"
 #include "perfit/fit/held_out.hpp"
 #include "perfit/fit/lambda_choice.hpp"
 #include "perfit/model/compression.hpp"
 #include "perfit/model/separable.hpp"
 #include "perfit/mpi/communicator.hpp"
+#include "polish.hpp"
 #include "search_sample.hpp"
 
 namespace perfit::fit {
@@ -142,64 +141,6 @@ FitReport search_report(const island::IslandSummary& s, const island::IslandLayo
   return r;
 }
 
-// Under variable projection the cost is a smooth function of the few searched params, with
-// the linear ones exact at every point: a Newton polish there costs a few batched passes over
-// the rows where Levenberg-Marquardt in the full space pays a Jacobian of every param.
-constexpr std::size_t kNewtonPolishDims = 8;
-
-// Island 0 polishes (its ranks share the rows); everyone then takes its answer.
-void polish(FitReport& r, const model::Evaluator& ev, detail::FitObjective& objective,
-            const model::Reducer& sum, double weight, const island::IslandLayout& L) {
-  const model::Model& m = ev.model();
-  // Every param linear and solved: the projection's bounded least squares is the fit's minimum,
-  // which no polish can lower (a selection over 10^4 sets spent 3% here for nothing).
-  const bool solved = objective.projected() && objective.dim() == 0;
-  if (std::isfinite(r.cost) && !r.checkpointed && !solved && L.island == 0) {
-    Eigen::VectorXd u;
-    if (objective.projected() && objective.dim() > 0 && objective.dim() <= kNewtonPolishDims) {
-      Eigen::VectorXd start(1);
-      const Eigen::VectorXd u0 = objective.search_unit(r.unit);
-      objective(u0, start);  // the projected cost, which the Newton steps compare against
-      const de::NewtonResult nr = de::newton_polish(std::ref(objective), u0, start(0));
-      r.polish_iterations = nr.iterations;
-      u = objective.full_unit(nr.u);
-    } else {
-      const de::SumReducer reduce = [&](double* data, std::size_t n) {
-        if (sum) sum(data, n);
-      };
-      // Projected: Levenberg-Marquardt on the residuals as a function of the searched params, the
-      // linear ones solved at every point (Golub & Pereyra): a Jacobian of those few columns.
-      const bool projected = objective.projected() && objective.dim() > 0;
-      const de::ResidualFn residuals = [&](const Eigen::VectorXd& x, Eigen::VectorXd& res) {
-        res = ev.residual_vector(m.params_from_unit(projected ? objective.full_unit(x) : x), weight,
-                                 L.island_rank == 0);
-      };
-      de::LmOptions lo;
-      if (projected) lo.ftol = 1e-10;
-      const de::LmResult lm = de::levenberg_marquardt(
-          residuals, projected ? objective.search_unit(r.unit) : r.unit, lo, reduce);
-      r.polish_iterations = lm.iterations;
-      u = projected ? objective.full_unit(lm.u) : lm.u;
-    }
-    Eigen::VectorXd one(1);
-    objective.full_costs(
-        u, one);  // the true cost, judged by the evaluator, not the polish's objective
-    if (one(0) < r.cost) {
-      r.unit = u;
-      r.cost = one(0);
-      r.polish_improved = true;
-    }
-  }
-  if (L.world_size > 1) {
-    double polished[2] = {r.cost, r.polish_improved ? 1.0 : 0.0};
-    mpi::check(MPI_Bcast(polished, 2, MPI_DOUBLE, 0, L.world), "MPI_Bcast (polish)");
-    mpi::check(MPI_Bcast(r.unit.data(), static_cast<int>(r.unit.size()), MPI_DOUBLE, 0, L.world),
-               "MPI_Bcast (polished best)");
-    r.cost = polished[0];
-    r.polish_improved = polished[1] != 0.0;
-  }
-}
-
 // Metrics over all rows (island 0's slices add up to the whole set; a streamed fit's from its
 // configurations' moments) and the identifiability check, at r.params.
 void whole_set_checks(FitReport& r, const model::Evaluator& full,
@@ -221,8 +162,9 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full,
     r.noise_dof = static_cast<std::size_t>(ms.n - k);
     r.noise_log_sd = std::sqrt(ms.sum_log_ratio_sq / (ms.n - k));
   }
-  if (L.island == 0 && diagnose)
-    r.identifiability = model::check_identifiability(full, r.params, sum);
+  const ColumnSplit columns = detail::world_columns(L);
+  if ((L.island == 0 || columns.split()) && diagnose)
+    r.identifiability = model::check_identifiability(full, r.params, sum, columns);
 }
 
 // A large set with the polish to finish on every row: the DE searches a strided sample (the
@@ -392,7 +334,8 @@ FitReport fit(const FitProblem& p, const de::FitOptions& options,
       search(p, options.de, islands, L, hooks, objective, sampled ? *sampled : objective);
   FitReport r = search_report(s, L, objective, sampled.has_value());
   if (options.polish && m.n_params() > 0)
-    polish(r, ev, objective, sum, weight, L);  // nothing to polish: a model of constants only
+    detail::polish(r, ev, objective, sum, weight,
+                   L);  // nothing to polish: a model of constants only
   describe_params(r, m, sep, objective.projected());
   if (p.diagnose) probe_bounds(r, ev, offset, weight, sum);
   whole_set_checks(r, full, streamed ? &streamed->moments : nullptr, L, sum, p.diagnose);

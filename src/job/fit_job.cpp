@@ -295,11 +295,12 @@ FitJobOutcome run_fit_job(FitJob job, MPI_Comm comm) {
   const std::size_t searched =
       r.parallel() ? fit::search_dimension(*s.model, cfg.cost, cfg.separable) : 0;
   // A joint fit of many searched params polishes from its groups' own fits, with no DE to run
-  // on islands: by default its ranks share the rows instead.
+  // on islands: by default every rank holds every row and takes a share of the polish's
+  // Jacobian (its projected solves, which a split of the rows would repeat on every rank).
   const bool polished =
       !s.joint.empty() && searched > fit::kSearchFromStartDims && cfg.islands.ranks_per_island == 0;
   const island::IslandLayout layout =
-      r.parallel() ? island::make_layout(comm, polished ? r.size
+      r.parallel() ? island::make_layout(comm, polished ? 1
                                                         : island::resolve_ranks_per_island(
                                                               s.cfg.islands, r.size, searched))
                    : island::serial_layout();

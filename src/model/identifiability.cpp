@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <unordered_set>
 
+#include "perfit/core/assert.hpp"
 #include "perfit/core/text.hpp"
 
 namespace perfit::model {
@@ -41,8 +43,37 @@ std::vector<std::size_t> causes(const Evaluator& ev, const Eigen::VectorXd& para
   return out;
 }
 
+// The params linked through J'J (a nonzero entry), in components: a joint fit's groups touch
+// disjoint rows, so J'J is block diagonal, and 100 groups' 6x6 blocks decompose in microseconds
+// where the whole 600x600 matrix took 0.12 s (its eigenvectors the same, block by block).
+std::vector<std::vector<Eigen::Index>> linked(const Eigen::MatrixXd& jtj,
+                                              const std::vector<Eigen::Index>& live) {
+  std::vector<std::size_t> root(live.size());
+  std::iota(root.begin(), root.end(), std::size_t{0});
+  const auto find = [&](std::size_t a) {
+    while (root[a] != a) a = root[a] = root[root[a]];
+    return a;
+  };
+  for (std::size_t a = 0; a < live.size(); ++a) {
+    for (std::size_t b = a + 1; b < live.size(); ++b) {
+      if (jtj(live[a], live[b]) != 0.0) root[find(b)] = find(a);
+    }
+  }
+  std::vector<std::vector<Eigen::Index>> out;
+  std::vector<std::size_t> slot(live.size(), live.size());
+  for (std::size_t a = 0; a < live.size(); ++a) {
+    std::size_t& s = slot[find(a)];
+    if (s == live.size()) {
+      s = out.size();
+      out.emplace_back();
+    }
+    out[s].push_back(live[a]);
+  }
+  return out;
+}
+
 // Groups of params whose combination the data cannot determine: the near-null eigenvectors of
-// J'J's correlation matrix over the params that have an effect.
+// J'J's correlation matrix over the params that have an effect, component by component.
 void name_trade_offs(const Eigen::MatrixXd& jtj, const std::vector<Eigen::Index>& live,
                      const std::vector<std::string>& names, const std::string& why,
                      Identifiability& out) {
@@ -93,8 +124,10 @@ double count_distinct(const std::vector<const std::vector<double>*>& cols, std::
   return static_cast<double>(seen.size());
 }
 
-// J'J of the relative residuals in the unit cube, by central differences.
-Eigen::MatrixXd unit_jtj(const Evaluator& ev, const Eigen::VectorXd& params) {
+// J'J of the relative residuals in the unit cube, by central differences (the columns shared
+// among processes when they are).
+Eigen::MatrixXd unit_jtj(const Evaluator& ev, const Eigen::VectorXd& params,
+                         const ColumnSplit& columns) {
   const Model& m = ev.model();
   const auto k = static_cast<Eigen::Index>(m.n_params());
   Eigen::VectorXd u(k);
@@ -102,6 +135,10 @@ Eigen::MatrixXd unit_jtj(const Evaluator& ev, const Eigen::VectorXd& params) {
   Eigen::MatrixXd J(static_cast<Eigen::Index>(ev.rows()), k);
   Eigen::VectorXd pd(static_cast<Eigen::Index>(ev.rows()));  // reused: no page faults per param
   for (Eigen::Index j = 0; j < k; ++j) {
+    if (!columns.mine(j)) {
+      J.col(j).setZero();
+      continue;
+    }
     Eigen::VectorXd up = u, dn = u;
     up(j) = std::min(1.0, u(j) + 1e-6);
     dn(j) = std::max(0.0, u(j) - 1e-6);
@@ -109,6 +146,7 @@ Eigen::MatrixXd unit_jtj(const Evaluator& ev, const Eigen::VectorXd& params) {
     ev.predict(m.params_from_unit(dn), pd);
     J.col(j).array() = (J.col(j) - pd).array() * ev.inv_measured().array() / (up(j) - dn(j));
   }
+  if (columns.split()) columns.share(J.data(), static_cast<std::size_t>(J.size()));
   Eigen::MatrixXd jtj = Eigen::MatrixXd::Zero(k, k);
   jtj.selfadjointView<Eigen::Lower>().rankUpdate(J.transpose());
   jtj = jtj.selfadjointView<Eigen::Lower>();
@@ -122,7 +160,9 @@ Eigen::MatrixXd unit_jtj(const Evaluator& ev, const Eigen::VectorXd& params) {
 }  // namespace
 
 Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd& params,
-                                      const Reducer& reduce) {
+                                      const Reducer& reduce, const ColumnSplit& columns) {
+  PERFIT_ASSERT(!columns.split() || (columns.share && !reduce),
+                "a column split needs every row on every process");
   const Model& m = ev.model();
   const auto k = static_cast<Eigen::Index>(m.n_params());
   Identifiability out;
@@ -138,7 +178,7 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
   }
   double distinct = count_distinct(cols, ev.rows());
 
-  Eigen::MatrixXd jtj = unit_jtj(ev, params);
+  Eigen::MatrixXd jtj = unit_jtj(ev, params, columns);
   if (reduce) {
     reduce(jtj.data(), static_cast<std::size_t>(jtj.size()));
     reduce(&distinct, 1);  // a sum over slices: an upper bound of the distinct count
@@ -180,7 +220,7 @@ Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd
                            "fitted values, so the data cannot determine them" +
                            why);
   }
-  name_trade_offs(jtj, live, names, why, out);
+  for (const auto& component : linked(jtj, live)) name_trade_offs(jtj, component, names, why, out);
   return out;
 }
 

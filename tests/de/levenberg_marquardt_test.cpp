@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "support/split_columns.hpp"
+
 namespace perfit::de {
 
 // Residuals 10(y - x^2) and 0.5 - x: a curved valley (Rosenbrock's shape) whose minimum,
@@ -60,6 +62,30 @@ TEST(LevenbergMarquardt, ASumOverIdenticalShardsReachesTheSameAnswer) {
   EXPECT_NEAR(two.u(0), one.u(0), 1e-12);
   EXPECT_NEAR(two.u(1), one.u(1), 1e-12);
   EXPECT_NEAR(two.cost, 2.0 * one.cost, 1e-15);
+}
+
+// Residuals of four coupled params: enough columns for a split to share.
+void coupled(const Eigen::VectorXd& u, Eigen::VectorXd& r) {
+  r.resize(5);
+  r << 10.0 * (u(1) - u(0) * u(0)), 0.5 - u(0), 3.0 * (u(2) - u(1) * u(3)), u(3) - 0.7,
+      u(0) * u(2) - 0.1;
+}
+
+TEST(LevenbergMarquardt, ProcessesSharingTheColumnsTakeTheSerialSteps) {
+  const Eigen::Vector4d start(0.1, 0.9, 0.3, 0.2);
+  const LmResult serial = levenberg_marquardt(coupled, start);
+  for (const int parts : {2, 3}) {
+    const std::vector<LmResult> split = testing_support::split_columns<LmResult>(
+        parts,
+        [&](const ColumnSplit& c) { return levenberg_marquardt(coupled, start, {}, {}, c); });
+    for (const LmResult& one : split) {  // bit for bit, on every process
+      EXPECT_EQ(one.u, serial.u) << parts;
+      EXPECT_EQ(one.cost, serial.cost) << parts;
+      EXPECT_EQ(one.iterations, serial.iterations) << parts;
+      // Each evaluated its own columns only (plus the steps, which every process takes).
+      EXPECT_LT(one.residual_evaluations, serial.residual_evaluations) << parts;
+    }
+  }
 }
 
 TEST(LevenbergMarquardt, StopsAtTheIterationLimit) {

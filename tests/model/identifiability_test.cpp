@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/split_columns.hpp"
+
 namespace perfit::model {
 
 using ::testing::HasSubstr;
@@ -73,6 +75,41 @@ TEST(Identifiability, ParamsThatTradeOffAndTooFewConfigurationsAreNamed) {
   EXPECT_EQ(r.identifiable, (std::vector<bool>{false, false, true}));
   EXPECT_THAT(r.warnings[0], HasSubstr("only 2 distinct configurations of (p) for 3 params"));
   EXPECT_THAT(r.warnings[1], HasSubstr("params c0, c1 trade off"));
+}
+
+// Groups whose params touch disjoint rows (a joint fit's) are checked group by group (J'J is
+// block diagonal; 100 groups' 6x6 blocks instead of one 600x600 matrix): each group's trade-off
+// is named on its own.
+TEST(Identifiability, TradeOffsOfUnlinkedParamsAreNamedApart) {
+  auto t = table({1, 2, 4, 8, 1, 2, 4, 8}, {8, 8, 8, 8, 8, 8, 8, 8});
+  std::vector<double> g(8, 0.0);  // the first four rows are group 1's
+  std::fill(g.begin(), g.begin() + 4, 1.0);
+  t.add_column(data::Column("g", g));
+  const Model m(spec("(c0 + c1 + c2/p)*g + (c3 + c4 + c5/p)*(1 - g)", 6), t.column_names());
+  const Evaluator ev(m, t);
+  Eigen::VectorXd x(6);
+  x << 0.5, 0.5, 0.2, 0.4, 0.6, 0.3;
+  const auto r = check_identifiability(ev, x);
+  EXPECT_EQ(r.identifiable, (std::vector<bool>{false, false, true, false, false, true}));
+  EXPECT_THAT(r.warnings, ::testing::UnorderedElementsAre(HasSubstr("params c0, c1 trade off"),
+                                                          HasSubstr("params c3, c4 trade off")));
+}
+
+TEST(Identifiability, ProcessesSharingTheColumnsGiveTheSerialAnswer) {
+  const auto t = table({1, 2, 1, 2, 4}, {8, 8, 8, 16, 16});
+  const Model m(spec("c0 + c1 + c2/p + c3*b", 4), t.column_names());
+  const Evaluator ev(m, t);
+  const Eigen::Vector4d x(0.5, 0.5, 0.2, 0.01);
+  const Identifiability serial = check_identifiability(ev, x);
+  ASSERT_FALSE(serial.warnings.empty());
+  for (const int parts : {2, 3}) {
+    const auto split = testing_support::split_columns<Identifiability>(
+        parts, [&](const ColumnSplit& c) { return check_identifiability(ev, x, {}, c); });
+    for (const Identifiability& one : split) {
+      EXPECT_EQ(one.identifiable, serial.identifiable) << parts;
+      EXPECT_EQ(one.warnings, serial.warnings) << parts;
+    }
+  }
 }
 
 }  // namespace perfit::model

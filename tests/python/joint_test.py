@@ -424,6 +424,28 @@ def test_a_batch_select_entry_with_by_writes_each_sets_joint_winner(four):
         failures.append("a batch refused for its manifest wrote its output directory")
 
 
+def test_many_groups_on_two_ranks_give_one_ranks_constants_bit_for_bit():
+    """Twelve groups (twelve searched exponents): no DE, a polish from the groups' own fits. On 2
+    ranks every rank holds every row and computes half of the polish's and the identifiability
+    check's Jacobian columns (docs/joint.md): the constants equal 1 rank's exactly."""
+    rng = np.random.default_rng(7)
+    rows = [(f"n{k:02d}", p, b) for k in range(12) for p in (1, 2, 4, 8, 16) for b in (32, 64, 128)]
+    df = pd.DataFrame(rows, columns=["framework", "gpus", "batch"])
+    c1 = {f"n{k:02d}": 0.004 * np.exp(rng.normal(0, 0.2)) for k in range(12)}
+    df["time"] = [(15 + 1.28e5 / (b * p) * (c1[n] * b ** 0.95 + C3 * np.log2(p) + C4 * (p - 1) / p))
+                  * np.exp(rng.normal(0, 0.03)) for n, p, b in zip(df.framework, df.gpus, df.batch)]
+    df.to_csv(os.path.join(work, "twelve.csv"), index=False)
+    expect(["import", "twelve.csv", "--out", "twelve.h5", "--set", "/study/twelve", "--target", "time", "--force"], 0)
+    args = ["fit", "--data", "twelve.h5", "--set", "/study/twelve", "--factors", CLI_FACTORS, "--by", "framework",
+            "--pool-strength", "1e-3", "--force"]
+    expect([*args, "--out", "twelve1.h5"], 0, "the polish searched the 12 params", "wrote twelve1.h5")
+    expect([*args, "--out", "twelve2.h5"], 0, "wrote twelve2.h5", n=2)
+    one = as_json(expect(["show", "twelve1.h5", "--json"], 0), "show --json")
+    two = as_json(expect(["show", "twelve2.h5", "--json"], 0), "show --json")
+    if one["params"] != two["params"] or one["groups"] != two["groups"]:
+        failures.append(f"12 groups on 2 ranks differ from 1 rank:\n{two['params']}\n{one['params']}")
+
+
 def test_many_groups_descend_from_their_own_fits_to_scipys_cost():
     """Ten groups (ten exponents: more searched params than one DE covers well) share start-up
     and communication. The fit starts where every group was fitted alone and polishes from

@@ -7,6 +7,8 @@
 #include <Eigen/Core>
 #include <functional>
 
+#include "perfit/core/column_split.hpp"
+
 namespace perfit::de {
 
 // r(u): residual vector at u in [0,1]^D; the objective is |r|^2. Non-finite residuals mark
@@ -35,7 +37,10 @@ struct LmResult {
   int residual_evaluations = 0;
 };
 
+// columns: the Jacobian's columns shared among processes that each hold every row (then no
+// reduce: the rows are not split).
 LmResult levenberg_marquardt(const ResidualFn& f, const Eigen::VectorXd& u0,
-                             const LmOptions& options = {}, const SumReducer& reduce = {});
+                             const LmOptions& options = {}, const SumReducer& reduce = {},
+                             const ColumnSplit& columns = {});
 
 }  // namespace perfit::de

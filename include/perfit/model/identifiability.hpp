@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "perfit/core/column_split.hpp"
 #include "perfit/model/evaluator.hpp"
 
 namespace perfit::model {
@@ -27,8 +28,9 @@ struct Identifiability {
 // Sums n doubles in place across the ranks sharing the rows (identity when serial).
 using Reducer = std::function<void(double* data, std::size_t n)>;
 
-// params: the fitted values. Every rank sharing the rows must call it (reduce is collective).
+// params: the fitted values. Every rank sharing the rows must call it (reduce is collective);
+// or every process holding every row, sharing the Jacobian's columns (then no reduce).
 Identifiability check_identifiability(const Evaluator& ev, const Eigen::VectorXd& params,
-                                      const Reducer& reduce = {});
+                                      const Reducer& reduce = {}, const ColumnSplit& columns = {});
 
 }  // namespace perfit::model
