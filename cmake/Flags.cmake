@@ -24,6 +24,14 @@ if(NOT PERFIT_PORTABLE)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 12.3)
     target_compile_options(perfit_hotpath INTERFACE
       $<$<CONFIG:Release>:-Wno-uninitialized -Wno-maybe-uninitialized>)
+    # Debian 12's GCC 12.2 on an AVX-512 host (-march=native, -O2 and -O3) stores the 8 doubles
+    # of std::vector<double>{1, 1, 1, 1, 0, 0, 0, 0} as 1.0 in every lane: copying a 512-bit
+    # constant whose second half is zeros, it takes it for a splat of its first element (seen in
+    # a unit test's column here, 2026-12-05; also {2,2,2,2,2,2,0,0}, 16 floats, 8 longs). Copies
+    # and stores of at most 256 bits store them right; the vectorised loops keep 512 bits
+    # (-mprefer-vector-width=256 fixed it too, at 18% of the evaluator's speed).
+    target_compile_options(perfit_hotpath INTERFACE
+      $<$<CONFIG:Release>:-mmove-max=256 -mstore-max=256>)
   endif()
 endif()
 
