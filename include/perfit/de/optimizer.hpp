@@ -93,6 +93,8 @@ class DeOptimizer {
   std::size_t dim() const { return dim_; }
 
  private:
+  static constexpr double kTerminalCr = -1.0;  // L-SHADE's terminal value: CR = 0 from then on
+
   bool adaptive() const;
   std::size_t max_nfe() const;
   void mutate(std::size_t i, double F, double p_frac, const std::vector<std::size_t>& order,
