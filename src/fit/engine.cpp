@@ -162,7 +162,7 @@ void whole_set_checks(FitReport& r, const model::Evaluator& full,
     r.noise_dof = static_cast<std::size_t>(ms.n - k);
     r.noise_log_sd = std::sqrt(ms.sum_log_ratio_sq / (ms.n - k));
   }
-  const ColumnSplit columns = detail::world_columns(L);
+  const ColumnSplit columns = detail::world_columns(L, full.model().n_params());
   if ((L.island == 0 || columns.split()) && diagnose)
     r.identifiability = model::check_identifiability(full, r.params, sum, columns);
 }

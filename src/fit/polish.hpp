@@ -11,9 +11,12 @@
 
 namespace perfit::fit::detail {
 
-// Islands of one rank each: a Jacobian's columns shared among every rank (an allreduce over the
-// world); otherwise no split.
-ColumnSplit world_columns(const island::IslandLayout& L);
+// A Jacobian of at least this many columns is worth sharing among ranks.
+inline constexpr std::size_t kMinSplitColumns = 16;
+
+// Islands of one rank each and a Jacobian of `columns` >= kMinSplitColumns: its columns shared
+// among every rank (an allreduce over the world); otherwise no split.
+ColumnSplit world_columns(const island::IslandLayout& L, std::size_t columns);
 
 // Lowers r.cost and moves r.unit when the polish finds better; every rank ends with rank 0's
 // answer. Collective over the world.
