@@ -20,15 +20,27 @@ struct InfoMemo {
   int alive = 0;
   std::map<FileSet, SetInfo> infos;
   std::map<FileSet, std::shared_ptr<const StoreReader>> readers;  // set "": the file's reader
+  // Each path's identity, taken once: the stores are inputs that do not change while a memo
+  // lives, and a stat() per open was 2.5% of a selection over 10^4 sets.
+  std::map<std::string, FileIdentity> identities;
 };
 InfoMemo& info_memo() {
   static InfoMemo instance;
   return instance;
 }
+// Under the memo's lock, while one is alive.
 bool file_set(const std::string& path, const std::string& set, FileSet& key) {
+  auto& known = info_memo().identities;
+  if (const auto it = known.find(path); it != known.end()) {
+    key = {it->second, set};
+    return true;
+  }
   const auto id = file_identity(path);
-  if (id) key = {*id, set};
-  return id.has_value();
+  if (!id) return false;
+  if (known.size() >= 64) known.clear();
+  known.emplace(path, *id);
+  key = {*id, set};
+  return true;
 }
 
 }  // namespace
@@ -43,6 +55,7 @@ SetInfoMemo::~SetInfoMemo() {
   std::lock_guard<std::mutex> lock(info_memo().m);
   if (--info_memo().alive == 0) {
     info_memo().infos.clear();
+    info_memo().identities.clear();
     closing.swap(info_memo().readers);
   }
 }

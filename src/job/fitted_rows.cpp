@@ -39,8 +39,9 @@ KeptRows keep_rows(const model::ModelSpec& spec, const data::MeasurementTable& r
 std::string data_from_result(const std::string& data, const std::string& out) {
   thread_local std::string last_data, last_out, last_cwd, last;
   std::error_code ec;
-  const std::string cwd =
-      std::filesystem::current_path(ec).string();  // Python may chdir between fits
+  // Python may chdir between fits; two absolute paths do not depend on it.
+  const bool absolute = !data.empty() && !out.empty() && data.front() == '/' && out.front() == '/';
+  const std::string cwd = absolute ? std::string() : std::filesystem::current_path(ec).string();
   if (data == last_data && out == last_out && cwd == last_cwd) return last;
   std::string rel;
   if (!out.empty() && std::filesystem::is_regular_file(data, ec)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <unordered_map>
 
 #include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
@@ -36,10 +37,64 @@ std::vector<std::string> factors_of_valid(const ModelSpec& spec) {
   return out;
 }
 
+void check_bounds(const ParamSpec& p, const std::string& where) {
+  const std::string pw = where + " param '" + p.name + "'";
+  if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) {
+    throw ConfigError(pw + " has non-finite bounds [" + format_g(p.lo) + ", " + format_g(p.hi) +
+                      "]; give finite [lo, hi]");
+  }
+  if (!(p.lo < p.hi)) {
+    throw ConfigError(pw + " has bounds [" + format_g(p.lo) + ", " + format_g(p.hi) +
+                      "]: lo must be below hi" +
+                      (p.lo == p.hi ? " (for a fixed value use 'constants:')" : ""));
+  }
+  if (p.log_scale && p.lo <= 0.0) {
+    throw ConfigError(pw + " is log-scaled but its lower bound " + format_g(p.lo) +
+                      " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + format_g(p.hi) +
+                      ", log])");
+  }
+}
+
+std::string where_of(const ModelSpec& spec) {
+  return "model '" + spec.name + "'" + (spec.origin.empty() ? "" : " (" + spec.origin + ")");
+}
+
+// Everything a compiled model depends on but the params' bounds and the spec's words (name,
+// description, origin): two specs with the same key compile to the same tapes.
+std::string compile_key(const ModelSpec& s, const std::vector<std::string>& columns) {
+  std::string k;
+  const auto add = [&k](const std::string& text) { k.append(text).push_back('\x1f'); };
+  const auto add_number = [&k](double v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  add(s.expression);
+  for (const auto& p : s.params) add(p.name);
+  k.push_back('\x1e');
+  for (const auto& [n, v] : s.constants) {
+    add(n);
+    add_number(v);
+  }
+  k.push_back('\x1e');
+  for (const auto& t : s.terms) {
+    add(t.name);
+    add(t.expression);
+  }
+  k.push_back('\x1e');
+  for (const auto& f : s.factors) add(f);
+  k.push_back('\x1e');
+  for (const auto& pool : s.pools) {
+    add(pool.constant);
+    for (const auto& p : pool.params) add(p);
+    add_number(pool.strength);
+    add_number(pool.scale);
+  }
+  k.push_back('\x1e');
+  for (const auto& c : columns) add(c);
+  return k;
+}
+
 }  // namespace
 
 void ModelSpec::validate() const {
-  const std::string where = "model '" + name + "'" + (origin.empty() ? "" : " (" + origin + ")");
+  const std::string where = where_of(*this);
   if (name.empty()) throw ConfigError("a model needs a 'name'");
   if (expression.empty()) throw ConfigError(where + " has no 'expression'");
   std::vector<std::string> names;
@@ -57,21 +112,7 @@ void ModelSpec::validate() const {
   };
   for (const auto& p : params) {
     declare(p.name, "param");
-    const std::string pw = where + " param '" + p.name + "'";
-    if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) {
-      throw ConfigError(pw + " has non-finite bounds [" + format_g(p.lo) + ", " + format_g(p.hi) +
-                        "]; give finite [lo, hi]");
-    }
-    if (!(p.lo < p.hi)) {
-      throw ConfigError(pw + " has bounds [" + format_g(p.lo) + ", " + format_g(p.hi) +
-                        "]: lo must be below hi" +
-                        (p.lo == p.hi ? " (for a fixed value use 'constants:')" : ""));
-    }
-    if (p.log_scale && p.lo <= 0.0) {
-      throw ConfigError(pw + " is log-scaled but its lower bound " + format_g(p.lo) +
-                        " is <= 0; log bounds must be > 0 (e.g. [1e-9, " + format_g(p.hi) +
-                        ", log])");
-    }
+    check_bounds(p, where);
   }
   for (const auto& [n, v] : constants) {
     declare(n, "constant");
@@ -144,6 +185,27 @@ void ModelSpec::validate() const {
 }
 
 Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
+    : Model(compiled(spec, columns)) {
+  // The same tapes as the memo's model; only the bounds (and the words) are this spec's.
+  if (spec.name.empty()) throw ConfigError("a model needs a 'name'");
+  for (const auto& p : spec.params) check_bounds(p, where_of(spec));
+  spec_ = std::move(spec);
+}
+
+const Model& Model::compiled(const ModelSpec& spec, const std::vector<std::string>& columns) {
+  // Kept by what the tapes depend on: a selection over 10^4 sets fits a winner per set whose
+  // hypothesis is one of a few dozen, and compiling it was 7% of that run. Per thread (models
+  // are built on fold threads too), and bounded.
+  thread_local std::unordered_map<std::string, Model> memo;
+  std::string key = compile_key(spec, columns);
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() >= kCompiledKept) memo.clear();
+  Model& made = memo.emplace(key, Model(spec, columns, Compile{})).first->second;
+  made.compiled_as_ = std::move(key);
+  return made;
+}
+
+Model::Model(ModelSpec spec, const std::vector<std::string>& columns, Compile)
     : spec_(std::move(spec)),
       table_columns_(columns),
       table_column_set_(columns.begin(), columns.end()) {

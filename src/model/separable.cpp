@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "perfit/core/error.hpp"
@@ -202,9 +204,9 @@ Separation build(const Model& m, const std::vector<bool>& set, const Affine& a) 
   return s;
 }
 
-}  // namespace
+constexpr std::size_t kSeparationsKept = 256;
 
-Separation separate(const Model& m, const std::vector<bool>& allowed) {
+Separation split(const Model& m, const std::vector<bool>& allowed) {
   // The allowed params, by position; a joint fit over many groups has hundreds of them.
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < m.n_params(); ++i) {
@@ -272,6 +274,24 @@ Separation separate(const Model& m, const std::vector<bool>& allowed) {
     }
   }
   return build(m, best, best_split);
+}
+
+}  // namespace
+
+Separation separate(const Model& m, const std::vector<bool>& allowed) {
+  // Kept by the model's tapes, the allowed params and which are log-searched (all the split
+  // depends on): a selection fits a winner per set of a few dozen hypotheses, and finding the
+  // split took 3% of a selection over 10^4 sets. Per thread, bounded.
+  thread_local std::unordered_map<std::string, Separation> memo;
+  if (m.compiled_as().empty()) return split(m, allowed);
+  std::string key = m.compiled_as();
+  for (std::size_t i = 0; i < m.n_params(); ++i) {
+    key.push_back(static_cast<char>('0' + (i < allowed.size() && allowed[i]) +
+                                    2 * m.spec().params[i].log_scale));
+  }
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() >= kSeparationsKept) memo.clear();
+  return memo.emplace(std::move(key), split(m, allowed)).first->second;
 }
 
 }  // namespace perfit::model

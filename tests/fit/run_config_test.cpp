@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <set>
@@ -99,6 +100,24 @@ TEST(RunConfig, ConfigsThatDifferInOneKeyEachReadBackAsThemselves) {
   }
   EXPECT_EQ(back_b.set, "/x/b");
   EXPECT_EQ(back_b.de.CR, 0.25);
+}
+
+TEST(RunConfig, TextValuesAreWrittenAsYamlCppWritesThemAndReadBack) {
+  // Plain printable text is written without yaml-cpp's emitter (the set of 10^4 winners): the
+  // bytes must be the emitter's, and text it must escape must still go through it.
+  for (const std::string set : {"/x/r0/time", "", "/a b/#c: d", "- x", "/x/\"q\"", "/x/back\\slash",
+                                "/x/tab\there", "/x/\xc3\xa9t\xc3\xa9"}) {
+    fit::RunConfig c;
+    c.set = set;
+    const std::string yaml = run_config_to_yaml(c);
+    YAML::Emitter e;
+    e << YAML::BeginMap << YAML::Key << "set" << YAML::Value << YAML::DoubleQuoted << set
+      << YAML::EndMap;
+    EXPECT_THAT(yaml, HasSubstr(std::string("\n") + e.c_str() + "\n")) << set;
+    fit::RunConfig back;
+    apply_run_config_yaml(yaml, "as-run", back);
+    EXPECT_EQ(back.set, set);
+  }
 }
 
 TEST(RunConfig, PerIslandOverridesStartFromTheFinalBase) {

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "perfit/core/error.hpp"
+#include "perfit/data/measurement_table.hpp"
+#include "perfit/model/evaluator.hpp"
 
 namespace perfit::model {
 
@@ -58,6 +60,55 @@ TEST(ModelSpec, BadBoundsNameTheParam) {
         spec("c0", {{"c0", 0, 1, false}, {"c0", 0, 1, false}}).validate();
       },
       ThrowsMessage<ConfigError>(HasSubstr("name 'c0' is declared twice")));
+}
+
+// Models are compiled once per expression and columns (a selection fits thousands of winners
+// of a few dozen hypotheses): what is kept must never carry one spec's bounds, words, constants
+// or columns into another's model, nor let through bounds that validate() refuses.
+TEST(Model, CompiledTapesAreSharedButEachSpecKeepsItsOwnBoundsAndConstants) {
+  data::MeasurementTable rows;
+  rows.add_column(data::Column("p", std::vector<double>{1, 2, 4}));
+  rows.add_column(data::Column("q", std::vector<double>{3, 5, 7}));
+  rows.add_column(data::Column("t", std::vector<double>{1, 1, 1}));
+  rows.attributes()["target"] = std::string("t");
+  ModelSpec a = spec("c0 + c1*p*k", {{"c0", 0, 10, false}, {"c1", 1e-9, 1, true}});
+  a.constants = {{"k", 2.0}};
+  ModelSpec b = a;
+  b.name = "u";
+  b.params = {{"c0", -5, 5, false}, {"c1", 1e-6, 100, true}};
+  const Model ma(a, {"p", "t"}), mb(b, {"p", "t"});
+  EXPECT_EQ(mb.spec().name, "u");
+  EXPECT_EQ(mb.spec().params[0].lo, -5.0);
+  EXPECT_NEAR(mb.from_unit(1, 1.0), 100.0, 1e-9);
+  EXPECT_NEAR(ma.from_unit(1, 1.0), 1.0, 1e-12);
+  const Eigen::Vector2d x(1.0, 0.5);
+  EXPECT_EQ(Evaluator(mb, rows).predict(x), Evaluator(ma, rows).predict(x));
+  ModelSpec k3 = a;
+  k3.constants = {{"k", 3.0}};  // another constant: another tape
+  EXPECT_DOUBLE_EQ(Evaluator(Model(k3, {"p", "t"}), rows).predict(x)(2), 1.0 + 0.5 * 4 * 3);
+  ModelSpec on_q = a;
+  on_q.expression = "c0 + c1*q*k";  // other columns: their own tape
+  EXPECT_DOUBLE_EQ(Evaluator(Model(on_q, {"p", "q", "t"}), rows).predict(x)(2), 1.0 + 0.5 * 7 * 2);
+  ModelSpec bad = a;
+  bad.params[1] = {"c1", 0, 1, true};
+  EXPECT_THAT(
+      [&] {
+        Model(bad, {"p", "t"});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("param 'c1' is log-scaled")));
+  bad.params[1] = {"c1", 2, 1, false};
+  EXPECT_THAT(
+      [&] {
+        Model(bad, {"p", "t"});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("lo must be below hi")));
+  bad.params[1] = {"c1", 0, 1, false};
+  bad.name.clear();
+  EXPECT_THAT(
+      [&] {
+        Model(bad, {"p", "t"});
+      },
+      ThrowsMessage<ConfigError>(HasSubstr("a model needs a 'name'")));
 }
 
 TEST(Model, UnknownIdentifierListsColumnsAndParams) {

@@ -66,6 +66,22 @@ TEST(Separable, AProductOfTwoConstantsKeepsOneInTheSearchPreferringTheWideOne) {
   ASSERT_TRUE(u.offset.has_value());  // t1/p
 }
 
+TEST(Separable, SplitsAreKeptPerModelAllowedParamsAndLogScaling) {
+  // The same tapes, split again with other log-scaled or allowed params: each its own split
+  // (splits are kept between fits; a kept one must not answer for another model).
+  const std::string expr = "t1*s + t1*(1-s)/p";
+  const Model wide_t1 = make(expr, {{"t1", 1e-3, 1e7, true}, {"s", 0, 1, false}});
+  const Model wide_s = make(expr, {{"t1", 1, 2, false}, {"s", 1e-3, 1, true}});
+  EXPECT_EQ(names(wide_t1, separate(wide_t1, all(wide_t1)).linear),
+            (std::vector<std::string>{"t1"}));
+  EXPECT_EQ(names(wide_s, separate(wide_s, all(wide_s)).linear), (std::vector<std::string>{"s"}));
+  EXPECT_EQ(names(wide_t1, separate(wide_t1, {false, true}).linear),
+            (std::vector<std::string>{"s"}));
+  EXPECT_FALSE(separate(wide_t1, {false, false}).separable());
+  EXPECT_EQ(names(wide_t1, separate(wide_t1, all(wide_t1)).linear),
+            (std::vector<std::string>{"t1"}));
+}
+
 TEST(Separable, ConstantsInsideFunctionsPowersAndDenominatorsAreNonlinear) {
   const Model m = make("a + exp(k*p) + b^e + d/q + max(r, p) + z*(p - 1)", {{"a", 0, 1, false},
                                                                             {"k", 0, 1, false},

@@ -92,6 +92,9 @@ class Model {
     double weight = 0.0;
   };
   const std::vector<Pool>& pools() const { return pools_; }
+  // What its tapes were compiled from (the expression, names, constants, terms, pools and the
+  // set's columns; not the bounds): equal for models whose tapes are the same.
+  const std::string& compiled_as() const { return compiled_as_; }
   // sum over pools of weight * sum_g (x_g - mean)^2 (0 without pools).
   double pooling(const Eigen::Ref<const Eigen::VectorXd>& x) const;
 
@@ -102,6 +105,10 @@ class Model {
   Eigen::VectorXd params_from_unit(const Eigen::VectorXd& u) const;
 
  private:
+  struct Compile {};
+  static constexpr std::size_t kCompiledKept = 256;
+  Model(ModelSpec spec, const std::vector<std::string>& columns, Compile);
+  static const Model& compiled(const ModelSpec& spec, const std::vector<std::string>& columns);
   Binding resolve(const std::string& name, std::vector<std::string>& stack) const;
 
   ModelSpec spec_;
@@ -119,6 +126,7 @@ class Model {
   std::vector<std::string> term_names_;
   std::vector<Tape> term_tapes_;
   std::vector<Pool> pools_;
+  std::string compiled_as_;
 };
 
 }  // namespace perfit::model
