@@ -33,16 +33,22 @@ void WireWriter::numbers(const std::vector<double>& v) {
 }
 
 void WireWriter::value(const AttributeValue& v) {
-  if (const auto* d = std::get_if<double>(&v)) {
-    put(bytes_, Tag::number);
-    number(*d);
-  } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-    put(bytes_, Tag::integer);
-    put(bytes_, *i);
-  } else {
-    put(bytes_, Tag::text);
-    text(std::get<std::string>(v));
-  }
+  std::visit([this](const auto& x) { value(x); }, v);
+}
+
+void WireWriter::value(double v) {
+  put(bytes_, Tag::number);
+  number(v);
+}
+
+void WireWriter::value(std::int64_t v) {
+  put(bytes_, Tag::integer);
+  put(bytes_, v);
+}
+
+void WireWriter::value(const std::string& v) {
+  put(bytes_, Tag::text);
+  text(v);
 }
 
 void WireWriter::attributes(const Attributes& a) {

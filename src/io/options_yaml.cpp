@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "perfit/core/error.hpp"
 
@@ -149,9 +150,9 @@ std::string emit_entry(const std::vector<OptionValue>& values, std::size_t begin
   return e.c_str();
 }
 
-std::string section_of(const OptionValue& v) {
+std::string_view section_of(const OptionValue& v) {
   const auto dot = v.key.rfind('.');
-  return dot == std::string::npos ? "" : v.key.substr(0, dot);
+  return dot == std::string::npos ? std::string_view() : std::string_view(v.key).substr(0, dot);
 }
 
 }  // namespace
@@ -172,10 +173,12 @@ std::string options_to_yaml(const std::vector<OptionValue>& values) {
            last[i].text == values[i].text;
   };
   std::vector<Entry> now;
+  now.reserve(entries.size());
   std::string out;
+  out.reserve(1024);
   std::size_t e = 0;  // the last call's entry that starts at `begin`, if the keys still line up
   for (std::size_t begin = 0; begin < values.size();) {
-    const std::string section = section_of(values[begin]);
+    const std::string_view section = section_of(values[begin]);
     std::size_t end = begin + 1;
     // Top-level keys one entry each; a section's keys (listed together by the tables) one entry.
     while (!section.empty() && end < values.size() && section_of(values[end]) == section) ++end;
@@ -183,10 +186,12 @@ std::string options_to_yaml(const std::vector<OptionValue>& values) {
     bool kept = e < entries.size() && entries[e].begin == begin && entries[e].end == end;
     for (std::size_t i = begin; kept && i < end; ++i) kept = same(i);
     now.push_back(
-        {begin, end, kept ? std::move(entries[e].text) : emit_entry(values, begin, end, section)});
+        {begin, end,
+         kept ? std::move(entries[e].text) : emit_entry(values, begin, end, std::string(section))});
     if (!kept && last.size() == values.size())
       std::copy(values.begin() + begin, values.begin() + end, last.begin() + begin);
-    out += (out.empty() ? "" : "\n") + now.back().text;
+    if (!out.empty()) out += '\n';
+    out += now.back().text;
     begin = end;
   }
   if (last.size() != values.size()) last = values;

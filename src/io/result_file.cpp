@@ -20,13 +20,31 @@ namespace perfit::io {
 
 using data::Column;
 
-namespace {
+namespace detail {
+
 std::string join_lines(const std::vector<std::string>& lines) {
   std::string s;
-  for (const auto& l : lines) s += (s.empty() ? "" : "\n") + l;
+  for (const auto& l : lines) {
+    if (!s.empty()) s += '\n';
+    s += l;
+  }
   return s;
 }
-}  // namespace
+
+const std::vector<std::pair<std::string, const ResultField*>>& result_fields_by_key() {
+  static const auto sorted = [] {
+    std::vector<std::pair<std::string, const ResultField*>> t;
+    for (const ResultField& f : result_fields()) t.emplace_back(f.key, &f);
+    t.emplace_back("warnings", nullptr);
+    std::sort(t.begin(), t.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    return t;
+  }();
+  return sorted;
+}
+
+}  // namespace detail
+
+using detail::join_lines;
 
 const std::vector<ResultField>& result_fields() {
   using R = ResultFile;
@@ -179,22 +197,7 @@ std::vector<ResultParam> params_from_table(const data::MeasurementTable& p, std:
 
 data::Attributes result_attributes(const ResultFile& r) {
   data::Attributes a;
-  for (const ResultField& f : result_fields()) {
-    std::visit(
-        [&](auto member) {
-          const auto& v = r.*member;
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
-            a[f.key] = v;
-          } else {
-            a[f.key] = static_cast<std::int64_t>(v);  // a seed keeps its 64 bits
-          }
-        },
-        f.member);
-  }
-  a["warnings"] = join_lines(r.warnings);
-  if (r.kept_rows.cols() == 0)
-    a["rows_kept_stride"] = std::int64_t{0};  // what is written is what is said
+  each_result_attribute(r, [&](const std::string& key, const auto& v) { a.emplace(key, v); });
   return a;
 }
 

@@ -112,7 +112,11 @@ data::MeasurementTable take(std::vector<Field>& fields) {
 std::string winner_record(const ResultFile& r) {
   data::WireWriter out;
   out.count(kRecordVersion);
-  out.attributes(result_attributes(r));
+  out.count(result_attribute_count());  // result_attributes(r), without building the map
+  each_result_attribute(r, [&](const std::string& key, const auto& v) {
+    out.text(key);
+    out.value(v);
+  });
   out.table(params_table(r.params, true));
   out.table(ranges_table(r.ranges));
   out.numbers(r.history);

@@ -116,14 +116,11 @@ std::vector<Row> SelectionLedger::rows() const {
   return out;
 }
 
-void SelectionLedger::set(std::size_t i, Row row) {
+void SelectionLedger::set(std::size_t i, const Row& row, const std::string& record) {
   const std::string& set = sets_.at(i);
-  if (row.contains("result")) {
-    const auto& binary = row["result"].get_binary();
-    const std::string bytes(binary.begin(), binary.end());
-    io::widen_to_record(bytes, widths_);
-    winners_[set] = spill_.append(bytes);
-    row.erase("result");
+  if (!record.empty()) {
+    io::widen_to_record(record, widths_);
+    winners_[set] = spill_.append(record);
   } else {
     winners_.erase(set);
   }

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "perfit/core/error.hpp"
+#include "perfit/data/wire.hpp"
 #include "perfit/io/model_config.hpp"
 #include "support/temp_dir.hpp"
 
@@ -94,6 +96,36 @@ TEST(ResultFile, KeptRowsAndCandidatesRoundTripExactly) {
   EXPECT_EQ(b.candidates[1].model_yaml, r.candidates[1].model_yaml);
   EXPECT_TRUE(std::isnan(b.candidates[2].score));
   EXPECT_TRUE(b.candidates[2].params.empty());
+}
+
+TEST(ResultFile, AttributesVisitedOneAtATimeAreTheMapsInItsOrder) {
+  // Records of 10^6 winners are encoded from each_result_attribute; files and JSON from
+  // result_attributes: one must be the other, order, types and values.
+  ResultFile r;
+  r.model_name = "amdahl";
+  r.seed = 18446744073709551615ULL;
+  r.warnings = {"one", "two"};
+  r.kept_stride = 7;  // no rows kept: written as 0
+  for (const bool with_rows : {false, true}) {
+    if (with_rows) r.kept_rows.add_column(data::Column("p", std::vector<double>{1, 2}));
+    const data::Attributes a = result_attributes(r);
+    data::Attributes visited;
+    std::vector<std::string> order;
+    each_result_attribute(r, [&](const std::string& key, const auto& v) {
+      order.push_back(key);
+      visited.emplace(key, v);
+    });
+    data::WireWriter from_map, one_at_a_time;  // bit for bit (NaN fields are unequal as values)
+    from_map.attributes(a);
+    one_at_a_time.attributes(visited);
+    EXPECT_EQ(one_at_a_time.take(), from_map.take());
+    EXPECT_EQ(visited.size(), a.size());
+    EXPECT_EQ(order.size(), result_attribute_count());
+    EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+    EXPECT_EQ(std::get<std::string>(a.at("warnings")), "one\ntwo");
+    EXPECT_EQ(std::get<std::int64_t>(a.at("rows_kept_stride")), with_rows ? 7 : 0);
+    EXPECT_EQ(static_cast<std::uint64_t>(std::get<std::int64_t>(a.at("seed"))), r.seed);
+  }
 }
 
 TEST(ResultFile, AStoreIsNotAResult) {

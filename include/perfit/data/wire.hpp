@@ -23,6 +23,9 @@ class WireWriter {
   void text(const std::string& s);
   void numbers(const std::vector<double>& v);
   void value(const AttributeValue& v);
+  void value(double v);
+  void value(std::int64_t v);
+  void value(const std::string& v);
   void attributes(const Attributes& a);
   void table(const MeasurementTable& t);  // columns (name, type, values); no attributes
   std::string take() { return std::move(bytes_); }

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -127,6 +129,17 @@ ResultFile read_result_file(const std::string& path);
 // The parts of a result as attributes and tables, shared by result files (root attributes and
 // groups) and selection stores (io/selection_store.hpp: one row per set).
 data::Attributes result_attributes(const ResultFile& r);  // result_fields() and "warnings"
+// The same attributes one at a time, in the map's (key) order, each value by reference
+// (const std::string&, double or std::int64_t): for writers that need no map (a selection
+// encodes a record per winner, 10^6 of them). result_attribute_count() of them.
+template <class Fn>
+void each_result_attribute(const ResultFile& r, Fn&& fn);
+namespace detail {
+// result_fields() and "warnings" (nullptr), sorted by key.
+const std::vector<std::pair<std::string, const ResultField*>>& result_fields_by_key();
+std::string join_lines(const std::vector<std::string>& lines);
+}  // namespace detail
+inline std::size_t result_attribute_count() { return detail::result_fields_by_key().size(); }
 // Throws: DataError naming `where` and a missing or mistyped field.
 ResultFile result_from_attributes(const data::Attributes& a, const std::string& where);
 data::MeasurementTable params_table(const std::vector<ResultParam>& params, bool with_ci);
@@ -138,5 +151,28 @@ data::MeasurementTable ranges_table(const std::vector<MeasuredRange>& ranges);
 std::vector<MeasuredRange> ranges_from_table(
     const data::MeasurementTable& t, std::size_t begin = 0,
     std::size_t end = std::numeric_limits<std::size_t>::max());
+
+template <class Fn>
+void each_result_attribute(const ResultFile& r, Fn&& fn) {
+  for (const auto& [key, f] : detail::result_fields_by_key()) {
+    if (!f) {
+      fn(key, detail::join_lines(r.warnings));
+    } else if (f->member == ResultMember(&ResultFile::kept_stride) && r.kept_rows.cols() == 0) {
+      fn(key, std::int64_t{0});  // what is written is what is said
+    } else {
+      std::visit(
+          [&](auto member) {
+            const auto& v = r.*member;
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, double>) {
+              fn(key, v);
+            } else {
+              fn(key, static_cast<std::int64_t>(v));  // a seed keeps its 64 bits
+            }
+          },
+          f->member);
+    }
+  }
+}
 
 }  // namespace perfit::io

@@ -26,8 +26,9 @@ class SelectionLedger {
   // records wait in an unnamed file in spill_dir. Throws: IoError naming spill_dir.
   SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir);
 
-  // Row i (a set's {"set", "status", ...}); its "result" record, if any, becomes the winner.
-  void set(std::size_t i, Row row);
+  // Row i (a set's {"set", "status", ...}); its winner's record (io/winner_record.hpp), if
+  // not empty, becomes the set's winner.
+  void set(std::size_t i, const Row& row, const std::string& record);
   bool ok(std::size_t i) const { return status_[i] == "ok"; }
   std::size_t count(const std::string& status) const;
   std::size_t size() const { return rows_.size(); }
