@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -32,6 +31,7 @@
 #include "perfit/mpi/communicator.hpp"
 #include "perfit/mpi/idle_wait.hpp"
 #include "perfit/select/naive.hpp"
+#include "perfit/select/running_ledger.hpp"
 #include "perfit/select/winner.hpp"
 
 namespace perfit::select {
@@ -318,41 +318,23 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::optional<Progress> progress;
   if (rank == 0) progress.emplace(todo.size());
-  std::mutex mutex;  // finished() and flush() may run on different threads of rank 0
-  using Clock = std::chrono::steady_clock;
+  using Clock = RunningLedger::Clock;
   const double flush_ms = test_hook(kSelectionFlushMs);
   const auto every = flush_ms > 0 ? std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double, std::milli>(flush_ms))
                                   : Clock::duration(std::chrono::seconds(30));
-  auto next_write = Clock::now() + every;
+  std::optional<RunningLedger> running;
+  if (rank == 0) {
+    running.emplace(*ledger, run.out, every, run.units.size(),
+                    [&](std::size_t rows) { progress->finished(rows, *ledger); });
+  }
   batch::ScheduleHooks hooks;
   hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, chunks[c]); };
-  hooks.finished = [&](std::size_t, const std::string& bytes) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    data::WireReader in(bytes, "a chunk of selections");
-    const std::uint64_t count = in.count();
-    for (std::uint64_t k = 0; k < count; ++k) {
-      const std::uint64_t i = in.count();
-      if (i >= run.units.size()) throw DataError("a chunk of selections names no set of this run");
-      const std::string_view row = in.text_view();
-      ledger->set(i, Row::from_cbor(row.begin(), row.end()), std::string(in.text_view()));
-    }
-    progress->finished(count, *ledger);
-  };
-  // Written while running at most every 30 s, and at most every 20 times as long as the last
-  // write took: the files hold every set (a write of 90,000 winners takes ~3 s, during which
-  // the other ranks wait for work), so writing them after each chunk would cost O(N) per chunk,
-  // and at a fixed interval O(N) per interval. A signal still writes every finished set.
-  hooks.flush = [&] {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (run.out.empty() || Clock::now() < next_write) return;
-    const auto t0 = Clock::now();
-    ledger->write(run.out);
-    next_write = Clock::now() + std::max<Clock::duration>(every, 20 * (Clock::now() - t0));
-  };
+  hooks.finished = [&](std::size_t, const std::string& bytes) { running->finished(bytes); };
+  hooks.flush = [&] { running->flush(); };  // a signal still writes every finished set (finish)
   hooks.stop_requested = [] { return interrupted(); };
   batch::run_schedule(world, 1, order, hooks);
-  if (rank == 0 && !run.out.empty()) ledger->write(run.out);
+  if (running) running->finish();
   return ledger;
 }
 
