@@ -63,8 +63,11 @@ std::string where_of(const ModelSpec& spec) {
 // description, origin): two specs with the same key compile to the same tapes.
 std::string compile_key(const ModelSpec& s, const std::vector<std::string>& columns) {
   std::string k;
-  const auto add = [&k](const std::string& text) { k.append(text).push_back('\x1f'); };
-  const auto add_number = [&k](double v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  const auto add_number = [&k](auto v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  const auto add = [&](const std::string& text) {  // its length first: no text ends another
+    add_number(text.size());
+    k += text;
+  };
   add(s.expression);
   for (const auto& p : s.params) add(p.name);
   k.push_back('\x1e');
