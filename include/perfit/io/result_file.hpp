@@ -154,7 +154,10 @@ std::vector<MeasuredRange> ranges_from_table(
 
 template <class Fn>
 void each_result_attribute(const ResultFile& r, Fn&& fn) {
-  for (const auto& [key, f] : detail::result_fields_by_key()) {
+  // Not a structured binding: lambdas cannot capture those before clang 16.
+  for (const auto& entry : detail::result_fields_by_key()) {
+    const std::string& key = entry.first;
+    const ResultField* f = entry.second;
     if (!f) {
       fn(key, detail::join_lines(r.warnings));
     } else if (f->member == ResultMember(&ResultFile::kept_stride) && r.kept_rows.cols() == 0) {
