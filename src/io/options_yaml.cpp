@@ -128,7 +128,8 @@ std::string emit_entry(const std::vector<OptionValue>& values, std::size_t begin
   // winners' run configurations (the one entry that changes) took 1.5% of that selection.
   if (section.empty() && end == begin + 1 && values[begin].kind == OptionKind::text &&
       quotes_verbatim(values[begin].text)) {
-    return values[begin].key + ": \"" + values[begin].text + "\"";
+    std::string out(values[begin].key);
+    return out.append(": \"").append(values[begin].text).append("\"");
   }
   YAML::Emitter e;
   e << YAML::BeginMap;
@@ -136,7 +137,8 @@ std::string emit_entry(const std::vector<OptionValue>& values, std::size_t begin
   for (std::size_t i = begin; i < end; ++i) {
     const OptionValue& v = values[i];
     const auto dot = v.key.rfind('.');
-    e << YAML::Key << v.key.substr(dot == std::string::npos ? 0 : dot + 1) << YAML::Value;
+    e << YAML::Key << std::string(v.key.substr(dot == std::string::npos ? 0 : dot + 1))
+      << YAML::Value;
     if (v.kind == OptionKind::rows) {
       emit_rows(e, v.text);
     } else if (v.kind == OptionKind::text) {
@@ -152,7 +154,7 @@ std::string emit_entry(const std::vector<OptionValue>& values, std::size_t begin
 
 std::string_view section_of(const OptionValue& v) {
   const auto dot = v.key.rfind('.');
-  return dot == std::string::npos ? std::string_view() : std::string_view(v.key).substr(0, dot);
+  return dot == std::string::npos ? std::string_view() : v.key.substr(0, dot);
 }
 
 }  // namespace
@@ -166,7 +168,12 @@ std::string options_to_yaml(const std::vector<OptionValue>& values) {
     std::size_t begin, end;
     std::string text;
   };
-  thread_local std::vector<OptionValue> last;
+  struct Last {  // owns its key: the next call's values may come from another table
+    std::string key;
+    OptionKind kind;
+    std::string text;
+  };
+  thread_local std::vector<Last> last;
   thread_local std::vector<Entry> entries;
   const auto same = [&](std::size_t i) {
     return i < last.size() && last[i].key == values[i].key && last[i].kind == values[i].kind &&
@@ -188,13 +195,16 @@ std::string options_to_yaml(const std::vector<OptionValue>& values) {
     now.push_back(
         {begin, end,
          kept ? std::move(entries[e].text) : emit_entry(values, begin, end, std::string(section))});
-    if (!kept && last.size() == values.size())
-      std::copy(values.begin() + begin, values.begin() + end, last.begin() + begin);
+    for (std::size_t i = begin; !kept && i < end && last.size() == values.size(); ++i)
+      last[i] = {std::string(values[i].key), values[i].kind, values[i].text};
     if (!out.empty()) out += '\n';
     out += now.back().text;
     begin = end;
   }
-  if (last.size() != values.size()) last = values;
+  if (last.size() != values.size()) {
+    last.clear();
+    for (const auto& v : values) last.push_back({std::string(v.key), v.kind, v.text});
+  }
   entries = std::move(now);
   return out.empty() ? "{}" : out;
 }
@@ -203,7 +213,7 @@ std::string options_to_json(const std::vector<OptionValue>& values) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& v : values) {
     nlohmann::ordered_json* at = &j;
-    const auto parts = split(v.key, '.');
+    const auto parts = split(std::string(v.key), '.');
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) at = &(*at)[parts[i]];
     nlohmann::ordered_json value;
     if (v.kind == OptionKind::rows) {

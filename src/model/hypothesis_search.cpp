@@ -247,6 +247,16 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
   for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = pts.x[i][param];
   const std::vector<double>& table = basis_table(xs, opt.negative_exponents);
   std::vector<double> f(pts.y.size());
+  // The smallest training value with point k held out: the smallest but at its own place, the
+  // second smallest (the same minimum as over the others, without a pass per fold).
+  std::size_t lowest = 0;
+  for (std::size_t i = 1; i < pts.y.size(); ++i) {
+    if (pts.y[i] < pts.y[lowest]) lowest = i;
+  }
+  double second = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < pts.y.size(); ++i) {
+    if (i != lowest) second = std::min(second, pts.y[i]);
+  }
   PmnfHypothesis h;
   h.terms.resize(1);
   std::size_t block = 0;
@@ -261,10 +271,7 @@ PmnfHypothesis single_parameter(const Points& pts, std::size_t param, const Sear
       fit_block(h, pts, f, k);
       const auto ku = static_cast<std::size_t>(k);
       // clean_constant_coefficient against the training points' smallest value
-      double train_min = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < pts.y.size(); ++i) {
-        if (i != ku) train_min = std::min(train_min, pts.y[i]);
-      }
+      const double train_min = ku == lowest ? second : pts.y[lowest];
       if (train_min == 0.0 ? std::fabs(h.c0) < 0.0005 : std::fabs(h.c0 / train_min) < 0.0005)
         h.c0 = 0.0;
       // Extra-P adds each held-out point's SMAPE / (training points + 1), i.e. / n: the mean over

@@ -188,8 +188,8 @@ void ModelSpec::validate() const {
 }
 
 Model::Model(ModelSpec spec, const std::vector<std::string>& columns)
-    : Model(compiled(spec, columns)) {
-  // The same tapes as the memo's model; only the bounds (and the words) are this spec's.
+    : c_(compiled(spec, columns).c_) {
+  // The memo's tapes; only the bounds (and the words) are this spec's.
   if (spec.name.empty()) throw ConfigError("a model needs a 'name'");
   for (const auto& p : spec.params) check_bounds(p, where_of(spec));
   spec_ = std::move(spec);
@@ -203,21 +203,24 @@ const Model& Model::compiled(const ModelSpec& spec, const std::vector<std::strin
   std::string key = compile_key(spec, columns);
   if (const auto it = memo.find(key); it != memo.end()) return it->second;
   if (memo.size() >= kCompiledKept) memo.clear();
-  Model& made = memo.emplace(key, Model(spec, columns, Compile{})).first->second;
-  made.compiled_as_ = std::move(key);
-  return made;
+  Model made(spec, columns, key);
+  return memo.emplace(std::move(key), std::move(made)).first->second;
 }
 
-Model::Model(ModelSpec spec, const std::vector<std::string>& columns, Compile)
-    : spec_(std::move(spec)),
-      table_columns_(columns),
-      table_column_set_(columns.begin(), columns.end()) {
+Model::Model(ModelSpec spec, const std::vector<std::string>& columns, std::string compiled_as)
+    : spec_(std::move(spec)) {
+  auto made = std::make_shared<Compiled>();
+  c_ = made;  // resolve() reads it while it is being made
+  Compiled& c = *made;
+  c.table_columns = columns;
+  c.table_column_set.insert(columns.begin(), columns.end());
+  c.compiled_as = std::move(compiled_as);
   spec_.validate();
   const std::string where = "model '" + spec_.name + "'";
   for (const auto& p : spec_.params) {
-    param_index_.emplace(p.name, param_names_.size());
-    param_names_.push_back(p.name);
-    if (table_column_set_.count(p.name) > 0) {
+    c.param_index.emplace(p.name, c.param_names.size());
+    c.param_names.push_back(p.name);
+    if (c.table_column_set.count(p.name) > 0) {
       throw ConfigError(where + ": param '" + p.name +
                         "' has the name of a column of the set; rename the param");
     }
@@ -225,10 +228,10 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns, Compile)
   for (const auto& pool : spec_.pools) {
     Pool q;
     for (const auto& name : pool.params) {
-      const auto it = std::find(param_names_.begin(), param_names_.end(), name);
-      if (it == param_names_.end())
+      const auto it = std::find(c.param_names.begin(), c.param_names.end(), name);
+      if (it == c.param_names.end())
         throw ConfigError(where + ": pooled constant '" + name + "' is no param");
-      q.params.push_back(static_cast<std::size_t>(it - param_names_.begin()));
+      q.params.push_back(static_cast<std::size_t>(it - c.param_names.begin()));
     }
     if (!(pool.strength >= 0.0) || !std::isfinite(pool.strength) || !(pool.scale > 0.0) ||
         !std::isfinite(pool.scale)) {
@@ -237,13 +240,13 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns, Compile)
                         format_g(pool.strength) + " and " + format_g(pool.scale));
     }
     q.weight = pool.strength / (pool.scale * pool.scale);
-    if (q.weight > 0.0 && q.params.size() > 1) pools_.push_back(std::move(q));
+    if (q.weight > 0.0 && q.params.size() > 1) c.pools.push_back(std::move(q));
   }
   for (const auto& t : spec_.terms) {
-    parsed_terms_.emplace_back(t.name, parse_expression(t.expression, where + " term " + t.name));
+    c.parsed_terms.emplace_back(t.name, parse_expression(t.expression, where + " term " + t.name));
   }
-  root_ = parse_expression(spec_.expression, where + " expression");
-  const ExprPtr& root = root_;
+  c.root = parse_expression(spec_.expression, where + " expression");
+  const ExprPtr& root = c.root;
 
   // Check every identifier (through terms) before compiling, so the error lists choices.
   std::vector<std::string> stack;
@@ -251,11 +254,11 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns, Compile)
     for (const auto& id : identifiers(e)) {
       const Binding b = resolve(id, stack);
       if (b.kind == Binding::Kind::unknown) {
-        std::vector<std::string> declared = param_names_;
+        std::vector<std::string> declared = c.param_names;
         for (const auto& [n, v] : spec_.constants) declared.push_back(n);
         for (const auto& t : spec_.terms) declared.push_back(t.name);
         throw ConfigError(where + ": unknown identifier '" + id +
-                          "'. The set's columns: " + join(table_columns_) +
+                          "'. The set's columns: " + join(c.table_columns) +
                           ". Declared params, constants and terms: " + join(declared));
       }
       if (b.kind == Binding::Kind::term) {
@@ -271,27 +274,27 @@ Model::Model(ModelSpec spec, const std::vector<std::string>& columns, Compile)
   };
   check(root);
 
-  const Resolver resolver = [this](const std::string& name) {
+  const Resolver resolver = [this, &c](const std::string& name) {
     std::vector<std::string> unused;
     Binding b = resolve(name, unused);
     if (b.kind == Binding::Kind::column) {
-      auto it = std::find(columns_used_.begin(), columns_used_.end(), name);
-      if (it == columns_used_.end()) {
-        columns_used_.push_back(name);
-        it = columns_used_.end() - 1;
+      auto it = std::find(c.columns_used.begin(), c.columns_used.end(), name);
+      if (it == c.columns_used.end()) {
+        c.columns_used.push_back(name);
+        it = c.columns_used.end() - 1;
       }
-      b.index = static_cast<std::int32_t>(it - columns_used_.begin());
+      b.index = static_cast<std::int32_t>(it - c.columns_used.begin());
     }
     return b;
   };
-  tape_ = compile(root, resolver);
+  c.tape = compile(root, resolver);
   for (const auto& term : additive_terms(root)) {
     // A term without a name of its own is called by what it computes ("c1*p^(1/2)"): a
     // searched hypothesis's terms say which is which.
-    term_names_.push_back(expression_text(term));
-    term_tapes_.push_back(compile(term, resolver));
+    c.term_names.push_back(expression_text(term));
+    c.term_tapes.push_back(compile(term, resolver));
   }
-  factors_ = factors_of_valid(spec_);
+  c.factors = factors_of_valid(spec_);
 }
 
 std::vector<std::string> Model::factors(const ModelSpec& spec) {
@@ -301,7 +304,7 @@ std::vector<std::string> Model::factors(const ModelSpec& spec) {
 
 Binding Model::resolve(const std::string& name, std::vector<std::string>&) const {
   Binding b;
-  if (const auto at = param_index_.find(name); at != param_index_.end()) {
+  if (const auto at = c_->param_index.find(name); at != c_->param_index.end()) {
     b.kind = Binding::Kind::param;
     b.index = static_cast<std::int32_t>(at->second);
     return b;
@@ -313,14 +316,14 @@ Binding Model::resolve(const std::string& name, std::vector<std::string>&) const
       return b;
     }
   }
-  for (const auto& [n, e] : parsed_terms_) {
+  for (const auto& [n, e] : c_->parsed_terms) {
     if (n == name) {
       b.kind = Binding::Kind::term;
       b.term = e;
       return b;
     }
   }
-  if (table_column_set_.count(name) > 0) b.kind = Binding::Kind::column;
+  if (c_->table_column_set.count(name) > 0) b.kind = Binding::Kind::column;
   return b;
 }
 
@@ -328,9 +331,10 @@ Binding Model::bind(const std::string& name) const {
   std::vector<std::string> unused;
   Binding b = resolve(name, unused);
   if (b.kind == Binding::Kind::column) {
-    const auto it = std::find(columns_used_.begin(), columns_used_.end(), name);
-    PERFIT_ASSERT(it != columns_used_.end(), "bind: a column the expression does not read");
-    b.index = static_cast<std::int32_t>(it - columns_used_.begin());
+    const auto& used = c_->columns_used;
+    const auto it = std::find(used.begin(), used.end(), name);
+    PERFIT_ASSERT(it != used.end(), "bind: a column the expression does not read");
+    b.index = static_cast<std::int32_t>(it - used.begin());
   }
   return b;
 }
@@ -359,7 +363,7 @@ Eigen::VectorXd Model::params_from_unit(const Eigen::VectorXd& u) const {
 
 double Model::pooling(const Eigen::Ref<const Eigen::VectorXd>& x) const {
   double total = 0.0;
-  for (const Pool& p : pools_) {
+  for (const Pool& p : c_->pools) {
     double mean = 0.0;
     for (const std::size_t i : p.params) mean += x(static_cast<Eigen::Index>(i));
     mean /= static_cast<double>(p.params.size());

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -246,7 +247,7 @@ void add_nested(OptionTable<S>& out, const OptionTable<Inner>& inner, const std:
 
 // One option's current value, for writers of YAML and JSON that need no table type.
 struct OptionValue {
-  std::string key;
+  std::string_view key;  // the table's own: a result's run configuration formats ~60 of them
   OptionKind kind;
   std::string text;
 };
@@ -254,6 +255,7 @@ struct OptionValue {
 template <class S>
 std::vector<OptionValue> option_values(const OptionTable<S>& table, const S& s) {
   std::vector<OptionValue> out;
+  out.reserve(table.size());
   for (const auto& o : table) out.push_back({o.key, o.kind, o.format(s)});
   return out;
 }
