@@ -11,6 +11,7 @@
 #include "perfit/io/output_guard.hpp"
 #include "perfit/io/selection_store.hpp"
 #include "perfit/io/winner_record.hpp"
+#include "perfit/select/row_text.hpp"
 #include "perfit/select/selection_json.hpp"
 
 namespace perfit::select {
@@ -20,48 +21,42 @@ namespace {
 namespace fs = std::filesystem;
 using Row = SelectionLedger::Row;
 
-std::string csv_field(const Row& v) {
-  if (v.is_null()) return "";
-  if (v.is_number()) return v.dump();
-  const std::string s = v.get<std::string>();
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
-
-Row parsed(const std::vector<std::uint8_t>& cbor) { return Row::from_cbor(cbor); }
-
 // selection.csv: each constant in its own column (`constants`: the union over the winners).
 class CsvRows {
  public:
   CsvRows(std::ostream& out, std::vector<std::string> constants, bool result_files,
           bool extrap_origin)
       : out_(out), constants_(std::move(constants)) {
-    if (extrap_origin) fixed_.insert(fixed_.begin() + 1, {"callpath", "metric"});
-    if (result_files) fixed_.push_back("result_file");
-    for (const char* f : fixed_) out_ << f << ",";
-    for (const char* m : kMetrics) out_ << m << ",";
+    for (std::size_t k = 0; k < std::size(kCsvFixed); ++k) {
+      const std::string_view f = kCsvFixed[k];
+      if ((f == "callpath" || f == "metric") ? extrap_origin
+          : f == "result_file"               ? result_files
+                                             : true)
+        fixed_.push_back(k);
+    }
+    for (const std::size_t k : fixed_) out_ << kCsvFixed[k] << ",";
+    for (const char* m : kCsvMetrics) out_ << m << ",";
     for (const auto& k : constants_) out_ << csv_field(Row(k)) << ",";
     out_ << "message\n";
   }
-  void add(const Row& r) {
-    for (const char* f : fixed_) out_ << (r.contains(f) ? csv_field(r[f]) : "") << ",";
-    for (const char* m : kMetrics)
-      out_ << (r.contains("metrics") ? csv_field(r["metrics"][m]) : "") << ",";
-    for (const auto& k : constants_)
-      out_ << (r.contains("constants") && r["constants"].contains(k) ? csv_field(r["constants"][k])
-                                                                     : "")
-           << ",";
-    out_ << (r.contains("message") ? csv_field(r["message"]) : "") << "\n";
+  void add(const RowText& r) {
+    std::string line;
+    for (const std::size_t k : fixed_) line.append(r.fixed[k]).push_back(',');
+    for (const std::string_view m : r.metrics) line.append(m).push_back(',');
+    for (const auto& k : constants_) {
+      const auto it = std::find_if(r.constants.begin(), r.constants.end(),
+                                   [&](const auto& c) { return c.first == k; });
+      if (it != r.constants.end()) line.append(it->second);
+      line.push_back(',');
+    }
+    line.append(r.message).push_back('\n');
+    out_ << line;
   }
 
  private:
-  static constexpr const char* kMetrics[] = {"mape", "rmse", "r2", "max_rel_err"};
   std::ostream& out_;
   std::vector<std::string> constants_;
-  std::vector<const char*> fixed_ = {"set",   "status",    "model",          "hypothesis",
-                                     "score", "runner_up", "runner_up_score"};
+  std::vector<std::size_t> fixed_;  // the columns of kCsvFixed written
 };
 
 }  // namespace
@@ -79,20 +74,25 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
   counts_["pending"] = rows_.size();
 }
 
-void SelectionLedger::replace(std::size_t i, const Row& row) {
+void SelectionLedger::replace(std::size_t i, const std::string& row_text) {
+  const RowText t = read_row_text(row_text);
   --counts_[status_.at(i)];
-  status_[i] = row.value("status", "");
+  status_[i] = t.status;
   ++counts_[status_[i]];
-  rows_[i] = Row::to_cbor(row);
-  result_files_ = result_files_ || row.contains("result_file");
-  extrap_origin_ = extrap_origin_ || row.contains("callpath");
-  if (!row.contains("constants")) return;
+  rows_[i] = spill_.append(row_text);
+  result_files_ = result_files_ || t.result_file;
+  extrap_origin_ = extrap_origin_ || t.callpath;
   std::size_t at = 0;
-  for (const auto& [k, v] : row["constants"].items()) {
-    const auto [it, added] = constant_first_.try_emplace(k, i, at);
+  for (const auto& [k, v] : t.constants) {
+    const auto [it, added] = constant_first_.try_emplace(std::string(k), i, at);
     if (!added) it->second = std::min(it->second, std::make_pair(i, at));
     ++at;
   }
+}
+
+std::string SelectionLedger::text_of(std::size_t i) const {
+  const io::RecordSpill::Where w = rows_.at(i);
+  return w.size > 0 ? spill_.read(w) : render_row(Row{{"set", sets_[i]}, {"status", "pending"}});
 }
 
 std::vector<std::string> SelectionLedger::constants() const {
@@ -104,10 +104,7 @@ std::vector<std::string> SelectionLedger::constants() const {
   return out;
 }
 
-Row SelectionLedger::row(std::size_t i) const {
-  const auto& cbor = rows_.at(i);
-  return cbor.empty() ? Row{{"set", sets_[i]}, {"status", "pending"}} : parsed(cbor);
-}
+Row SelectionLedger::row(std::size_t i) const { return Row::parse(read_row_text(text_of(i)).json); }
 
 std::vector<Row> SelectionLedger::rows() const {
   std::vector<Row> out;
@@ -116,7 +113,7 @@ std::vector<Row> SelectionLedger::rows() const {
   return out;
 }
 
-void SelectionLedger::set(std::size_t i, const Row& row, const std::string& record) {
+void SelectionLedger::set(std::size_t i, const std::string& row_text, const std::string& record) {
   const std::string& set = sets_.at(i);
   if (!record.empty()) {
     io::widen_to_record(record, widths_);
@@ -124,7 +121,7 @@ void SelectionLedger::set(std::size_t i, const Row& row, const std::string& reco
   } else {
     winners_.erase(set);
   }
-  replace(i, row);
+  replace(i, row_text);
 }
 
 std::size_t SelectionLedger::count(const std::string& status) const {
@@ -156,7 +153,7 @@ std::size_t SelectionLedger::load(const std::string& dir) {
     if (it == index_.end() || r.value("status", "") != "ok") return;
     const auto w = stored.find(it->first);
     if (w == stored.end()) return;
-    replace(it->second, r);
+    replace(it->second, render_row(r));
     io::widen_to_record(spill_.read(w->second), widths_);  // the taken winners' widths alone
     winners_[it->first] = w->second;
     ++taken;
@@ -181,6 +178,7 @@ void SelectionLedger::write(const std::string& dir) const {
   // left on the core mpiexec bound this rank to, it and the store's writer ran at half speed
   // each while the waiting ranks' cores idled. They replace the old ones only once the store
   // has: killed in between, the text never names a winner the store lacks.
+  spill_.flush();  // the text's thread and the store's read it at once from here on
   std::promise<void> stored;
   std::shared_future<void> store_done = stored.get_future().share();
   std::future<void> text = std::async(std::launch::async, [&] {
@@ -190,13 +188,14 @@ void SelectionLedger::write(const std::string& dir) const {
     csv_out.write([&](const std::string& csv_path) {
       json_out.write([&](const std::string& json_path) {
         std::ofstream csv_file(csv_path), json_file(json_path);
-        {  // one pass: each row parsed once for both files
+        {  // one pass: each row's text read once for both files
           CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
           JsonRowsWriter json(json_file, about_);
           for (std::size_t i = 0; i < rows_.size(); ++i) {
-            const Row r = row(i);
+            const std::string bytes = text_of(i);
+            const RowText r = read_row_text(bytes);
             csv.add(r);
-            json.add(r);
+            json.add_text(r.json);
           }
           json.end();
         }

@@ -31,6 +31,7 @@
 #include "perfit/mpi/communicator.hpp"
 #include "perfit/mpi/idle_wait.hpp"
 #include "perfit/select/naive.hpp"
+#include "perfit/select/row_text.hpp"
 #include "perfit/select/running_ledger.hpp"
 #include "perfit/select/winner.hpp"
 
@@ -105,17 +106,15 @@ void add_extrap_origin(Row& row, const data::Attributes& a) {
 }
 
 // One chunk's rows, each set selected on its own; sets not started before an interrupt are
-// left out (they stay pending). On the wire: how many, then for each its unit, its row as CBOR
-// and its winner's record (empty for an error). The records travel beside the rows, not in
-// them: nlohmann's CBOR reader takes a binary field byte by byte, and the records were most of
-// the bytes (rank 0's reading of the rows was 5% of a selection over 10^4 sets).
+// left out (they stay pending). On the wire: how many, then for each its unit, its row's text
+// (select/row_text.hpp: rendered here, so that rank 0 only copies it into the files) and its
+// winner's record (empty for an error).
 std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t>& chunk) {
   if (const double ms = test_hook(kSelectChunkDelayMs); ms > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
   }
   std::vector<std::size_t> units;
-  std::vector<Row> rows;
-  std::vector<std::string> records;
+  std::vector<std::string> rows, records;
   for (const std::size_t i : chunk) {
     if (interrupted()) break;
     const SelectUnit& u = run.units[i];
@@ -140,15 +139,14 @@ std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t
       }
     }
     units.push_back(i);
-    rows.push_back(std::move(row));
+    rows.push_back(render_row(row));
     records.push_back(std::move(record));
   }
   data::WireWriter out;
   out.count(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     out.count(units[k]);
-    const std::vector<std::uint8_t> cbor = Row::to_cbor(rows[k]);  // text: formatting doubles
-    out.text(std::string(cbor.begin(), cbor.end()));
+    out.text(rows[k]);
     out.text(records[k]);
   }
   return out.take();
@@ -248,9 +246,9 @@ void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const Selection
   spdlog::info(
       "select: {} set(s) in {:.2f} s: {} ok, {} error{}", n, seconds, ok, errors,
       pending ? ", " + std::to_string(pending) + " not selected (interrupted)" : std::string());
-  Row j = ledger.json();
-  if (!cfg.out.empty()) j["out"] = cfg.out;
-  if (a.json) {
+  if (a.json) {  // every row parsed: only when asked for
+    Row j = ledger.json();
+    if (!cfg.out.empty()) j["out"] = cfg.out;
     std::cout << j.dump(2) << "\n";
   } else if (!cfg.out.empty()) {
     std::printf(

@@ -99,8 +99,12 @@ JsonRowsWriter::JsonRowsWriter(std::ostream& out, const JsonRow& about) : out_(o
   out_ << "\n  \"rows\": [";
 }
 
-void JsonRowsWriter::add(const JsonRow& r) {
-  out_ << (rows_++ ? "," : "") << "\n    " << indented(r.dump(2), 4);
+std::string row_json_text(const JsonRow& row) { return indented(row.dump(2), 4); }
+
+void JsonRowsWriter::add(const JsonRow& r) { add_text(row_json_text(r)); }
+
+void JsonRowsWriter::add_text(std::string_view row_text) {
+  out_ << (rows_++ ? "," : "") << "\n    " << row_text;
 }
 
 void JsonRowsWriter::end() { out_ << (rows_ == 0 ? "]" : "\n  ]") << "\n}\n"; }

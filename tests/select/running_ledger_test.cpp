@@ -10,6 +10,7 @@
 #include "perfit/data/wire.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/winner_record.hpp"
+#include "perfit/select/row_text.hpp"
 #include "support/temp_dir.hpp"
 
 namespace perfit::select {
@@ -25,13 +26,12 @@ std::string chunk(std::size_t begin, std::size_t end) {
                                       {"status", "ok"},
                                       {"model", "amdahl"},
                                       {"constants", {{"c0", static_cast<double>(i)}}}};
-    const std::vector<std::uint8_t> cbor = SelectionLedger::Row::to_cbor(row);
     io::ResultFile r;
     r.model_name = "amdahl";
     r.set = "/x/" + std::to_string(i);
     r.params = {{"c0", static_cast<double>(i), 0, 1e9, false, false}};
     out.count(i);
-    out.text(std::string(cbor.begin(), cbor.end()));
+    out.text(render_row(row));
     out.text(io::winner_record(r));
   }
   return out.take();

@@ -21,14 +21,16 @@ class RecordSpill {
   explicit RecordSpill(const std::string& dir);
   // Throws: IoError (disk full), here or at a later append or read.
   Where append(const std::string& bytes);
-  // Throws: IoError.
+  // Throws: IoError. Reads on several threads at once only after flush(), with no append
+  // since.
   std::string read(Where w) const;
+  // Every record appended so far to the file. Throws: IoError (disk full).
+  void flush() const;
 
  private:
   // Appends are written 1 MiB at a time: a write per winner was 5% of a selection over 10^6
   // small sets.
   static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
-  void flush() const;  // the buffer to the file
 
   std::string dir_;
   UniqueFd fd_;

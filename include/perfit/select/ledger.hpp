@@ -1,8 +1,9 @@
 // What world rank 0 keeps of a selection over many sets (select --set GLOB, a batch's
 // `select:` entries): one summary row per set, in set order, and each winner's result; written
 // as DIR/selection.h5 (the winners, io/selection_store.hpp), DIR/selection.csv (one row per set,
-// each constant in its own column) and DIR/selection.json. Winners are held as their records
-// (bytes) in an unnamed file and read back one at a time when written.
+// each constant in its own column) and DIR/selection.json. Winners (their records) and rows
+// (their text, select/row_text.hpp) are held as bytes in an unnamed file and read back one at
+// a time when written.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +27,14 @@ class SelectionLedger {
   // records wait in an unnamed file in spill_dir. Throws: IoError naming spill_dir.
   SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir);
 
-  // Row i (a set's {"set", "status", ...}); its winner's record (io/winner_record.hpp), if
-  // not empty, becomes the set's winner.
-  void set(std::size_t i, const Row& row, const std::string& record);
+  // Row i, as render_row (select/row_text.hpp) made it from a set's {"set", "status", ...};
+  // its winner's record (io/winner_record.hpp), if not empty, becomes the set's winner.
+  // Throws: DataError for bytes render_row did not write.
+  void set(std::size_t i, const std::string& row_text, const std::string& record);
   bool ok(std::size_t i) const { return status_[i] == "ok"; }
   std::size_t count(const std::string& status) const;
   std::size_t size() const { return rows_.size(); }
-  Row row(std::size_t i) const;
+  Row row(std::size_t i) const;   // parsed from its text
   std::vector<Row> rows() const;  // every row parsed: for a table on the terminal
   Row json() const;               // about + {"rows": [...]}
 
@@ -43,18 +45,20 @@ class SelectionLedger {
   void write(const std::string& dir) const;
 
  private:
-  void replace(std::size_t i, const Row& row);  // rows_[i] = row, its status and constants noted
+  // rows_[i] = the row's text, its status and constants noted.
+  void replace(std::size_t i, const std::string& row_text);
+  std::string text_of(std::size_t i) const;  // row i's text (a pending row's made now)
   // selection.csv's constant columns: the union over the rows, in order of first appearance.
   std::vector<std::string> constants() const;
 
-  // Each row as CBOR, one allocation each: 2*10^5 rows as JSON objects were a dozen
-  // allocations each, a sixth of the serial end of such a run only to free them. Empty: pending.
-  std::vector<std::vector<std::uint8_t>> rows_;
+  // Where each row's text is in the spill (size 0: pending): 10^6 rows held in memory as CBOR
+  // were ~400 MB.
+  std::vector<io::RecordSpill::Where> rows_;
   std::vector<std::string> sets_, status_;
   std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
   std::unordered_map<std::string, std::size_t> index_;
   // Each constant's first appearance (row, place in its row), noted as rows come: the text
-  // files are written in one pass, each row parsed once.
+  // files are written in one pass.
   std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
   bool result_files_ = false;
   bool extrap_origin_ = false;  // Extra-P sets: callpath and metric columns

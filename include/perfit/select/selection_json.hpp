@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace perfit::select {
 
@@ -17,12 +18,16 @@ class JsonRowsWriter {
  public:
   JsonRowsWriter(std::ostream& out, const JsonRow& about);
   void add(const JsonRow& row);
-  void end();  // closes the array and the document
+  void add_text(std::string_view row_text);  // a row as row_json_text printed it
+  void end();                                // closes the array and the document
 
  private:
   std::ostream& out_;
   std::size_t rows_ = 0;
 };
+
+// A row as selection.json prints it: dump(2), every line after the first indented by 4.
+std::string row_json_text(const JsonRow& row);
 
 // Calls each(row) for every object of the document's top-level "rows" array, in order, with
 // one row in memory at a time; other fields and rows that are not objects are skipped.
