@@ -13,7 +13,8 @@ constexpr std::uint64_t kRowTextVersion = 0x7065726669740201ULL;  // "perfit" + 
 constexpr const char* kWhat = "a selection row's text";
 
 std::string field_of(const JsonRow& r, const char* key) {
-  return r.contains(key) ? csv_field(r[key]) : std::string();
+  const auto it = r.find(key);
+  return it == r.end() ? std::string() : csv_field(*it);
 }
 
 }  // namespace
@@ -21,7 +22,7 @@ std::string field_of(const JsonRow& r, const char* key) {
 std::string csv_field(const JsonRow& v) {
   if (v.is_null()) return "";
   if (v.is_number()) return v.dump();
-  const std::string s = v.get<std::string>();
+  const auto& s = v.get_ref<const std::string&>();
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (const char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -34,13 +35,12 @@ std::string render_row(const JsonRow& row) {
   out.text(row.value("status", ""));
   out.text(row_json_text(row));
   for (const char* f : kCsvFixed) out.text(field_of(row, f));
-  const bool metrics = row.contains("metrics");
+  const auto metrics = row.find("metrics");
   for (const char* m : kCsvMetrics)
-    out.text(metrics && row["metrics"].contains(m) ? csv_field(row["metrics"][m]) : "");
-  if (row.contains("constants")) {
-    const auto& k = row["constants"];
-    out.count(k.size());
-    for (const auto& [name, value] : k.items()) {
+    out.text(metrics == row.end() ? std::string() : field_of(*metrics, m));
+  if (const auto k = row.find("constants"); k != row.end()) {
+    out.count(k->size());
+    for (const auto& [name, value] : k->items()) {
       out.text(name);
       out.text(csv_field(value));
     }

@@ -1,5 +1,6 @@
 #include "perfit/select/selection_json.hpp"
 
+#include <algorithm>
 #include <istream>
 #include <ostream>
 #include <utility>
@@ -12,10 +13,13 @@ namespace {
 // text with every line after the first indented by n spaces: a value dumped at depth n / 2.
 std::string indented(const std::string& text, std::size_t n) {
   std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    out += ch;
-    if (ch == '\n') out.append(n, ' ');
+  out.reserve(text.size() + text.size() / 8 * n);
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', at), text.size());
+    out.append(text, at, nl - at);
+    if (nl == text.size()) break;
+    out.append(1, '\n').append(n, ' ');
+    at = nl + 1;
   }
   return out;
 }
