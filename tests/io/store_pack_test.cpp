@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "perfit/core/error.hpp"
 #include "perfit/data/checksum.hpp"
@@ -241,6 +242,24 @@ TEST(StorePack, AnImportInBlocksWritesSeveralPacksThatReadAsOne) {
   EXPECT_EQ(r.read("/x/r200/time").column("time_s").f64(), (std::vector<double>{2.5, 1.5}));
   EXPECT_EQ(r.rows("/x/r201/time"), 8u);
   EXPECT_EQ(r.rows("/x/r99/bytes"), 8u);
+}
+
+// Blocks are written on a thread while the next is read: an error read after some blocks went
+// out names its region, and leaves no store and no temporary file.
+TEST(StorePack, AnErrorReadWhileABlockIsWrittenLeavesNothing) {
+  TempDir dir;
+  std::string text = "PARAMETER p\nPOINTS 1 2 4\n";
+  for (int k = 0; k < 300; ++k) {
+    text += "REGION r" + std::to_string(k) + "\nMETRIC time\nDATA 1 1.5\nDATA 2\nDATA " +
+            (k == 290 ? std::string("-3") : std::to_string(3 + k)) + "\n";
+  }
+  const ImportOptions o = extrap_options(dir, text, "bad.h5");
+  testing_support::HooksEnv hooks("import_block_sets=16");
+  EXPECT_THAT([&] { import_extrap(o); },
+              ThrowsMessage<DataError>(HasSubstr("region 'r290' metric 'time'")));
+  EXPECT_FALSE(std::filesystem::exists(o.store));
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("")))
+    EXPECT_EQ(e.path().extension(), ".txt") << e.path();  // only the Extra-P text
 }
 
 TEST(StorePack, AnIndexThatPointsOutsideThePackIsRefusedByName) {
