@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "block_threads.hpp"
+#include "fused_cost.hpp"
 #include "lincomb_kernel.hpp"
 #include "perfit/core/assert.hpp"
 #include "perfit/core/error.hpp"
@@ -13,98 +14,6 @@
 namespace perfit::model {
 
 using CMap = Eigen::Map<const Eigen::ArrayXd>;
-using detail::kPacket;
-using detail::Packet;
-
-namespace {
-
-// The cost as an epilogue of the fused lincomb: residuals summed in four packet accumulators
-// and the minimum prediction tracked in a fifth, across the whole block; one horizontal
-// reduction per block and candidate. Negative predictions make the block's sum +inf; NaN
-// propagates through the sum (residual_sums turns it into +inf).
-template <Residual kResidual, bool kWeighted>
-struct CostEpilogue {
-  const double* inv;   // 1/measured, at the block's first row
-  const double* y;     // measured
-  const double* logy;  // log(measured)
-  const double* w;     // weights or null
-  Packet acc[4];
-  Packet mn;
-  double tail = 0.0;
-  double tail_min = std::numeric_limits<double>::infinity();
-
-  CostEpilogue(const double* inv_, const double* y_, const double* logy_, const double* w_)
-      : inv(inv_), y(y_), logy(logy_), w(w_) {
-    using namespace Eigen::internal;
-    for (auto& a : acc) a = pset1<Packet>(0.0);
-    mn = pset1<Packet>(std::numeric_limits<double>::infinity());
-  }
-
-  void chunk(std::size_t i0, const Packet* a) {
-    using namespace Eigen::internal;
-    const Packet one = pset1<Packet>(1.0);
-    for (std::size_t q = 0; q < 4; ++q) {
-      const std::size_t i = i0 + q * kPacket;
-      const Packet p = a[q];
-      mn = pmin(mn, p);
-      Packet e;
-      if constexpr (kResidual == Residual::rel_sq) {
-        e = psub(pmul(p, ploadu<Packet>(inv + i)), one);
-        e = pmul(e, e);
-      } else if constexpr (kResidual == Residual::ape) {
-        e = pabs(psub(pmul(p, ploadu<Packet>(inv + i)), one));
-      } else if constexpr (kResidual == Residual::sq) {
-        e = psub(p, ploadu<Packet>(y + i));
-        e = pmul(e, e);
-      } else {
-        e = psub(plog(p), ploadu<Packet>(logy + i));
-        e = pmul(e, e);
-      }
-      if constexpr (kWeighted) e = pmul(e, ploadu<Packet>(w + i));
-      acc[q] = padd(acc[q], e);
-    }
-  }
-
-  void scalar(std::size_t i, double p) {
-    tail_min = std::min(tail_min, p);
-    double e;
-    if constexpr (kResidual == Residual::rel_sq) {
-      e = (p * inv[i] - 1.0) * (p * inv[i] - 1.0);
-    } else if constexpr (kResidual == Residual::ape) {
-      e = std::fabs(p * inv[i] - 1.0);
-    } else if constexpr (kResidual == Residual::sq) {
-      e = (p - y[i]) * (p - y[i]);
-    } else {
-      e = (std::log(p) - logy[i]) * (std::log(p) - logy[i]);
-    }
-    if constexpr (kWeighted) e *= w[i];
-    tail += e;
-  }
-
-  double finish() const {
-    using namespace Eigen::internal;
-    if (std::min(predux_min(mn), tail_min) < 0.0) return std::numeric_limits<double>::infinity();
-    return predux(padd(padd(acc[0], acc[1]), padd(acc[2], acc[3]))) + tail;
-  }
-};
-
-template <Residual kResidual, bool kWeighted>
-double fused_cost(const detail::LinResolved* r, std::size_t nr, double offset, std::size_t n,
-                  const double* inv, const double* y, const double* logy, const double* w) {
-  CostEpilogue<kResidual, kWeighted> ep(inv, y, logy, w);
-  detail::lincomb_rows(r, nr, offset, n, ep);
-  return ep.finish();
-}
-
-template <Residual kResidual>
-double fused_cost(bool weighted, const detail::LinResolved* r, std::size_t nr, double offset,
-                  std::size_t n, const double* inv, const double* y, const double* logy,
-                  const double* w) {
-  return weighted ? fused_cost<kResidual, true>(r, nr, offset, n, inv, y, logy, w)
-                  : fused_cost<kResidual, false>(r, nr, offset, n, inv, y, logy, w);
-}
-
-}  // namespace
 
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
@@ -227,8 +136,7 @@ namespace {
 // Accumulates each candidate's residual sum.
 struct CostSink {
   const Evaluator* ev;
-  double (*fused)(bool, const detail::LinResolved*, std::size_t, double, std::size_t, const double*,
-                  const double*, const double*, const double*);
+  detail::FusedCost fused;
   const double *inv, *y, *logy, *w;
   Eigen::VectorXd* acc;
   std::size_t begin = 0, n = 0;
@@ -264,21 +172,7 @@ void Evaluator::residual_sums(const Eigen::Ref<const Eigen::MatrixXd>& pop,
   const std::size_t threads = detail::threads_for(options_.threads, n_blocks);
   std::vector<Eigen::VectorXd> partial(threads,
                                        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n_cand)));
-  decltype(&fused_cost<Residual::rel_sq>) fused = nullptr;
-  switch (cost_.residual) {
-    case Residual::rel_sq:
-      fused = &fused_cost<Residual::rel_sq>;
-      break;
-    case Residual::sq_log:
-      fused = &fused_cost<Residual::sq_log>;
-      break;
-    case Residual::ape:
-      fused = &fused_cost<Residual::ape>;
-      break;
-    case Residual::sq:
-      fused = &fused_cost<Residual::sq>;
-      break;
-  }
+  const detail::FusedCost fused = detail::fused_cost_for(cost_.residual);
   auto work = [&](std::size_t t) {
     CostSink sink{this,
                   fused,
