@@ -6,7 +6,8 @@ blocks, 2% noise: bench/peers/extrap_compare.py's series), then
   - `perfit inspect` (the summary) and `perfit inspect --set` of one set with its integrity
     check (wall);
   - `perfit batch` of one `select: {models: [pmnf-search]}` entry over every set, on 1 rank and
-    under `mpiexec -n 2` (wall; each rank's peak resident memory, VmHWM polled from /proc);
+    under `mpiexec -n 2`, one thread per rank (--threads 1: ranks against ranks) (wall; each
+    rank's peak resident memory, VmHWM polled from /proc);
     the two runs must choose the same hypotheses;
   - SIGTERM to both ranks of a 2-rank selection at 40% (Slurm's preemption): seconds to the
     checkpointed exit (75), then --resume, whose selection.csv must equal the uninterrupted one
@@ -97,13 +98,16 @@ def timed(cmd, cwd, env=None, poll_memory=False):
     return wall, out, sorted(peaks.values(), reverse=True)
 
 
-def select(perfit, work, ranks):
+def select(perfit, work, ranks, threads=1):
+    """`perfit batch` of the selection on `ranks` ranks of `threads` threads each (1: how the rank
+    counts compare; 0: perfit's default, one per CPU the rank may use)."""
     out = os.path.join(work, f"sel{ranks}")
     shutil.rmtree(out, ignore_errors=True)
     with open(os.path.join(work, "select.yaml"), "w") as f:
         f.write("data: paths.h5\nfits:\n  - sets: ['/x/*/*']\n    select: {models: [pmnf-search]}\n")
     env, launch = harness.ENV, harness.launch(ranks)
-    wall, _, peaks = timed([*launch, perfit, "batch", "--manifest", "select.yaml", "--out", out], work, env, True)
+    wall, _, peaks = timed([*launch, perfit, "batch", "--manifest", "select.yaml", "--out", out, "--threads",
+                            str(threads)], work, env, True)
     with open(os.path.join(out, "selection.csv")) as f:
         chosen = {r["set"]: r["hypothesis"] for r in csv.DictReader(f) if r["status"] == "ok"}
     return wall, peaks, chosen

@@ -9,7 +9,9 @@
     against a fit holding every row (`--stream-rows 0`), 2 ranks each: equal bit for bit?
   - series: --paths call paths x 2 metrics (5 x 10^5: 10^6 series) of bench/many_series_bench.py
     imported from Extra-P text, the store opened and listed (`inspect`), and selected with
-    `batch` (`select: {models: [pmnf-search]}`) on 2 ranks and on 1 (--no-1rank: skip it).
+    `batch` (`select: {models: [pmnf-search]}`) on 2 ranks and on 1 (--no-1rank: skip it), one
+    thread per rank (--threads 1, so that ranks_2_vs_1 compares ranks; 1 rank of 2 threads:
+    docs/selection.md "Threads").
     series_1e6_2ranks_s is import + the 2-rank selection (its selection.csv is the summary).
   - csv: a per-step log of --csv-rows rows (10^7 by default, ~300 MB: framework text, gpus,
     batch, step, time) imported with `perfit import` (read in chunks from 64 MiB: docs/stores.md

@@ -8,7 +8,8 @@ c0 + c1 * p^(a/b) * log2(p)^j with (a/b, j) drawn from Extra-P's default buildin
 (a/b in 1/2 .. 3, j in 0..2, not both 0), c0 in [1, 10], c1 such that the term is 10-90% of the
 time at p = 32, times log-normal noise (2% by default).
 
-Measured: wall time end to end (perfit: import + batch select + the selection store of every
+Measured: wall time end to end (perfit on 1 rank with its default threads and with one thread, and
+on 2 ranks: import + batch select + the selection store of every
 winner + summary, the best of --repeat runs since a run of 1-2 s is exposed to the machine's
 slow spells far more than Extra-P's minute; Extra-P: its whole run, once), the
 share of call paths where both choose the same hypothesis, and how often each finds the true
@@ -22,8 +23,9 @@ measured (reported as -).
 
 usage: extrap_compare.py --perfit PATH [--paths 10000] [--params 1|2] [--noise 0.02] [--seed 1]
                          [--work DIR] [--peer DIR] [--no-extrap] [--repeat 3]
-Last line: speedup_vs_extrap=<Extra-P wall / perfit wall, 1 rank> ranks_2_vs_1=<perfit 2 ranks /
-1 rank> agree=<same hypothesis share> true_rate_perfit=<share> true_rate_extrap=<share>
+Last line: speedup_vs_extrap=<Extra-P wall / perfit wall, 1 rank with its default threads (one per
+CPU: Extra-P runs on one)> speedup_1_thread=<the same with perfit on 1 rank, --threads 1>
+ranks_2_vs_1=<perfit 2 ranks / 1 rank of 1 thread> agree=<same hypothesis share> true_rate_perfit=<share> true_rate_extrap=<share>
 coef_agree=<of the paths with the same hypothesis, the share whose c0 and c1 agree to 1e-6>
 """
 import csv
@@ -123,7 +125,8 @@ def extrap_coefficients(s):
     return float(m.group(1)), float(m.group(2)) if m.group(2) else 0.0
 
 
-def run_perfit(args, work, ranks):
+def run_perfit(args, work, ranks, threads=0):
+    """One import + batch; threads: per rank (0: perfit's default, one per CPU the rank may use)."""
     env, launch = harness.ENV, harness.launch(ranks)
     store, out = os.path.join(work, f"x{ranks}.h5"), os.path.join(work, f"sel{ranks}")
     if os.path.exists(store):
@@ -136,7 +139,8 @@ def run_perfit(args, work, ranks):
     t0 = time.perf_counter()
     subprocess.run([args.perfit, "import", "paths.txt", "--format", "extrap", "--out", store, "--set", "/x"],
                    cwd=work, check=True, stdout=subprocess.DEVNULL)
-    r = subprocess.run([*launch, args.perfit, "batch", "--manifest", manifest, "--out", out],
+    r = subprocess.run([*launch, args.perfit, "batch", "--manifest", manifest, "--out", out,
+                        "--threads", str(threads)],
                        cwd=work, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if r.returncode != 0:
@@ -191,17 +195,21 @@ def main():
     names = [f"r{k}" for k in range(args.paths)]
     # The best of --repeat runs each (a fresh import + batch every time): a run of 1-2 s is
     # exposed to this machine's slow spells far more than Extra-P's minute.
-    walls1, walls2 = [], []
+    walls, walls1, walls2 = [], [], []
     for _ in range(args.repeat):
         w, ours, our_coef = run_perfit(args, work, 1)
+        walls.append(w)
+        w, ours1, _ = run_perfit(args, work, 1, threads=1)
         walls1.append(w)
         w, ours2, _ = run_perfit(args, work, 2)
         walls2.append(w)
-    p1, p2 = min(walls1), min(walls2)
+    p, p1, p2 = min(walls), min(walls1), min(walls2)
     close = lambda a, b: a is not None and b is not None and abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12)
     same_choice = (lambda a, b: a == b) if args.params == 1 else close
     if any(not same_choice(ours2.get(n), ours.get(n)) for n in names):
         sys.exit("perfit at 2 ranks chose other hypotheses than at 1 rank")
+    if any(not same_choice(ours1.get(n), ours.get(n)) for n in names):
+        sys.exit("perfit with 1 thread chose other hypotheses than with its default threads")
     if truth:
         rate = lambda shapes: sum(shapes.get(n) == (e, j) for n, (e, j) in zip(names, truth)) / len(names)
         rate_text = lambda shapes: f"{rate(shapes):.4f}"
@@ -209,12 +217,14 @@ def main():
         rate_text = lambda shapes: "-"
     grid = f"points {POINTS}" if args.params == 1 else f"points p {POINTS} x n {N_POINTS}"
     print(f"{args.paths} call paths, {grid}, 5 repetitions, {100 * args.noise:g}% noise")
-    print(f"perfit import + batch select (pmnf-search{'' if args.params == 1 else ':p+n'}): {p1:.2f} s (1 rank), "
-          f"{p2:.2f} s (2 ranks), the best of {' '.join(f'{w:.2f}' for w in walls1)} and "
+    print(f"perfit import + batch select (pmnf-search{'' if args.params == 1 else ':p+n'}): {p:.2f} s (1 rank, "
+          f"its default threads: {os.cpu_count()} CPUs here), {p1:.2f} s (1 rank, --threads 1), {p2:.2f} s (2 ranks), "
+          f"the best of {' '.join(f'{w:.2f}' for w in walls)}, {' '.join(f'{w:.2f}' for w in walls1)} and "
           f"{' '.join(f'{w:.2f}' for w in walls2)}; true hypothesis {rate_text(ours)}")
     have_peer = not args.no_extrap and os.path.isdir(os.path.join(args.peer, "extrap"))
     if not have_peer:
-        print(f"speedup_vs_extrap=- ranks_2_vs_1={p2 / p1:.2f} agree=- true_rate_perfit={rate_text(ours)} true_rate_extrap=-")
+        print(f"speedup_vs_extrap=- speedup_1_thread=- ranks_2_vs_1={p2 / p1:.2f} agree=- "
+              f"true_rate_perfit={rate_text(ours)} true_rate_extrap=-")
         return
     e1, theirs, their_coef = run_extrap(args.peer, work, args.params)
     agree = sum(same_choice(ours.get(n), theirs.get(n)) for n in names) / len(names)
@@ -223,7 +233,7 @@ def main():
     coef_agree = sum(all(close(x, y) for x, y in zip(our_coef[n], their_coef[n])) for n in same) / max(len(same), 1)
     print(f"Extra-P 4.2.5 --text: {e1:.2f} s; true hypothesis {rate_text(theirs)}; same hypothesis as perfit "
           f"{100 * agree:.2f}%")
-    print(f"speedup_vs_extrap={e1 / p1:.2f} ranks_2_vs_1={p2 / p1:.2f} agree={agree:.4f} "
+    print(f"speedup_vs_extrap={e1 / p:.2f} speedup_1_thread={e1 / p1:.2f} ranks_2_vs_1={p2 / p1:.2f} agree={agree:.4f} "
           f"true_rate_perfit={rate_text(ours)} true_rate_extrap={rate_text(theirs)}"
           + (f" coef_agree={coef_agree:.4f}" if args.params == 1 else ""))
 

@@ -49,6 +49,7 @@ constexpr int kBatchFailedBase = 100;
 struct BatchArgs {
   std::string manifest, out;
   bool resume = false, force = false, json = false;
+  unsigned threads = 0;  // per rank, for the select: entries' sets (0: the rank's CPUs)
   mpi::MpiEnvironment* env = nullptr;
 };
 
@@ -333,7 +334,8 @@ int run_batch(BatchArgs& a) {
   batch::run_schedule(world, s.manifest.ranks_per_fit, s.order, hooks);
   // Then the select: entries (after a signal none starts: they are written as pending).
   std::optional<select::SelectionLedger> chosen;
-  if (!s.selections->empty()) chosen = s.selections->run(a.out, s.reuse_selections, world);
+  if (!s.selections->empty())
+    chosen = s.selections->run(a.out, s.reuse_selections, a.threads, world);
   int code = rank == 0
                  ? report(a, *s.summary, chosen ? &*chosen : nullptr, stop.load() || interrupted())
                  : 0;
@@ -354,6 +356,11 @@ const OptionTable<BatchArgs>& batch_options() {
           &A::force,
           "start over in a directory that holds a batch, or continue one whose manifest changed"),
       json_option<A>(&A::json, "summary.json on stdout instead of the table"),
+      whole_option<A>("threads", &A::threads, 0, 1024,
+                      "threads per rank selecting the select: entries' sets side by side, one set "
+                      "each (0: one per CPU the rank may use, shared with the node's other ranks; "
+                      "the answers are the same for any count). A fit's own threads are its "
+                      "threads option"),
   };
   return t;
 }

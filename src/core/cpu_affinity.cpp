@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace perfit {
 
 bool unbind_this_thread() {
@@ -14,6 +16,24 @@ bool unbind_this_thread() {
   for (long c = 0; c < configured && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &every);
   // The kernel intersects the mask with the cpuset (Slurm's cgroup): CPUs outside it are dropped.
   return ::pthread_setaffinity_np(::pthread_self(), sizeof every, &every) == 0;
+}
+
+cpu_set_t this_thread_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::pthread_getaffinity_np(::pthread_self(), sizeof set, &set) != 0) CPU_ZERO(&set);
+  return set;
+}
+
+unsigned fair_cpu_share(const cpu_set_t& mine, const std::vector<cpu_set_t>& node) {
+  unsigned sharing = 0;
+  for (const auto& other : node) {
+    cpu_set_t both;
+    CPU_AND(&both, &mine, &other);
+    if (CPU_COUNT(&both) > 0) ++sharing;
+  }
+  const unsigned cpus = static_cast<unsigned>(CPU_COUNT(&mine));
+  return std::max(1u, cpus / std::max(1u, sharing));
 }
 
 }  // namespace perfit

@@ -7,7 +7,10 @@
 namespace perfit {
 
 namespace {
-volatile sig_atomic_t g_signal = 0;
+// An atomic, not a volatile sig_atomic_t: the flag is read by every thread (a rank's threads
+// selecting sets check it before each), and a lock-free atomic is safe in a handler too.
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<int> g_graceful{0};
 void (*g_cleanup)() = nullptr;
 
@@ -22,7 +25,8 @@ extern "C" void on_signal(int sig) {
     ::raise(sig);
     return;
   }
-  if (g_signal == 0) g_signal = sig;
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
 }
 }  // namespace
 
@@ -34,8 +38,8 @@ void install_interrupt_handlers(void (*cleanup)()) {
   for (const int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &sa, nullptr);
 }
 
-int interrupt_signal() { return g_signal; }
-bool interrupted() { return g_signal != 0; }
+int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
+bool interrupted() { return g_signal.load(std::memory_order_relaxed) != 0; }
 
 GracefulScope::GracefulScope() { ++g_graceful; }
 GracefulScope::~GracefulScope() { --g_graceful; }

@@ -139,7 +139,8 @@ const OptionTable<RunConfig>& run_config_option_table() {
             "random seed; same seed, options and data give the same result"),
         whole_option<S>(
             "threads", [](S & c) -> auto& { return c.threads; }, 1, 1024,
-            "evaluator threads per process"),
+            "evaluator threads per process (rows split among them); with a glob of sets "
+            "(select --set GLOB), threads per rank selecting sets side by side"),
         whole_option<S>(
             "progress_every", [](S & c) -> auto& { return c.progress_every; }, 0, 1000000000,
             "generations between progress lines (0: none)"),

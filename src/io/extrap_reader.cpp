@@ -14,14 +14,29 @@ namespace {
 
 constexpr std::string_view kBlank = " \t\r";
 
-// The whitespace-separated words of `text`, as views into it.
+constexpr bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Calls each(word) for the whitespace-separated words of `text` (views into it), in order;
+// returns how many. A loop of its own: find_first_of over kBlank was 15% of an import's reading.
+template <class Each>
+std::size_t for_each_word(std::string_view text, Each&& each) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (blank(text[i])) {
+      ++i;
+      continue;
+    }
+    const std::size_t at = i;
+    while (i < text.size() && !blank(text[i])) ++i;
+    each(text.substr(at, i - at));
+    ++n;
+  }
+  return n;
+}
+
 std::vector<std::string_view> words(std::string_view text) {
   std::vector<std::string_view> out;
-  for (std::size_t at = text.find_first_not_of(kBlank); at != std::string_view::npos;) {
-    const std::size_t end = std::min(text.find_first_of(kBlank, at), text.size());
-    out.push_back(text.substr(at, end - at));
-    at = text.find_first_not_of(kBlank, end);
-  }
+  for_each_word(text, [&](std::string_view w) { out.push_back(w); });
   return out;
 }
 
@@ -109,15 +124,14 @@ struct Reader {
       fail("more DATA lines (" + std::to_string(next_point + 1) + ") than POINTS (" +
            std::to_string(points.size()) + ")");
     }
-    const std::vector<std::string_view> values = words(text);
-    if (values.empty()) fail("DATA without values");
     auto& cols = current().table.columns();
-    for (const auto w : values) {
+    const std::size_t values = for_each_word(text, [&](std::string_view w) {
       const double v = number(w);
       for (std::size_t k = 0; k < params.size(); ++k)
         cols[k].f64().push_back(points[next_point][k]);
       cols[params.size()].f64().push_back(v);
-    }
+    });
+    if (values == 0) fail("DATA without values");
     ++next_point;
   }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "deflated_chunks.hpp"
 #include "h5_attributes.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
@@ -165,6 +166,12 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
                             std::size_t chunk_rows, const std::string& where) {
   H5Datatype t(h5_check(H5Dget_type(dset), where));
   const std::size_t width = H5Tget_size(t.get());
+  hsize_t extent = 0;  // the dataset's rows, when its chunks can be deflated on threads
+  const bool direct = chunk_rows > 0 && deflate_only(dset, chunk_rows);
+  if (direct) {
+    H5Dataspace space(h5_check(H5Dget_space(dset), where));
+    h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
+  }
   // In blocks: 10^5 rows of 2 KB texts would be a 200 MB buffer at once.
   const std::size_t block = 8 * std::max<std::size_t>(chunk_rows, 1);
   std::vector<char> buf;
@@ -178,10 +185,16 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
                         std::to_string(width) + " wide");
       std::memcpy(buf.data() + i * width, v.data(), v.size());
     }
+    const std::size_t start = offset + at;
+    if (direct && start % chunk_rows == 0 &&
+        (n_block % chunk_rows == 0 || start + n_block == extent)) {
+      write_deflated_rows(dset, buf.data(), n_block, width, start, chunk_rows, where);
+      continue;
+    }
     H5Dataspace fspace(h5_check(H5Dget_space(dset), where));
-    const hsize_t start = offset + at, count = n_block;
+    const hsize_t first = start, count = n_block;
     h5_check_status(
-        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), where);
+        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr), where);
     H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), where));
     h5_check_status(H5Dwrite(dset, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()),
                     where);

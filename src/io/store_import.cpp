@@ -289,11 +289,12 @@ std::size_t check_values(data::MeasurementTable& t, const ImportOptions& o,
 
 // An Extra-P file's sets are written as they are read, a block at a time, each block its own
 // packs: memory holds one block whatever the number of call paths (10^6 call paths read whole
-// took 3.4 GB and 26 s, in blocks 0.4 GB and 14 s).
+// took 3.4 GB and 26 s, in blocks 0.4 GB and 14 s). The first blocks are smaller (4,096 sets,
+// doubling up to 65,536), so that a file of 10^4 call paths is written while it is read too.
 constexpr std::size_t kBlockRows = std::size_t{1} << 21;
-std::size_t block_sets() {
-  const double hook = test_hook(kImportBlockSets);
-  return hook > 0 ? static_cast<std::size_t>(hook) : std::size_t{1} << 16;
+std::size_t block_sets(std::size_t written, double hook) {
+  if (hook > 0) return static_cast<std::size_t>(hook);
+  return std::size_t{1} << std::min<std::size_t>(12 + written, 16);
 }
 
 // The store's path of one region x metric, and its attributes.
@@ -327,8 +328,8 @@ ImportSummary import_extrap(const ImportOptions& o) {
     std::set<std::string> seen;
     using Block = std::vector<std::pair<std::string, data::MeasurementTable>>;
     Block block;
-    std::size_t block_rows = 0;
-    const std::size_t most_sets = block_sets();
+    std::size_t block_rows = 0, blocks = 0;
+    const double hook = test_hook(kImportBlockSets);
     // Each block written on a thread of its own while the next one is read: packing and
     // compressing were two thirds of an import of 10^6 call paths, reading the text the rest.
     // One block in flight: the next waits for it (and rethrows its error); an error while
@@ -343,6 +344,7 @@ ImportSummary import_extrap(const ImportOptions& o) {
       });
       block = Block();
       block_rows = 0;
+      ++blocks;
     };
     for_each_extrap_set(o.csv, [&](ExtrapSet&& x) {
       const std::string path = extrap_set(o, x);
@@ -358,7 +360,7 @@ ImportSummary import_extrap(const ImportOptions& o) {
       s.sets.push_back(path);
       block_rows += x.table.rows();
       block.emplace_back(path, std::move(x.table));
-      if (block.size() >= most_sets || block_rows >= kBlockRows) write_block();
+      if (block.size() >= block_sets(blocks, hook) || block_rows >= kBlockRows) write_block();
     });
     write_block();
     writing.get();

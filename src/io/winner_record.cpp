@@ -111,6 +111,7 @@ data::MeasurementTable take(std::vector<Field>& fields) {
 
 std::string winner_record(const ResultFile& r) {
   data::WireWriter out;
+  out.reserve(4096);  // a winner's record is 2-3 KB (its run configuration most of it)
   out.count(kRecordVersion);
   out.count(result_attribute_count());  // result_attributes(r), without building the map
   each_result_attribute(r, [&](const std::string& key, const auto& v) {

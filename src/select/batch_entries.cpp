@@ -95,10 +95,11 @@ void BatchSelections::check_outputs(const std::string& dir) const {
 }
 
 std::optional<SelectionLedger> BatchSelections::run(const std::string& dir, bool resume,
-                                                    MPI_Comm world) const {
+                                                    unsigned threads, MPI_Comm world) const {
   SelectManyRun r;
   r.out = dir;
   r.resume = resume;
+  r.threads = threads;
   r.about = {{"manifest", manifest_}};
   for (const auto& t : plan_.tasks)
     r.units.push_back({&args_[t.entry], &plan_.entries[t.entry].cfg, t.set});

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/interrupt.hpp"
 #include "perfit/core/test_hooks.hpp"
+#include "perfit/core/worker_pool.hpp"
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/data/wire.hpp"
 #include "perfit/fit/engine.hpp"
@@ -30,6 +32,7 @@
 #include "perfit/io/winner_record.hpp"
 #include "perfit/mpi/communicator.hpp"
 #include "perfit/mpi/idle_wait.hpp"
+#include "perfit/mpi/rank_cpus.hpp"
 #include "perfit/select/naive.hpp"
 #include "perfit/select/row_text.hpp"
 #include "perfit/select/running_ledger.hpp"
@@ -105,49 +108,61 @@ void add_extrap_origin(Row& row, const data::Attributes& a) {
   row["metric"] = metric == a.end() ? std::string() : data::attribute_text(metric->second);
 }
 
-// One chunk's rows, each set selected on its own; sets not started before an interrupt are
-// left out (they stay pending). On the wire: how many, then for each its unit, its row's text
-// (select/row_text.hpp: rendered here, so that rank 0 only copies it into the files) and its
-// winner's record (empty for an error).
-std::string select_chunk(const SelectManyRun& run, const std::vector<std::size_t>& chunk) {
+// One set's row text (select/row_text.hpp: rendered here, so that rank 0 only copies it into
+// the files) and its winner's record (empty for an error).
+struct SetOutcome {
+  bool started = false;
+  std::string row, record;
+};
+
+SetOutcome select_unit(const SelectUnit& u) {
+  Row row;
+  std::string record;
+  try {
+    const fit::RunConfig cfg = u.config();
+    const Selection sel = select_set(
+        *u.args, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
+    const io::ResultFile result = winner_result(*u.args, sel, cfg);
+    row = ok_row(u.set, sel, result);
+    record = io::winner_record(result);  // to rank 0, for the selection store
+    add_extrap_origin(row, sel.set.rows->attributes());
+    if (u.args->result_files) row["result_file"] = write_result_file_of(u, result);
+  } catch (const MpiError&) {
+    throw;
+  } catch (const Error& e) {
+    row = {{"set", u.set}, {"status", "error"}, {"message", e.what()}};
+    try {
+      add_extrap_origin(row, io::open_store(u.cfg->data)->info(u.set).attributes);
+    } catch (const Error&) {  // the error row already says why the set could not be read
+    }
+  }
+  return {true, render_row(row), std::move(record)};
+}
+
+// One chunk's rows, its sets selected side by side on the rank's threads, each on its own;
+// sets not started before an interrupt are left out (they stay pending). On the wire: how
+// many, then for each its unit, its row's text and its winner's record, in the chunk's order
+// whatever thread selected it.
+std::string select_chunk(const SelectManyRun& run, WorkerPool& threads,
+                         const std::vector<std::size_t>& chunk) {
   if (const double ms = test_hook(kSelectChunkDelayMs); ms > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
   }
-  std::vector<std::size_t> units;
-  std::vector<std::string> rows, records;
-  for (const std::size_t i : chunk) {
-    if (interrupted()) break;
-    const SelectUnit& u = run.units[i];
-    Row row;
-    std::string record;
-    try {
-      const fit::RunConfig cfg = u.config();
-      const Selection sel = select_set(
-          *u.args, cfg, [](const std::function<void()>& fn) { fn(); }, MPI_COMM_NULL);
-      const io::ResultFile result = winner_result(*u.args, sel, cfg);
-      row = ok_row(u.set, sel, result);
-      record = io::winner_record(result);  // to rank 0, for the selection store
-      add_extrap_origin(row, sel.set.rows->attributes());
-      if (u.args->result_files) row["result_file"] = write_result_file_of(u, result);
-    } catch (const MpiError&) {
-      throw;
-    } catch (const Error& e) {
-      row = {{"set", u.set}, {"status", "error"}, {"message", e.what()}};
-      try {
-        add_extrap_origin(row, io::open_store(u.cfg->data)->info(u.set).attributes);
-      } catch (const Error&) {  // the error row already says why the set could not be read
-      }
-    }
-    units.push_back(i);
-    rows.push_back(render_row(row));
-    records.push_back(std::move(record));
-  }
+  std::vector<SetOutcome> done(chunk.size());
+  threads.for_each(chunk.size(), [&](std::size_t k) {
+    if (!interrupted()) done[k] = select_unit(run.units[chunk[k]]);
+  });
   data::WireWriter out;
-  out.count(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    out.count(units[k]);
-    out.text(rows[k]);
-    out.text(records[k]);
+  std::size_t bytes = 8;
+  for (const auto& o : done) bytes += 24 + o.row.size() + o.record.size();
+  out.reserve(bytes);  // the chunk's texts copied once, not again at each doubling
+  out.count(static_cast<std::size_t>(
+      std::count_if(done.begin(), done.end(), [](const SetOutcome& o) { return o.started; })));
+  for (std::size_t k = 0; k < chunk.size(); ++k) {
+    if (!done[k].started) continue;
+    out.count(chunk[k]);
+    out.text(done[k].row);
+    out.text(done[k].record);
   }
   return out.take();
 }
@@ -326,8 +341,11 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     running.emplace(*ledger, run.out, every, run.units.size(),
                     [&](std::size_t rows) { progress->finished(rows, *ledger); });
   }
+  WorkerPool threads(run.threads > 0 ? run.threads : mpi::rank_cpus(world));
+  if (rank == 0 && threads.threads() > 1)
+    spdlog::info("select: {} threads per rank select sets side by side", threads.threads());
   batch::ScheduleHooks hooks;
-  hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, chunks[c]); };
+  hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, threads, chunks[c]); };
   hooks.finished = [&](std::size_t, const std::string& bytes) { running->finished(bytes); };
   hooks.flush = [&] { running->flush(); };  // a signal still writes every finished set (finish)
   hooks.stop_requested = [] { return interrupted(); };
@@ -342,6 +360,7 @@ int run_select_many(const SelectArgs& a, const fit::RunConfig& cfg) {
   base.out = (fs::path(cfg.out.empty() ? "." : cfg.out) / "selection.h5").string();
   SelectManyRun run;
   run.out = cfg.out;
+  run.threads = cfg.threads;  // with a glob: sets side by side (each set's fit: the same count)
   run.about = {{"data", cfg.data}, {"sets", cfg.set}, {"criterion", to_string(a.criterion)}};
   a.agreed([&] {
     if (a.result_files && cfg.out.empty()) {

@@ -481,6 +481,18 @@ def test_a_batch_select_entry_writes_one_selection_store(sel_store):
     expect(["batch", "--manifest", "both.yaml", "--out", "selbad"], 2, "both 'models' and 'select' are given")
 
 
+def write_regions(name, regions, exponent, repetitions):
+    """An Extra-P text file of `regions` call paths r0.. at p = 2..32: 1 + k%7 + c * p^exponent(k),
+    one DATA value per factor in `repetitions`."""
+    with open(os.path.join(work, name), "w") as f:
+        f.write("PARAMETER p\nPOINTS 2 4 8 16 32\n")
+        for k in range(regions):
+            f.write(f"REGION r{k}\nMETRIC time\n")
+            for p in [2, 4, 8, 16, 32]:
+                t = 1 + (k % 7) + 0.01 * (1 + k % 5) * p ** exponent(k)
+                f.write("DATA " + " ".join(f"{t * r:.6f}" for r in repetitions) + "\n")
+
+
 # ---- a batch select: entry stopped by SIGTERM, then resumed: the uninterrupted choice ----
 def test_a_stopped_batch_selection_resumes_to_the_same_choice():
     import csv
@@ -489,13 +501,7 @@ def test_a_stopped_batch_selection_resumes_to_the_same_choice():
     # Enough sets that the selection outlasts the test's reaction to the start line by seconds
     # (at ~1 ms a set and 2 ranks, ~2 s), even when the test process waits for a core.
     regions = 4000
-    with open(os.path.join(work, "sigsel.txt"), "w") as f:
-        f.write("PARAMETER p\nPOINTS 2 4 8 16 32\n")
-        for k in range(regions):
-            f.write(f"REGION r{k}\nMETRIC time\n")
-            for p in [2, 4, 8, 16, 32]:
-                t = 1 + (k % 7) + 0.01 * (1 + k % 5) * p ** (1 + k % 3)
-                f.write(f"DATA {t * 1.01:.6f} {t * 0.99:.6f}\n")
+    write_regions("sigsel.txt", regions, lambda k: 1 + k % 3, [1.01, 0.99])
     expect(["import", "sigsel.txt", "--format", "extrap", "--out", "sigsel.h5", "--set", "/m"], 0)
     with open(os.path.join(work, "sigsel.yaml"), "w") as f:
         f.write("data: sigsel.h5\nfits:\n  - sets: ['/m/*/time']\n    select: {models: [pmnf-search]}\n")
@@ -521,6 +527,60 @@ def test_a_stopped_batch_selection_resumes_to_the_same_choice():
         failures.append(f"resume: expected {ok} sets kept\n{r.stderr[-1500:]}")
     if table("sigsel_cut") != table("sigsel_full"):
         failures.append("the resumed selection differs from the uninterrupted one")
+
+
+# ---- a rank's threads select sets side by side: the same rows and winners as one thread ----
+def test_threads_select_sets_side_by_side_with_the_same_answers(sel_store):
+    """batch --threads and select --set GLOB --threads: the same selection.csv, selection.json and
+    selection store as one thread, bit for bit (but the run's own timings), failing sets included."""
+    import csv
+    regions = 300
+    write_regions("thr.txt", regions, lambda k: 0.5 + k % 4, [1.01, 0.99, 1.0])
+    expect(["import", "thr.txt", "--format", "extrap", "--out", "thr.h5", "--set", "/m"], 0)
+    expect(["import", "two.txt", "--format", "extrap", "--out", "thr.h5", "--set", "/t"], 0)  # an error row
+    with open(os.path.join(work, "thr.yaml"), "w") as f:
+        f.write("data: thr.h5\nfits:\n  - sets: ['/*/*/time']\n    select: {models: [pmnf-search, amdahl]}\n")
+    outs = {}
+    for threads in (1, 3):
+        out = f"thr_batch{threads}"
+        r = expect(["batch", "--manifest", "thr.yaml", "--out", out, "--threads", str(threads), "--log-level", "info"],
+                   101, f"selection: {regions + 1} set(s), {regions} ok, 1 error")  # 100 + 1 failed
+        if (threads > 1) != ("3 threads per rank select sets side by side" in r.stderr):
+            failures.append(f"batch --threads {threads}: the log says\n{r.stderr[-800:]}")
+        outs[out] = out
+    for threads in (1, 2):
+        out = f"thr_glob{threads}"
+        expect(["select", "--data", "thr.h5", "--set", "/*/*/time", "--models", "pmnf-search,amdahl", "--out", out,
+                "--threads", str(threads)], 0, f"{regions + 1} set(s), {regions} ok, 1 error")
+        outs[out] = out
+
+    def files(out):
+        with open(os.path.join(work, out, "selection.csv")) as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(work, out, "selection.json")) as f:
+            doc = json.load(f)
+        store = {}
+        with h5py.File(os.path.join(work, out, "selection.h5"), "r") as h:
+            def keep(name, obj):  # the run's own timings and its output path aside
+                last = name.split("/")[-1]
+                if isinstance(obj, h5py.Dataset) and not last.endswith("seconds") and last not in ("created_utc",
+                                                                                                   "peak_rss_mib"):
+                    v = obj[()]
+                    v = v.tolist() if hasattr(v, "tolist") else v  # text: bytes each; NaN: by its repr below
+                    store[name] = repr(v).replace(out, "OUT")
+            h.visititems(keep)
+        return rows, doc["rows"], store
+
+    for one, many in (("thr_batch1", "thr_batch3"), ("thr_glob1", "thr_glob2")):
+        a, b = files(one), files(many)
+        for what, x, y in zip(("selection.csv", "selection.json's rows", "selection.h5"), a, b):
+            if what == "selection.h5" and one == "thr_glob1":  # the config as run holds its --threads
+                x = {k: v for k, v in x.items() if not k.endswith("config_yaml")}
+                y = {k: v for k, v in y.items() if not k.endswith("config_yaml")}
+            if x != y:
+                failures.append(f"{what}: {many} differs from {one}")
+    if len(files("thr_batch1")[0]) != regions + 1:
+        failures.append("thr_batch1: not one row per set")
 
 
 # ---- what an Extra-P user reads back: their call paths' own names, the hypothesis by its terms ----

@@ -44,4 +44,35 @@ TEST(CpuAffinity, AThreadBoundToOneCoreGetsEveryAllowedCpuBack) {
   EXPECT_GE(after, allowed);
 }
 
+namespace {
+
+cpu_set_t cpus(std::initializer_list<int> ids) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int id : ids) CPU_SET(id, &set);
+  return set;
+}
+
+}  // namespace
+
+TEST(CpuAffinity, RanksBoundToTheirOwnCoresKeepThemAll) {
+  const std::vector<cpu_set_t> node = {cpus({0, 1, 2, 3}), cpus({4, 5, 6, 7})};
+  EXPECT_EQ(fair_cpu_share(node[0], node), 4u);
+  EXPECT_EQ(fair_cpu_share(cpus({0}), {cpus({0}), cpus({1})}), 1u);
+}
+
+TEST(CpuAffinity, UnboundRanksShareTheNodesCpus) {
+  const cpu_set_t all = cpus({0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(fair_cpu_share(all, {all, all}), 4u);
+  EXPECT_EQ(fair_cpu_share(all, {all, all, all}), 2u);
+  EXPECT_EQ(fair_cpu_share(cpus({0, 1}), {cpus({0, 1}), cpus({0, 1}), cpus({0, 1}), cpus({0, 1})}),
+            1u);  // four ranks on two cores (oversubscribed): one thread each, never zero
+}
+
+TEST(CpuAffinity, ASingleProcessUsesEveryCpuItMay) {
+  const cpu_set_t mine = this_thread_cpus();
+  EXPECT_GT(CPU_COUNT(&mine), 0);
+  EXPECT_EQ(fair_cpu_share(mine, {mine}), static_cast<unsigned>(CPU_COUNT(&mine)));
+}
+
 }  // namespace perfit

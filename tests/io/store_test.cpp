@@ -7,6 +7,7 @@
 
 #include "perfit/core/error.hpp"
 #include "perfit/data/checksum.hpp"
+#include "perfit/io/group_writer.hpp"
 #include "perfit/io/store_format.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
@@ -86,6 +87,35 @@ TEST(Store, PlainGroupsOfManyRowsKeepTextExactlyAsFixedLengthStrings) {
   EXPECT_EQ(back.column("time_s").f64(), t.column("time_s").f64());
   EXPECT_EQ(r.read_group("/winners", {9000, 9003}).column("yaml").str(),
             (std::vector<std::string>(text.begin() + 9000, text.begin() + 9003)));
+}
+
+// A streamed group's text columns, whole chunks deflated on threads and written as they are:
+// blocks that start and end on chunks, one that ends inside a chunk, one that starts inside one
+// (both through HDF5's own filter) and the last, whose last chunk is partial. Read back through
+// HDF5's filter: every value as written.
+TEST(Store, StreamedTextDeflatedOnThreadsReadsBackThroughHdf5sFilter) {
+  TempDir dir;
+  const auto path = dir.file("s.h5");
+  const std::size_t rows = kChunkThresholdRows + 1808;  // 10,000: the last chunk holds 784 rows
+  std::vector<std::string> text(rows);
+  for (std::size_t i = 0; i < rows; ++i)
+    text[i] = "set: /x/r" + std::to_string(i) + "\n" + std::string(i % 97, 'y');
+  {
+    StoreWriter w(path);
+    GroupWriter g = w.stream_group("/winners", {{"yaml", data::ColumnType::string, 200}}, rows);
+    for (const auto& [begin, end] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {0, 4096}, {4096, 5000}, {5000, 6144}, {6144, rows}}) {
+      MeasurementTable block;
+      block.add_column(
+          Column("yaml", std::vector<std::string>(text.begin() + begin, text.begin() + end)));
+      g.write(begin, block);
+    }
+    w.close();
+  }
+  const StoreReader r(path);
+  EXPECT_EQ(r.read_group("/winners").column("yaml").str(), text);
+  EXPECT_EQ(r.read_group("/winners", {9990, rows}).column("yaml").str(),
+            (std::vector<std::string>(text.begin() + 9990, text.end())));
 }
 
 TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {

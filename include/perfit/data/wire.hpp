@@ -29,6 +29,7 @@ class WireWriter {
   void attributes(const Attributes& a);
   void table(const MeasurementTable& t);  // columns (name, type, values); no attributes
   std::string take() { return std::move(bytes_); }
+  void reserve(std::size_t bytes) { bytes_.reserve(bytes); }  // when the size is known ahead
 
  private:
   std::string bytes_;

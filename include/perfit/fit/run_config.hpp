@@ -30,7 +30,7 @@ struct RunConfig {
   // held-out scales, job/pool_strength.hpp).
   double pool_strength = std::numeric_limits<double>::quiet_NaN();
   std::string scale;          // the column of workers (lambda: auto, select); "": p or p's column
-  unsigned threads = 1;       // evaluator threads per process
+  unsigned threads = 1;       // evaluator threads per process (select GLOB: sets per rank)
   bool drop_invalid = false;  // drop rows with NaN/inf in a column the fit reads
   bool compress = true;       // evaluate each distinct configuration once when it pays
   std::size_t stream_rows = std::size_t{1} << 20;  // larger shares: compressed as they are read

@@ -27,8 +27,10 @@ class BatchSelections {
   nlohmann::ordered_json fingerprint() const;
   // World rank 0, before any work. Throws: ConfigError / IoError naming the file.
   void check_outputs(const std::string& dir) const;
-  // Collective over world (MPI_COMM_NULL: serial); the ledger on world rank 0.
-  std::optional<SelectionLedger> run(const std::string& dir, bool resume, MPI_Comm world) const;
+  // Collective over world (MPI_COMM_NULL: serial); the ledger on world rank 0. threads: per
+  // rank, as SelectManyRun's.
+  std::optional<SelectionLedger> run(const std::string& dir, bool resume, unsigned threads,
+                                     MPI_Comm world) const;
 
  private:
   batch::SelectPlan plan_;

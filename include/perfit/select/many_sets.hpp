@@ -1,8 +1,9 @@
 // A selection over many sets in one job (Extra-P's daily job: a model per call path x metric):
 // `perfit select --set GLOB` and the `select:` entries of a batch manifest. The sets go out in
-// chunks to the ranks as they ask (batch/scheduler), each rank selects its chunk serially and
-// fits the winners on every row, and world rank 0 keeps one summary row and the winner of each
-// set (SelectionLedger), written to DIR at most every few seconds and at the end.
+// chunks to the ranks as they ask (batch/scheduler), each rank selects its chunk on its threads
+// (one set per thread at a time) and fits the winners on every row, and world rank 0 keeps one
+// summary row and the winner of each set (SelectionLedger), written to DIR at most every few
+// seconds and at the end.
 #pragma once
 
 #include <optional>
@@ -28,6 +29,10 @@ struct SelectManyRun {
   std::string out;                // DIR ("" : nothing written)
   nlohmann::ordered_json about;   // data, sets, criterion: the top of selection.json
   bool resume = false;            // take the ok rows an earlier run wrote to DIR
+  // Threads per rank selecting sets side by side (0: as many as the rank's CPUs, shared with
+  // the node's other ranks: mpi/rank_cpus.hpp). Each set is selected by one thread as it would
+  // be alone: the answers do not depend on it.
+  unsigned threads = 1;
 };
 
 // Collective over world (MPI_COMM_NULL: serial; else MPI_THREAD_MULTIPLE). Returns the ledger on

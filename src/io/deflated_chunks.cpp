@@ -1,0 +1,77 @@
+#include "deflated_chunks.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "h5_handle.hpp"
+#include "perfit/core/cpu_affinity.hpp"
+#include "perfit/core/error.hpp"
+#include "perfit/core/worker_pool.hpp"
+#include "perfit/io/store_format.hpp"
+
+namespace perfit::io::detail {
+
+bool deflate_only(hid_t dset, std::size_t chunk_rows) {
+  const H5Plist dcpl(h5_check(H5Dget_create_plist(dset), "dataset creation plist"));
+  if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_nfilters(dcpl.get()) != 1) return false;
+  hsize_t chunk = 0;
+  if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk != chunk_rows) return false;
+  unsigned flags = 0;
+  std::size_t n_values = 0;
+  return H5Pget_filter2(dcpl.get(), 0, &flags, &n_values, nullptr, 0, nullptr, nullptr) ==
+         H5Z_FILTER_DEFLATE;
+}
+
+void write_deflated_rows(hid_t dset, const char* rows, std::size_t n, std::size_t row_bytes,
+                         std::size_t first, std::size_t chunk_rows, const std::string& where) {
+  const H5Dataspace space(h5_check(H5Dget_space(dset), where));
+  hsize_t extent = 0;
+  h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
+  if (first % chunk_rows != 0 || (first + n != extent && n % chunk_rows != 0) ||
+      first + n > extent) {
+    throw DataError(where + ": rows [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                    ") do not start and end on chunks of " + std::to_string(chunk_rows) +
+                    " rows (of " + std::to_string(extent) + ")");
+  }
+  const std::size_t chunks = (n + chunk_rows - 1) / chunk_rows;
+  const std::size_t chunk_bytes = chunk_rows * row_bytes;
+  const cpu_set_t cpus = this_thread_cpus();
+  WorkerPool threads(static_cast<unsigned>(
+      std::clamp<std::size_t>(static_cast<std::size_t>(CPU_COUNT(&cpus)), 1, chunks)));
+  // A few chunks per thread at a time: memory stays a few chunks, compressed or not.
+  const std::size_t batch = 4 * threads.threads();
+  std::vector<std::vector<unsigned char>> packed(batch);
+  std::vector<int> status(batch);
+  for (std::size_t c0 = 0; c0 < chunks; c0 += batch) {
+    const std::size_t in_batch = std::min(batch, chunks - c0);
+    threads.for_each(in_batch, [&](std::size_t k) {
+      const std::size_t c = c0 + k;
+      const std::size_t held = std::min(chunk_rows, n - c * chunk_rows);
+      std::vector<unsigned char> whole;  // the last chunk, zero-padded as HDF5 keeps it
+      const unsigned char* src = reinterpret_cast<const unsigned char*>(rows) + c * chunk_bytes;
+      if (held < chunk_rows) {
+        whole.assign(chunk_bytes, 0);
+        std::memcpy(whole.data(), src, held * row_bytes);
+        src = whole.data();
+      }
+      uLongf size = compressBound(static_cast<uLong>(chunk_bytes));
+      packed[k].resize(size);
+      status[k] = compress2(packed[k].data(), &size, src, static_cast<uLong>(chunk_bytes),
+                            static_cast<int>(kDeflateLevel));
+      packed[k].resize(size);
+    });
+    for (std::size_t k = 0; k < in_batch; ++k) {
+      if (status[k] != Z_OK)
+        throw H5Error(where + ": deflating a chunk failed (zlib " + std::to_string(status[k]) +
+                      ")");
+      const hsize_t at = first + (c0 + k) * chunk_rows;
+      h5_check_status(H5Dwrite_chunk(dset, H5P_DEFAULT, 0, &at, packed[k].size(), packed[k].data()),
+                      where);
+    }
+  }
+}
+
+}  // namespace perfit::io::detail
