@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <thread>
 
 namespace perfit {
 
@@ -23,6 +24,19 @@ cpu_set_t this_thread_cpus() {
   CPU_ZERO(&set);
   if (::pthread_getaffinity_np(::pthread_self(), sizeof set, &set) != 0) CPU_ZERO(&set);
   return set;
+}
+
+unsigned unbound_cpus() {
+  static const unsigned n = [] {
+    unsigned count = 1;
+    std::thread probe([&] {  // a thread of its own: the caller keeps its binding
+      const cpu_set_t set = unbind_this_thread() ? this_thread_cpus() : cpu_set_t{};
+      count = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+    });
+    probe.join();
+    return count;
+  }();
+  return n;
 }
 
 unsigned fair_cpu_share(const cpu_set_t& mine, const std::vector<cpu_set_t>& node) {

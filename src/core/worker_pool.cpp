@@ -2,10 +2,12 @@
 
 #include <utility>
 
+#include "perfit/core/cpu_affinity.hpp"
+
 namespace perfit {
 
-WorkerPool::WorkerPool(unsigned threads) {
-  for (unsigned t = 1; t < threads; ++t) team_.emplace_back([this] { serve(); });
+WorkerPool::WorkerPool(unsigned threads, bool unbound) {
+  for (unsigned t = 1; t < threads; ++t) team_.emplace_back([this, unbound] { serve(unbound); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -35,7 +37,8 @@ void WorkerPool::take_indices() {
   }
 }
 
-void WorkerPool::serve() {
+void WorkerPool::serve(bool unbound) {
+  if (unbound) unbind_this_thread();
   unsigned long seen = 0;
   for (;;) {
     {

@@ -38,9 +38,9 @@ void write_deflated_rows(hid_t dset, const char* rows, std::size_t n, std::size_
   }
   const std::size_t chunks = (n + chunk_rows - 1) / chunk_rows;
   const std::size_t chunk_bytes = chunk_rows * row_bytes;
-  const cpu_set_t cpus = this_thread_cpus();
-  WorkerPool threads(static_cast<unsigned>(
-      std::clamp<std::size_t>(static_cast<std::size_t>(CPU_COUNT(&cpus)), 1, chunks)));
+  // Every CPU of the node's cpuset: under mpiexec the caller is bound to one core, and rank 0
+  // writes its selection store while the other ranks wait on theirs.
+  WorkerPool threads(static_cast<unsigned>(std::min<std::size_t>(unbound_cpus(), chunks)), true);
   // A few chunks per thread at a time: memory stays a few chunks, compressed or not.
   const std::size_t batch = 4 * threads.threads();
   std::vector<std::vector<unsigned char>> packed(batch);

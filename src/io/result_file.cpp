@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "perfit/core/error.hpp"
 #include "perfit/core/option_table.hpp"
@@ -142,6 +143,7 @@ data::MeasurementTable params_table(const std::vector<ResultParam>& ps, bool wit
   std::vector<std::string> names;
   std::vector<double> value, lo, hi, past_bound, ci_lo, ci_hi;
   std::vector<std::int64_t> log_scale, at_bound, identifiable, linear;
+  names.reserve(ps.size());
   for (const auto& p : ps) {
     names.push_back(p.name);
     past_bound.push_back(p.past_bound);
@@ -156,18 +158,18 @@ data::MeasurementTable params_table(const std::vector<ResultParam>& ps, bool wit
     ci_hi.push_back(p.ci_hi);
   }
   data::MeasurementTable params;
-  params.add_column(Column("name", names));
-  params.add_column(Column("value", value));
-  params.add_column(Column("lo", lo));
-  params.add_column(Column("hi", hi));
-  params.add_column(Column("log_scale", log_scale));
-  params.add_column(Column("at_bound", at_bound));
-  params.add_column(Column("identifiable", identifiable));
-  params.add_column(Column("linear", linear));
-  params.add_column(Column("past_bound", past_bound));
+  params.add_column(Column("name", std::move(names)));
+  params.add_column(Column("value", std::move(value)));
+  params.add_column(Column("lo", std::move(lo)));
+  params.add_column(Column("hi", std::move(hi)));
+  params.add_column(Column("log_scale", std::move(log_scale)));
+  params.add_column(Column("at_bound", std::move(at_bound)));
+  params.add_column(Column("identifiable", std::move(identifiable)));
+  params.add_column(Column("linear", std::move(linear)));
+  params.add_column(Column("past_bound", std::move(past_bound)));
   if (with_ci) {
-    params.add_column(Column("ci_lo", ci_lo));
-    params.add_column(Column("ci_hi", ci_hi));
+    params.add_column(Column("ci_lo", std::move(ci_lo)));
+    params.add_column(Column("ci_hi", std::move(ci_hi)));
   }
   return params;
 }

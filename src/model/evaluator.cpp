@@ -121,12 +121,16 @@ void Evaluator::for_blocks(const detail::TapeKernel& k,
   std::vector<double> scal;
   k.scalars(pop, scal);
   const std::size_t block = options_.block_rows;
-  detail::Scratch scratch(k.scratch_size(block));
   const std::size_t n_rows = rows();
+  // Fewer rows than a block: scratch for those rows only, its buffers still a whole number of
+  // cache lines apart (aligned: the same path for every row, tape_kernel.hpp). Zeroing a block
+  // of 1,024 rows per buffer to predict a call path's 25 was 1.2% of a selection over 10^4.
+  const std::size_t stride = std::min(block, (n_rows + 7) / 8 * 8);
+  detail::Scratch scratch(k.scratch_size(std::max<std::size_t>(stride, 1)));
   for (std::size_t blk = b0; blk < b1; ++blk) {
     sink.begin = blk * block;
     sink.n = std::min(block, n_rows - sink.begin);
-    k.run(column_ptrs_.data(), column_spans_.data(), sink.begin, sink.n, block, scal.data(),
+    k.run(column_ptrs_.data(), column_spans_.data(), sink.begin, sink.n, stride, scal.data(),
           static_cast<std::size_t>(pop.cols()), scratch.data(), sink);
   }
 }

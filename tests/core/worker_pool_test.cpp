@@ -1,13 +1,17 @@
 #include "perfit/core/worker_pool.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "perfit/core/cpu_affinity.hpp"
 
 namespace perfit {
 
@@ -37,6 +41,37 @@ TEST(WorkerPool, TheWorkIsSharedAmongItsThreads) {
     while (waiting.load() > 0) std::this_thread::yield();
   });
   EXPECT_EQ(who.size(), 2u);
+}
+
+// As rank 0 under mpiexec (bound to one core) writing its store: an unbound pool's threads run
+// on every CPU of the process, the caller stays where it was bound.
+TEST(WorkerPool, AnUnboundPoolsThreadsRunOnEveryCpuOfTheProcess) {
+  const unsigned every = unbound_cpus();
+  ASSERT_GE(every, 1u);
+  std::thread bound([&] {
+    cpu_set_t one = this_thread_cpus();
+    int first = 0;
+    while (!CPU_ISSET(first, &one)) ++first;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ASSERT_EQ(::pthread_setaffinity_np(::pthread_self(), sizeof one, &one), 0);
+    WorkerPool pool(2, true);
+    std::mutex m;
+    std::vector<int> seen;
+    std::atomic<int> waiting{2};
+    pool.for_each(2, [&](std::size_t) {  // both calls at once: one on the caller, one on the team
+      const cpu_set_t mine = this_thread_cpus();
+      {
+        const std::lock_guard<std::mutex> lock(m);
+        seen.push_back(CPU_COUNT(&mine));
+      }
+      --waiting;
+      while (waiting.load() > 0) std::this_thread::yield();
+    });
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, (std::vector<int>{1, static_cast<int>(every)}));
+  });
+  bound.join();
 }
 
 TEST(WorkerPool, OneThreadIsTheCallerAlone) {

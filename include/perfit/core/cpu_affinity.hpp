@@ -18,6 +18,10 @@ bool unbind_this_thread();
 // The CPUs the calling thread may run on (none when the system does not say).
 cpu_set_t this_thread_cpus();
 
+// How many CPUs an unbound thread may run on (unbind_this_thread: the process's cpuset, e.g.
+// Slurm's cgroup), at least 1; found once per process.
+unsigned unbound_cpus();
+
 // How many threads a rank may keep busy beside the other ranks of its node: its CPUs divided
 // among the ranks whose CPUs overlap its own (`node` holds every rank's set, its own among
 // them), at least 1. A rank bound to cores of its own keeps them all; ranks left unbound (an

@@ -15,8 +15,10 @@ namespace perfit {
 class WorkerPool {
  public:
   // threads: the loop's threads, the calling thread among them (0 and 1: the caller alone, no
-  // thread started).
-  explicit WorkerPool(unsigned threads);
+  // thread started). unbound: the started threads may run on every CPU of the process's cpuset
+  // (core/cpu_affinity.hpp), not only on the core mpiexec bound the caller to: for work done
+  // while the node's other ranks wait (rank 0 writing a selection store).
+  explicit WorkerPool(unsigned threads, bool unbound = false);
   ~WorkerPool();  // joins the threads; never throws
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -29,7 +31,7 @@ class WorkerPool {
   void for_each(std::size_t n, const std::function<void(std::size_t)>& work);
 
  private:
-  void serve();  // a team thread's life
+  void serve(bool unbound);  // a team thread's life
   void take_indices();
 
   std::vector<std::thread> team_;
