@@ -14,19 +14,48 @@
 
 namespace perfit::io::detail {
 
-bool deflate_only(hid_t dset, std::size_t chunk_rows) {
+ChunkFilters chunk_filters(hid_t dset, std::size_t chunk_rows) {
   const H5Plist dcpl(h5_check(H5Dget_create_plist(dset), "dataset creation plist"));
-  if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_nfilters(dcpl.get()) != 1) return false;
   hsize_t chunk = 0;
-  if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk != chunk_rows) return false;
-  unsigned flags = 0;
-  std::size_t n_values = 0;
-  return H5Pget_filter2(dcpl.get(), 0, &flags, &n_values, nullptr, 0, nullptr, nullptr) ==
-         H5Z_FILTER_DEFLATE;
+  if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 ||
+      chunk != chunk_rows)
+    return ChunkFilters::none;
+  const auto filter = [&](unsigned k) {
+    unsigned flags = 0;
+    std::size_t n_values = 0;
+    return H5Pget_filter2(dcpl.get(), k, &flags, &n_values, nullptr, 0, nullptr, nullptr);
+  };
+  const H5Datatype type(h5_check(H5Dget_type(dset), "dataset type"));
+  const bool native = H5Tequal(type.get(), H5T_NATIVE_DOUBLE) > 0 ||
+                      H5Tequal(type.get(), H5T_NATIVE_INT64) > 0;  // bytes as in memory
+  switch (H5Pget_nfilters(dcpl.get())) {
+    case 1:
+      return filter(0) == H5Z_FILTER_DEFLATE && H5Tget_class(type.get()) == H5T_STRING
+                 ? ChunkFilters::deflate
+                 : ChunkFilters::none;
+    case 2:
+      return native && filter(0) == H5Z_FILTER_SHUFFLE && filter(1) == H5Z_FILTER_DEFLATE
+                 ? ChunkFilters::shuffle_deflate
+                 : ChunkFilters::none;
+    default:
+      return ChunkFilters::none;
+  }
 }
 
-void write_deflated_rows(hid_t dset, const char* rows, std::size_t n, std::size_t row_bytes,
-                         std::size_t first, std::size_t chunk_rows, const std::string& where) {
+namespace {
+
+// HDF5's shuffle filter: byte b of every element, then byte b+1 of every element, ...
+void shuffle(const unsigned char* in, std::size_t elements, std::size_t size, unsigned char* out) {
+  for (std::size_t b = 0; b < size; ++b) {
+    for (std::size_t e = 0; e < elements; ++e) *out++ = in[e * size + b];
+  }
+}
+
+}  // namespace
+
+void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,
+                         std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
+                         const std::string& where) {
   const H5Dataspace space(h5_check(H5Dget_space(dset), where));
   hsize_t extent = 0;
   h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
@@ -57,6 +86,12 @@ void write_deflated_rows(hid_t dset, const char* rows, std::size_t n, std::size_
         std::memcpy(whole.data(), src, held * row_bytes);
         src = whole.data();
       }
+      std::vector<unsigned char> shuffled;
+      if (filters == ChunkFilters::shuffle_deflate && row_bytes > 1) {
+        shuffled.resize(chunk_bytes);
+        shuffle(src, chunk_rows, row_bytes, shuffled.data());
+        src = shuffled.data();
+      }
       uLongf size = compressBound(static_cast<uLong>(chunk_bytes));
       packed[k].resize(size);
       status[k] = compress2(packed[k].data(), &size, src, static_cast<uLong>(chunk_bytes),
@@ -72,6 +107,26 @@ void write_deflated_rows(hid_t dset, const char* rows, std::size_t n, std::size_
                       where);
     }
   }
+}
+
+bool write_numbers_deflated(hid_t dset, hid_t native, const void* rows, std::size_t n,
+                            std::size_t first, const std::string& where) {
+  const H5Plist dcpl(h5_check(H5Dget_create_plist(dset), where));
+  hsize_t chunk = 0;
+  if (n == 0 || H5Pget_layout(dcpl.get()) != H5D_CHUNKED ||
+      H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0 || first % chunk != 0)
+    return false;
+  const H5Datatype type(h5_check(H5Dget_type(dset), where));
+  if (H5Tequal(type.get(), native) <= 0 ||
+      chunk_filters(dset, chunk) != ChunkFilters::shuffle_deflate)
+    return false;
+  const H5Dataspace space(h5_check(H5Dget_space(dset), where));
+  hsize_t extent = 0;
+  h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
+  if (n % chunk != 0 && first + n != extent) return false;
+  write_deflated_rows(dset, ChunkFilters::shuffle_deflate, static_cast<const char*>(rows), n,
+                      H5Tget_size(type.get()), first, chunk, where);
+  return true;
 }
 
 }  // namespace perfit::io::detail

@@ -12,15 +12,25 @@
 
 namespace perfit::io::detail {
 
-// True when rows of `dset` can go through write_deflated_rows: a 1-D dataset chunked by
-// chunk_rows whose only filter is deflate.
-bool deflate_only(hid_t dset, std::size_t chunk_rows);
+// How a 1-D dataset chunked by chunk_rows is filtered, when write_deflated_rows can write it:
+// deflate alone (fixed-length text) or shuffle then deflate (numbers, stored in the memory's
+// byte order); `none` for anything else (contiguous, another chunk, other filters or types).
+enum class ChunkFilters { none, deflate, shuffle_deflate };
+ChunkFilters chunk_filters(hid_t dset, std::size_t chunk_rows);
 
-// Writes rows [first, first + n) of a deflate_only dataset from `rows` (n rows of `row_bytes`
-// each). first is a multiple of the chunk; the last chunk written may hold fewer rows only when
-// it is the dataset's last (HDF5 keeps a chunk whole: the rest is zeros). Throws: H5Error naming
-// `where`; DataError for rows that do not start or end on a chunk.
-void write_deflated_rows(hid_t dset, const char* rows, std::size_t n, std::size_t row_bytes,
-                         std::size_t first, std::size_t chunk_rows, const std::string& where);
+// Writes rows [first, first + n) of a numeric column through write_deflated_rows when they can
+// go that way (shuffle_deflate, stored as `native`, whole chunks or the dataset's last) and
+// returns true; false, writing nothing, when HDF5's own write must do it.
+bool write_numbers_deflated(hid_t dset, hid_t native, const void* rows, std::size_t n,
+                            std::size_t first, const std::string& where);
+
+// Writes rows [first, first + n) of a dataset whose chunk_filters are not `none` from `rows`
+// (n rows of `row_bytes` each: with shuffle_deflate the element size). first is a multiple of
+// the chunk; the last chunk written may hold fewer rows only when it is the dataset's last
+// (HDF5 keeps a chunk whole: the rest is zeros). Throws: H5Error naming `where`; DataError for
+// rows that do not start or end on a chunk.
+void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,
+                         std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
+                         const std::string& where);
 
 }  // namespace perfit::io::detail

@@ -21,7 +21,7 @@ GroupWriter::GroupWriter(H5Id group, std::vector<GroupColumn> columns, std::size
             ? detail::create_fixed_strings(group_.get(), c.name, c.width, rows_, kPackChunkRows,
                                            where_)
                   .to_id()
-            : detail::create_column(group_.get(), {c.name, c.type}, rows_, kChunkRows, where_)
+            : detail::create_column(group_.get(), {c.name, c.type}, rows_, kGroupChunkRows, where_)
                   .to_id());
   }
 }

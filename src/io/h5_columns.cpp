@@ -137,10 +137,14 @@ void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offse
     h5_check_status(H5Pset_buffer(dxpl.get(), bytes, nullptr, nullptr), w);
     h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), dxpl.get(), ptrs.data()), w);
   } else if (type == ColumnType::int64 && col.type() == ColumnType::int64) {
+    if (write_numbers_deflated(d, H5T_NATIVE_INT64, col.i64().data(), col.size(), offset, w))
+      return;
     h5_check_status(
         H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, col.i64().data()),
         w);
   } else if (type == ColumnType::float64 && col.type() == ColumnType::float64) {
+    if (write_numbers_deflated(d, H5T_NATIVE_DOUBLE, col.f64().data(), col.size(), offset, w))
+      return;
     h5_check_status(
         H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, col.f64().data()),
         w);
@@ -167,7 +171,7 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
   H5Datatype t(h5_check(H5Dget_type(dset), where));
   const std::size_t width = H5Tget_size(t.get());
   hsize_t extent = 0;  // the dataset's rows, when its chunks can be deflated on threads
-  const bool direct = chunk_rows > 0 && deflate_only(dset, chunk_rows);
+  const bool direct = chunk_rows > 0 && chunk_filters(dset, chunk_rows) == ChunkFilters::deflate;
   if (direct) {
     H5Dataspace space(h5_check(H5Dget_space(dset), where));
     h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
@@ -188,7 +192,8 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
     const std::size_t start = offset + at;
     if (direct && start % chunk_rows == 0 &&
         (n_block % chunk_rows == 0 || start + n_block == extent)) {
-      write_deflated_rows(dset, buf.data(), n_block, width, start, chunk_rows, where);
+      write_deflated_rows(dset, ChunkFilters::deflate, buf.data(), n_block, width, start,
+                          chunk_rows, where);
       continue;
     }
     H5Dataspace fspace(h5_check(H5Dget_space(dset), where));

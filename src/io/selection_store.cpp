@@ -23,7 +23,9 @@ namespace {
 
 using data::Column;
 
-constexpr std::size_t kWinnersBlock = 8192;  // rows of /winners held at once while writing
+// Rows of /winners held at once while writing: whole chunks of its numbers and text.
+constexpr std::size_t kWinnersBlock = kGroupChunkRows;
+static_assert(kWinnersBlock % kPackChunkRows == 0);
 
 // The order of the winners' sets, checked as they come.
 void check_order(const std::vector<std::string>& sets, const std::string& set) {
@@ -226,8 +228,9 @@ void for_each_selection_winner(const std::string& path,
                                const std::function<void(ResultFile&&)>& each) {
   const StoreReader rd = open_selection(path);
   if (!rd.has_group("/index")) return;
-  // A numeric chunk's rows at a time: each read opens the datasets again, with empty chunk
-  // caches, and blocks of 8,192 rows inflated each chunk of 65,536 eight times.
+  // Whole numeric chunks at a time (kChunkRows: 65,536 rows, a multiple of the group's chunk,
+  // and of the larger chunks that stores written before 2026-12-06 have): each read opens the
+  // datasets again with empty chunk caches, and a read inside a chunk inflates it whole.
   for (std::size_t first = 0;; first += kChunkRows) {
     const data::MeasurementTable w = rd.read_group("/winners", {first, first + kChunkRows});
     if (w.rows() == 0) return;

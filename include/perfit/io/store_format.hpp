@@ -13,7 +13,11 @@ inline constexpr const char* kFormatVersion = "perfit-store-1";
 // below it the chunk index costs more than compression saves.
 inline constexpr std::size_t kChunkThresholdRows = 8192;
 inline constexpr std::size_t kChunkRows = 65536;  // 512 KiB of float64 per chunk
-inline constexpr unsigned kDeflateLevel = 1;      // fast; grids compress well even at 1
+// Numbers of a plain group (a result's or selection store's tables): 64 KiB chunks, so that a
+// selection store's /winners, written 8,192 rows at a time, is written in whole chunks
+// (deflated on threads: io/deflated_chunks.hpp), and one winner's row inflates 64 KiB.
+inline constexpr std::size_t kGroupChunkRows = 8192;
+inline constexpr unsigned kDeflateLevel = 1;  // fast; grids compress well even at 1
 
 }  // namespace perfit::io
 
