@@ -30,7 +30,14 @@ UniqueFd unnamed_file(const std::string& dir) {
 
 }  // namespace
 
-RecordSpill::RecordSpill(const std::string& dir) : dir_(dir), fd_(unnamed_file(dir)) {}
+RecordSpill::RecordSpill(const std::string& dir)
+    : what_("a temporary file in '" + dir + "'"), fd_(unnamed_file(dir)) {}
+
+RecordSpill RecordSpill::named(const std::string& path) {
+  UniqueFd fd(path, O_RDWR | O_CREAT | O_EXCL, 0666);  // as any file perfit writes: umask applies
+  if (fd.get() < 0) throw IoError("cannot make '" + path + "': " + std::strerror(errno));
+  return RecordSpill("'" + path + "'", std::move(fd));
+}
 
 RecordSpill::Where RecordSpill::append(const std::string& bytes) {
   const Where w{end_, bytes.size()};
@@ -45,8 +52,7 @@ void RecordSpill::flush() const {
     const ssize_t n = ::pwrite(fd_.get(), buffer_.data() + done, buffer_.size() - done,
                                static_cast<off_t>(written_ + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw IoError("cannot write a temporary file in '" + dir_ + "': " + std::strerror(errno));
+    if (n <= 0) throw IoError("cannot write " + what_ + ": " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
   written_ += buffer_.size();
@@ -60,8 +66,7 @@ std::string RecordSpill::read(Where w) const {
     const ssize_t n =
         ::pread(fd_.get(), out.data() + done, w.size - done, static_cast<off_t>(w.offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw IoError("cannot read back a temporary file in '" + dir_ + "': " + std::strerror(errno));
+    if (n <= 0) throw IoError("cannot read back " + what_ + ": " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
   return out;

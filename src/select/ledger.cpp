@@ -62,8 +62,8 @@ class CsvRows {
 }  // namespace
 
 SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about,
-                                 const std::string& spill_dir)
-    : spill_(spill_dir), about_(std::move(about)) {
+                                 const std::string& dir, bool journal)
+    : journal_(dir, journal), about_(std::move(about)) {
   // A pending row is no bytes (row_at makes it): 10^6 of them as CBOR, each from a JSON
   // object, and an ordered index were a second of a selection's start.
   index_.reserve(sets.size());
@@ -74,12 +74,11 @@ SelectionLedger::SelectionLedger(const std::vector<std::string>& sets, Row about
   counts_["pending"] = rows_.size();
 }
 
-void SelectionLedger::replace(std::size_t i, const std::string& row_text) {
-  const RowText t = read_row_text(row_text);
+void SelectionLedger::note(std::size_t i, const RowText& t, io::RecordSpill::Where row) {
   --counts_[status_.at(i)];
   status_[i] = t.status;
   ++counts_[status_[i]];
-  rows_[i] = spill_.append(row_text);
+  rows_[i] = row;
   result_files_ = result_files_ || t.result_file;
   extrap_origin_ = extrap_origin_ || t.callpath;
   std::size_t at = 0;
@@ -92,7 +91,7 @@ void SelectionLedger::replace(std::size_t i, const std::string& row_text) {
 
 std::string SelectionLedger::text_of(std::size_t i) const {
   const io::RecordSpill::Where w = rows_.at(i);
-  return w.size > 0 ? spill_.read(w) : render_row(Row{{"set", sets_[i]}, {"status", "pending"}});
+  return w.size > 0 ? journal_.read(w) : render_row(Row{{"set", sets_[i]}, {"status", "pending"}});
 }
 
 std::vector<std::string> SelectionLedger::constants() const {
@@ -115,13 +114,15 @@ std::vector<Row> SelectionLedger::rows() const {
 
 void SelectionLedger::set(std::size_t i, const std::string& row_text, const std::string& record) {
   const std::string& set = sets_.at(i);
+  const RowText t = read_row_text(row_text);  // refused before the journal holds it
+  if (!record.empty()) io::widen_to_record(record, widths_);
+  const io::SelectionJournal::Entry e = journal_.append(set, row_text, record);
   if (!record.empty()) {
-    io::widen_to_record(record, widths_);
-    winners_[set] = spill_.append(record);
+    winners_[set] = e.record;
   } else {
     winners_.erase(set);
   }
-  replace(i, row_text);
+  note(i, t, e.row);
 }
 
 std::size_t SelectionLedger::count(const std::string& status) const {
@@ -136,26 +137,36 @@ Row SelectionLedger::json() const {
 }
 
 std::size_t SelectionLedger::load(const std::string& dir) {
+  // A journal is left by a run that ended before it wrote the files (a kill -9, a node lost):
+  // it holds every set that run selected and every one it took from the files before.
+  std::size_t taken = 0;
+  const auto replayed = io::SelectionJournal::replay(
+      io::SelectionJournal::path_in(dir),
+      [&](std::string_view name, const std::string& row, const std::string& record) {
+        const auto it = index_.find(std::string(name));
+        if (it == index_.end() || record.empty() || read_row_text(row).status != "ok") return;
+        if (!ok(it->second)) ++taken;
+        set(it->second, row, record);
+      });
+  if (replayed) return taken;
   const std::string json_path = (fs::path(dir) / "selection.json").string(),
                     h5 = (fs::path(dir) / "selection.h5").string();
   std::error_code ec;
   if (!fs::exists(json_path, ec) || !fs::exists(h5, ec)) return 0;
-  // The winners go to the spill as they are read, then the rows come one at a time: 10^6 of
+  // The winners wait in a spill as they are read, then the rows come one at a time: 10^6 of
   // each held at once as objects were 7 GB and most of a minute and a half.
+  io::RecordSpill stored_records(dir);
   std::unordered_map<std::string, io::RecordSpill::Where> stored;
   io::for_each_selection_winner(h5, [&](io::ResultFile&& w) {
-    if (index_.count(w.set)) stored.emplace(w.set, spill_.append(io::winner_record(w)));
+    if (index_.count(w.set)) stored.emplace(w.set, stored_records.append(io::winner_record(w)));
   });
-  std::size_t taken = 0;
   std::ifstream in(json_path);
   const bool parsed = read_json_rows(in, [&](Row&& r) {
     const auto it = index_.find(r.value("set", ""));
     if (it == index_.end() || r.value("status", "") != "ok") return;
     const auto w = stored.find(it->first);
     if (w == stored.end()) return;
-    replace(it->second, render_row(r));
-    io::widen_to_record(spill_.read(w->second), widths_);  // the taken winners' widths alone
-    winners_[it->first] = w->second;
+    set(it->second, render_row(r), stored_records.read(w->second));
     ++taken;
   });
   if (!parsed) {
@@ -165,7 +176,7 @@ std::size_t SelectionLedger::load(const std::string& dir) {
   return taken;
 }
 
-void SelectionLedger::write(const std::string& dir) const {
+void SelectionLedger::write(const std::string& dir) {
   std::vector<io::RecordSpill::Where> records;  // in set order: the map's
   records.reserve(winners_.size());
   for (const auto& [set, w] : winners_) records.push_back(w);
@@ -178,7 +189,7 @@ void SelectionLedger::write(const std::string& dir) const {
   // left on the core mpiexec bound this rank to, it and the store's writer ran at half speed
   // each while the waiting ranks' cores idled. They replace the old ones only once the store
   // has: killed in between, the text never names a winner the store lacks.
-  spill_.flush();  // the text's thread and the store's read it at once from here on
+  journal_.flush();  // the text's thread and the store's read it at once from here on
   std::promise<void> stored;
   std::shared_future<void> store_done = stored.get_future().share();
   std::future<void> text = std::async(std::launch::async, [&] {
@@ -211,7 +222,7 @@ void SelectionLedger::write(const std::string& dir) const {
   });
   try {
     io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
-                              [&](std::size_t i) { return spill_.read(records[i]); }, about,
+                              [&](std::size_t i) { return journal_.read(records[i]); }, about,
                               widths_);
   } catch (...) {
     stored.set_exception(std::current_exception());
@@ -223,6 +234,7 @@ void SelectionLedger::write(const std::string& dir) const {
   }
   stored.set_value();
   text.get();
+  journal_.remove();  // the files hold every set it held
 }
 
 void check_selection_outputs(const std::string& dir, const std::string& data, bool replace) {

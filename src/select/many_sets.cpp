@@ -211,8 +211,10 @@ std::vector<std::size_t> start_ledger(const SelectManyRun& run,
                                       std::optional<SelectionLedger>& ledger) {
   std::vector<std::string> sets;
   for (const auto& u : run.units) sets.push_back(u.set);
-  ledger.emplace(sets, run.about, run.out.empty() ? fs::temp_directory_path().string() : run.out);
+  ledger.emplace(sets, run.about, run.out.empty() ? fs::temp_directory_path().string() : run.out,
+                 !run.out.empty());
   const std::size_t taken = run.resume && !run.out.empty() ? ledger->load(run.out) : 0;
+  ledger->commit_journal();  // the checkpoint from here on, holding what was taken
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < run.units.size(); ++i) {
     if (!ledger->ok(i)) todo.push_back(i);

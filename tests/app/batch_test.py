@@ -12,10 +12,13 @@ import csv
 import glob
 import json
 import os
+import re
 import signal
 import socket
+import struct
 import subprocess
 import time
+import zlib
 
 import pytest
 
@@ -341,30 +344,56 @@ def selection_rows(out):
         return []
 
 
+def journal_sets(out):
+    """The sets whole in DIR/.selection.journal (docs/selection.md "Checkpoints": 8 bytes
+    PFSELJ01, then per set a 32-byte header, PFJE, a CRC-32 and three lengths, and the set's
+    name, row and record)."""
+    try:
+        with open(os.path.join(work, out, ".selection.journal"), "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    assert data[:8] == b"PFSELJ01", data[:8]
+    sets, at = [], 8
+    while at + 32 <= len(data) and data[at:at + 4] == b"PFJE":
+        crc, n_set, n_row, n_record = struct.unpack_from("<IQQQ", data, at + 4)
+        end = at + 32 + n_set + n_row + n_record
+        if end > len(data) or zlib.crc32(data[at + 8:at + 32] + data[at + 32:end]) != crc:
+            break
+        sets.append(data[at + 32:at + 32 + n_set].decode())
+        at = end
+    return sets
+
+
 @pytest.mark.parametrize("victim", ["one rank", "the whole job"])
 def test_kill_9_mid_selection_then_resume_selects_every_set_once(call_paths, victim):
     out = "sel_" + victim.replace(" ", "_")
-    # Slowed and written often enough that the kill comes with some sets on disk, not all.
+    # Slowed, and its journal flushed often enough that the kill comes with some sets on disk.
     hooks = dict(env, PERFIT_TEST_HOOKS="select_chunk_delay_ms=150,selection_flush_ms=300")
     w = Watched(command(2, "batch", "--manifest", "sel.yaml", "--out", out), work, hooks)
-    w.wait_until(lambda: 0 < sum(r["status"] == "ok" for r in selection_rows(out)) < PATHS,
-                 "a selection store holding some of the sets")
+    w.wait_until(lambda: 0 < len(journal_sets(out)) < PATHS, "a journal holding some of the sets")
     pids = rank_pids(out)
     w.signal(signal.SIGKILL, pids[-1:] if victim == "one rank" else [*pids, w.p.pid])
     code, _, err = w.finish(60)
     if code == 0:
         failures.append(f"kill -9 of {victim}: the batch exited 0\n{err[-1500:]}")
-    # The store on disk is the last one written whole (a write cut short stays a temporary file).
-    ok = [r["set"] for r in selection_rows(out) if r["status"] == "ok"]
-    kept = len(ok)
-    shown = run(1, "show", os.path.join(out, "selection.h5"), "--set", ok[-1] if ok else "/cp/k0000", "--json")
-    if kept == 0 or shown.returncode != 0:
-        failures.append(f"kill -9 of {victim}: {kept} sets on disk, show of the store: exit {shown.returncode}\n"
-                        f"{shown.stderr[-800:]}")
+    # Nothing half-written: the journal holds what was selected, each set once, unless the
+    # ranks left alive were stopped by a signal and wrote the files whole (a write cut short
+    # stays a temporary file) in its place.
+    kept = journal_sets(out) or [r["set"] for r in selection_rows(out) if r["status"] == "ok"]
+    shown = run(1, "show", os.path.join(out, "selection.h5"), "--set", kept[-1] if kept else "/cp/k0000", "--json")
+    stored = os.path.exists(os.path.join(work, out, "selection.h5"))
+    if not kept or len(set(kept)) != len(kept) or (stored and shown.returncode != 0):
+        failures.append(f"kill -9 of {victim}: {len(kept)} sets on disk ({len(set(kept))} distinct), "
+                        f"show of the store: exit {shown.returncode}\n{shown.stderr[-800:]}")
     # Resumed at once: the killed processes' lock and temporary files are taken over and removed.
     r = run(2, "batch", "--manifest", "sel.yaml", "--out", out, "--resume")
-    if r.returncode != 0 or "set(s) selected before" not in r.stderr:
-        failures.append(f"resume after kill -9 of {victim}: exit {r.returncode}\n{r.stderr[-1500:]}")
+    taken = re.search(r"select: (\d+) set\(s\) selected before", r.stderr)
+    if r.returncode != 0 or not taken or int(taken.group(1)) < len(kept):
+        failures.append(f"resume after kill -9 of {victim} ({len(kept)} sets in the journal): exit {r.returncode}\n"
+                        f"{r.stderr[-1500:]}")
+    if os.path.exists(os.path.join(work, out, ".selection.journal")):
+        failures.append(f"resume after kill -9 of {victim}: the journal left beside the files it went into")
     left = glob.glob(os.path.join(work, out, ".*.tmp-*"))
     if left:
         failures.append(f"resume after kill -9 of {victim}: temporary files left: {left}")

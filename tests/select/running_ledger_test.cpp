@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -46,21 +47,28 @@ std::size_t lines_of(const std::string& path) {
 
 }  // namespace
 
-TEST(RunningLedger, RowsReportedWhileTheFilesAreRewrittenAreAllKept) {
-  // Rewrites are due at every flush (every = 0) and run on their own thread: chunks reported
-  // meanwhile wait for them, and none is lost or applied twice, whichever way the race goes.
+TEST(RunningLedger, RowsGoToTheJournalAsTheyComeAndToTheFilesAtTheEnd) {
+  // A checkpoint is due at every flush (every = 0): it writes the journal's new bytes, never
+  // the files, which appear once, at the end, when the journal is removed.
   testing_support::TempDir dir;
   constexpr std::size_t kSets = 6000, kChunk = 250;
   std::vector<std::string> sets;
   for (std::size_t i = 0; i < kSets; ++i) sets.push_back("/x/" + std::to_string(i));
-  SelectionLedger ledger(sets, {{"data", "paths.h5"}}, dir.file(""));
+  SelectionLedger ledger(sets, {{"data", "paths.h5"}}, dir.file(""), true);
+  ledger.commit_journal();
+  const std::string journal = io::SelectionJournal::path_in(dir.file(""));
   std::size_t applied = 0;
   {
     RunningLedger running(ledger, dir.file(""), RunningLedger::Clock::duration::zero(), kSets,
                           [&](std::size_t n) { applied += n; });
+    std::uintmax_t last = 0;
     for (std::size_t begin = 0; begin < kSets; begin += kChunk) {
       running.finished(chunk(begin, begin + kChunk));
       running.flush();
+      const std::uintmax_t now = std::filesystem::file_size(journal);
+      EXPECT_GT(now, last) << "a checkpoint after set " << begin + kChunk;
+      last = now;
+      EXPECT_FALSE(std::filesystem::exists(dir.file("selection.csv")));
     }
     running.finish();
   }
@@ -68,11 +76,55 @@ TEST(RunningLedger, RowsReportedWhileTheFilesAreRewrittenAreAllKept) {
   EXPECT_EQ(ledger.count("ok"), kSets);
   EXPECT_EQ(ledger.count("pending"), 0u);
   EXPECT_EQ(lines_of(dir.file("selection.csv")), kSets + 1);
+  EXPECT_FALSE(std::filesystem::exists(journal));
+}
+
+// A run killed before its files were written leaves its journal; a resumed run takes every
+// ok set from it and writes the files an uninterrupted run writes, byte for byte.
+TEST(RunningLedger, AResumedRunTakesTheJournalOfOneThatDied) {
+  constexpr std::size_t kSets = 900;
+  std::vector<std::string> sets;
+  for (std::size_t i = 0; i < kSets; ++i) sets.push_back("/x/" + std::to_string(i));
+  const auto run = [&](const std::string& dir, std::size_t from, std::size_t to, bool resume,
+                       bool write) {
+    SelectionLedger ledger(sets, {{"data", "paths.h5"}}, dir, true);
+    const std::size_t taken = resume ? ledger.load(dir) : 0;
+    ledger.commit_journal();
+    RunningLedger running(ledger, dir, RunningLedger::Clock::duration::zero(), kSets, {});
+    for (std::size_t begin = from; begin < to; begin += 100) {
+      running.finished(chunk(begin, std::min(begin + 100, to)));
+      running.flush();
+    }
+    if (write) running.finish();
+    return taken;
+  };
+  testing_support::TempDir dir;
+  const std::string whole = dir.file("whole"), killed = dir.file("killed");
+  std::filesystem::create_directories(whole);
+  std::filesystem::create_directories(killed);
+  const auto in = [](const std::string& d, const char* f) { return d + "/" + f; };
+  run(whole, 0, kSets, false, true);
+  run(killed, 0, 500, false, false);  // "killed": no files, the journal left
+  ASSERT_FALSE(std::filesystem::exists(in(killed, "selection.csv")));
+  {  // a torn last entry, as a kill in the middle of a write leaves it
+    std::ofstream j(io::SelectionJournal::path_in(killed), std::ios::app);
+    j << "PFJE" << std::string(20, '\x7f');
+  }
+  EXPECT_EQ(run(killed, 300, 700, true, false), 500u);  // killed again
+  EXPECT_EQ(run(killed, 700, kSets, true, true), 700u);
+  for (const char* f : {"selection.csv", "selection.json"}) {
+    std::ifstream a(in(whole, f)), b(in(killed, f));
+    const std::string ta((std::istreambuf_iterator<char>(a)), {}),
+        tb((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_FALSE(ta.empty());
+    EXPECT_EQ(ta, tb) << f;
+  }
+  EXPECT_FALSE(std::filesystem::exists(io::SelectionJournal::path_in(killed)));
 }
 
 TEST(RunningLedger, AChunkNamingNoSetOfTheRunIsRefused) {
   testing_support::TempDir dir;
-  SelectionLedger ledger({"/x/0"}, {{"data", "paths.h5"}}, dir.file(""));
+  SelectionLedger ledger({"/x/0"}, {{"data", "paths.h5"}}, dir.file(""), false);
   RunningLedger running(ledger, "", RunningLedger::Clock::duration::zero(), 1, {});
   EXPECT_THROW(running.finished(chunk(3, 4)), DataError);
   running.finished(chunk(0, 1));

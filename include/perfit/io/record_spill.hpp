@@ -1,8 +1,9 @@
-// Records (bytes) appended to an unnamed file and read back by position, so that a process
-// holds where each record is rather than the records: world rank 0 of a selection over 10^5
-// sets keeps every winner until it writes them (540 MB at 200,000 winners). The file has no
-// name (O_TMPFILE): it is gone when the process ends, however it ends, and the kernel keeps
-// its pages cached while memory allows.
+// Records (bytes) appended to a file and read back by position, so that a process holds where
+// each record is rather than the records: world rank 0 of a selection over 10^5 sets keeps
+// every winner until it writes them (540 MB at 200,000 winners). The file has no name
+// (O_TMPFILE): it is gone when the process ends, however it ends, and the kernel keeps its
+// pages cached while memory allows; or it is a new file at a path (named()), whose records
+// outlive the process (a journal).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,8 @@ class RecordSpill {
   };
   // A new spill in dir. Throws: IoError naming dir when no file can be made there.
   explicit RecordSpill(const std::string& dir);
+  // A new file at path (an existing one is refused). Throws: IoError naming path.
+  static RecordSpill named(const std::string& path);
   // Throws: IoError (disk full), here or at a later append or read.
   Where append(const std::string& bytes);
   // Throws: IoError. Reads on several threads at once only after flush(), with no append
@@ -28,11 +31,13 @@ class RecordSpill {
   void flush() const;
 
  private:
+  RecordSpill(std::string what, UniqueFd fd) : what_(std::move(what)), fd_(std::move(fd)) {}
+
   // Appends are written 1 MiB at a time: a write per winner was 5% of a selection over 10^6
   // small sets.
   static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 
-  std::string dir_;
+  std::string what_;  // the file, as errors name it
   UniqueFd fd_;
   std::uint64_t end_ = 0;              // of the records appended
   mutable std::uint64_t written_ = 0;  // of those in the file

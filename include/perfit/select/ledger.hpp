@@ -2,8 +2,8 @@
 // `select:` entries): one summary row per set, in set order, and each winner's result; written
 // as DIR/selection.h5 (the winners, io/selection_store.hpp), DIR/selection.csv (one row per set,
 // each constant in its own column) and DIR/selection.json. Winners (their records) and rows
-// (their text, select/row_text.hpp) are held as bytes in an unnamed file and read back one at
-// a time when written.
+// (their text, select/row_text.hpp) are held as bytes in the selection's journal
+// (io/selection_journal.hpp) and read back one at a time when written.
 #pragma once
 
 #include <cstdint>
@@ -15,21 +15,27 @@
 
 #include "perfit/io/record_spill.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_journal.hpp"
 
 namespace perfit::select {
+
+struct RowText;
 
 class SelectionLedger {
  public:
   using Row = nlohmann::ordered_json;
 
   // Every set starts as {"set": S, "status": "pending"}. about: the run's description (data,
-  // sets, criterion), the top of selection.json and the store's root attributes. The winners'
-  // records wait in an unnamed file in spill_dir. Throws: IoError naming spill_dir.
-  SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& spill_dir);
+  // sets, criterion), the top of selection.json and the store's root attributes. Rows and
+  // winners go to the journal dir/.selection.journal (journal: the selection's checkpoint,
+  // named once commit_journal() is called) or to an unnamed file in dir.
+  // Throws: IoError naming dir or the journal.
+  SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& dir,
+                  bool journal);
 
   // Row i, as render_row (select/row_text.hpp) made it from a set's {"set", "status", ...};
   // its winner's record (io/winner_record.hpp), if not empty, becomes the set's winner.
-  // Throws: DataError for bytes render_row did not write.
+  // Both go to the journal. Throws: DataError for bytes render_row did not write.
   void set(std::size_t i, const std::string& row_text, const std::string& record);
   bool ok(std::size_t i) const { return status_[i] == "ok"; }
   std::size_t count(const std::string& status) const;
@@ -38,21 +44,27 @@ class SelectionLedger {
   std::vector<Row> rows() const;  // every row parsed: for a table on the terminal
   Row json() const;               // about + {"rows": [...]}
 
-  // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets.
-  // Returns how many were taken. Throws: DataError for files in dir that perfit did not write.
+  // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets: from
+  // its journal when it left one (killed), else from its files. Returns how many were taken.
+  // Throws: DataError for files in dir that perfit did not write.
   std::size_t load(const std::string& dir);
-  // The three files, each through a temporary name and a rename.
-  void write(const std::string& dir) const;
+  // The journal under its name, replacing an earlier run's: after load().
+  void commit_journal() { journal_.commit(); }
+  // The journal's new rows in its file (a checkpoint).
+  void flush_journal() const { journal_.flush(); }
+  // The three files, each through a temporary name and a rename; then the journal, which they
+  // now hold, removed.
+  void write(const std::string& dir);
 
  private:
-  // rows_[i] = the row's text, its status and constants noted.
-  void replace(std::size_t i, const std::string& row_text);
+  // Row i's text is at `row` in the journal: its status and constants noted.
+  void note(std::size_t i, const RowText& t, io::RecordSpill::Where row);
   std::string text_of(std::size_t i) const;  // row i's text (a pending row's made now)
   // selection.csv's constant columns: the union over the rows, in order of first appearance.
   std::vector<std::string> constants() const;
 
-  // Where each row's text is in the spill (size 0: pending): 10^6 rows held in memory as CBOR
-  // were ~400 MB.
+  // Where each row's text is in the journal (size 0: pending): 10^6 rows held in memory as
+  // CBOR were ~400 MB.
   std::vector<io::RecordSpill::Where> rows_;
   std::vector<std::string> sets_, status_;
   std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
@@ -62,7 +74,7 @@ class SelectionLedger {
   std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
   bool result_files_ = false;
   bool extrap_origin_ = false;  // Extra-P sets: callpath and metric columns
-  io::RecordSpill spill_;
+  io::SelectionJournal journal_;
   std::map<std::string, io::RecordSpill::Where>
       winners_;                                // set -> its winner's record (io/winner_record.hpp)
   std::map<std::string, std::size_t> widths_;  // each text field's longest value over the records
