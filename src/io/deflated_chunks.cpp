@@ -53,9 +53,9 @@ void shuffle(const unsigned char* in, std::size_t elements, std::size_t size, un
 
 }  // namespace
 
-void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,
-                         std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
-                         const std::string& where) {
+void DeflateBatch::add(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,
+                       std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
+                       const std::string& where) {
   const H5Dataspace space(h5_check(H5Dget_space(dset), where));
   hsize_t extent = 0;
   h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
@@ -65,31 +65,51 @@ void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std
                     ") do not start and end on chunks of " + std::to_string(chunk_rows) +
                     " rows (of " + std::to_string(extent) + ")");
   }
-  const std::size_t chunks = (n + chunk_rows - 1) / chunk_rows;
-  const std::size_t chunk_bytes = chunk_rows * row_bytes;
+  if (n > 0) rows_.push_back({dset, filters, rows, n, row_bytes, first, chunk_rows, where});
+}
+
+void DeflateBatch::add_owned(hid_t dset, ChunkFilters filters, std::vector<char> rows,
+                             std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
+                             const std::string& where) {
+  owned_.push_back(std::move(rows));
+  const std::vector<char>& r = owned_.back();  // its bytes do not move with the vector's
+  add(dset, filters, r.data(), r.size() / row_bytes, row_bytes, first, chunk_rows, where);
+}
+
+void DeflateBatch::run() {
+  struct Chunk {
+    std::size_t rows, index;  // rows_[rows], its chunk `index`
+  };
+  std::vector<Chunk> chunks;
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    for (std::size_t c = 0; c * rows_[r].chunk_rows < rows_[r].n; ++c) chunks.push_back({r, c});
+  }
   // Every CPU of the node's cpuset: under mpiexec the caller is bound to one core, and rank 0
   // writes its selection store while the other ranks wait on theirs.
-  WorkerPool threads(static_cast<unsigned>(std::min<std::size_t>(unbound_cpus(), chunks)), true);
+  WorkerPool threads(static_cast<unsigned>(std::min<std::size_t>(unbound_cpus(), chunks.size())),
+                     true);
   // A few chunks per thread at a time: memory stays a few chunks, compressed or not.
   const std::size_t batch = 4 * threads.threads();
   std::vector<std::vector<unsigned char>> packed(batch);
   std::vector<int> status(batch);
-  for (std::size_t c0 = 0; c0 < chunks; c0 += batch) {
-    const std::size_t in_batch = std::min(batch, chunks - c0);
+  for (std::size_t c0 = 0; c0 < chunks.size(); c0 += batch) {
+    const std::size_t in_batch = std::min(batch, chunks.size() - c0);
     threads.for_each(in_batch, [&](std::size_t k) {
-      const std::size_t c = c0 + k;
-      const std::size_t held = std::min(chunk_rows, n - c * chunk_rows);
+      const Rows& r = rows_[chunks[c0 + k].rows];
+      const std::size_t c = chunks[c0 + k].index;
+      const std::size_t chunk_bytes = r.chunk_rows * r.row_bytes;
+      const std::size_t held = std::min(r.chunk_rows, r.n - c * r.chunk_rows);
       std::vector<unsigned char> whole;  // the last chunk, zero-padded as HDF5 keeps it
-      const unsigned char* src = reinterpret_cast<const unsigned char*>(rows) + c * chunk_bytes;
-      if (held < chunk_rows) {
+      const unsigned char* src = reinterpret_cast<const unsigned char*>(r.rows) + c * chunk_bytes;
+      if (held < r.chunk_rows) {
         whole.assign(chunk_bytes, 0);
-        std::memcpy(whole.data(), src, held * row_bytes);
+        std::memcpy(whole.data(), src, held * r.row_bytes);
         src = whole.data();
       }
       std::vector<unsigned char> shuffled;
-      if (filters == ChunkFilters::shuffle_deflate && row_bytes > 1) {
+      if (r.filters == ChunkFilters::shuffle_deflate && r.row_bytes > 1) {
         shuffled.resize(chunk_bytes);
-        shuffle(src, chunk_rows, row_bytes, shuffled.data());
+        shuffle(src, r.chunk_rows, r.row_bytes, shuffled.data());
         src = shuffled.data();
       }
       uLongf size = compressBound(static_cast<uLong>(chunk_bytes));
@@ -99,18 +119,29 @@ void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std
       packed[k].resize(size);
     });
     for (std::size_t k = 0; k < in_batch; ++k) {
+      const Rows& r = rows_[chunks[c0 + k].rows];
       if (status[k] != Z_OK)
-        throw H5Error(where + ": deflating a chunk failed (zlib " + std::to_string(status[k]) +
+        throw H5Error(r.where + ": deflating a chunk failed (zlib " + std::to_string(status[k]) +
                       ")");
-      const hsize_t at = first + (c0 + k) * chunk_rows;
-      h5_check_status(H5Dwrite_chunk(dset, H5P_DEFAULT, 0, &at, packed[k].size(), packed[k].data()),
-                      where);
+      const hsize_t at = r.first + chunks[c0 + k].index * r.chunk_rows;
+      h5_check_status(
+          H5Dwrite_chunk(r.dset, H5P_DEFAULT, 0, &at, packed[k].size(), packed[k].data()), r.where);
     }
   }
+  rows_.clear();
+  owned_.clear();
+}
+
+void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,
+                         std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
+                         const std::string& where) {
+  DeflateBatch b;
+  b.add(dset, filters, rows, n, row_bytes, first, chunk_rows, where);
+  b.run();
 }
 
 bool write_numbers_deflated(hid_t dset, hid_t native, const void* rows, std::size_t n,
-                            std::size_t first, const std::string& where) {
+                            std::size_t first, const std::string& where, DeflateBatch* batch) {
   const H5Plist dcpl(h5_check(H5Dget_create_plist(dset), where));
   hsize_t chunk = 0;
   if (n == 0 || H5Pget_layout(dcpl.get()) != H5D_CHUNKED ||
@@ -124,8 +155,11 @@ bool write_numbers_deflated(hid_t dset, hid_t native, const void* rows, std::siz
   hsize_t extent = 0;
   h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
   if (n % chunk != 0 && first + n != extent) return false;
-  write_deflated_rows(dset, ChunkFilters::shuffle_deflate, static_cast<const char*>(rows), n,
-                      H5Tget_size(type.get()), first, chunk, where);
+  DeflateBatch alone;
+  (batch ? *batch : alone)
+      .add(dset, ChunkFilters::shuffle_deflate, static_cast<const char*>(rows), n,
+           H5Tget_size(type.get()), first, chunk, where);
+  if (!batch) alone.run();
   return true;
 }
 

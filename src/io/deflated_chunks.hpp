@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace perfit::io::detail {
 
@@ -18,11 +19,41 @@ namespace perfit::io::detail {
 enum class ChunkFilters { none, deflate, shuffle_deflate };
 ChunkFilters chunk_filters(hid_t dset, std::size_t chunk_rows);
 
-// Writes rows [first, first + n) of a numeric column through write_deflated_rows when they can
-// go that way (shuffle_deflate, stored as `native`, whole chunks or the dataset's last) and
-// returns true; false, writing nothing, when HDF5's own write must do it.
+// Chunks of several datasets (or of several blocks of one) deflated together on every CPU of
+// the node, then written in the order they were added: a block of a group's columns holds
+// one chunk of each numeric column (8,192 rows), and deflated column by column it ran on
+// one thread. run() or the destructor (which drops what was not run) ends it.
+class DeflateBatch {
+ public:
+  // Rows [first, first + n) of dset (chunk_filters(dset, chunk_rows) == filters, not none),
+  // as write_deflated_rows takes them: `rows` stays valid until run(); add_owned keeps them.
+  // Throws: DataError for rows that do not start or end on a chunk, naming `where`.
+  void add(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n, std::size_t row_bytes,
+           std::size_t first, std::size_t chunk_rows, const std::string& where);
+  void add_owned(hid_t dset, ChunkFilters filters, std::vector<char> rows, std::size_t row_bytes,
+                 std::size_t first, std::size_t chunk_rows, const std::string& where);
+  // Deflates and writes everything added. Throws: H5Error naming the dataset.
+  void run();
+
+ private:
+  struct Rows {
+    hid_t dset;
+    ChunkFilters filters;
+    const char* rows;
+    std::size_t n, row_bytes, first, chunk_rows;
+    std::string where;
+  };
+  std::vector<Rows> rows_;
+  std::vector<std::vector<char>> owned_;
+};
+
+// Writes rows [first, first + n) of a numeric column through write_deflated_rows (or into
+// `batch`, which then writes them) when they can go that way (shuffle_deflate, stored as
+// `native`, whole chunks or the dataset's last) and returns true; false, writing nothing, when
+// HDF5's own write must do it.
 bool write_numbers_deflated(hid_t dset, hid_t native, const void* rows, std::size_t n,
-                            std::size_t first, const std::string& where);
+                            std::size_t first, const std::string& where,
+                            DeflateBatch* batch = nullptr);
 
 // Writes rows [first, first + n) of a dataset whose chunk_filters are not `none` from `rows`
 // (n rows of `row_bytes` each: with shuffle_deflate the element size). first is a multiple of

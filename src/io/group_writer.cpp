@@ -1,5 +1,6 @@
 #include "perfit/io/group_writer.hpp"
 
+#include "deflated_chunks.hpp"
 #include "h5_columns.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/io/store_format.hpp"
@@ -33,17 +34,20 @@ void GroupWriter::write(std::size_t offset, const data::MeasurementTable& block)
                     std::to_string(rows_) + " rows");
   }
   if (block.rows() == 0) return;
+  detail::DeflateBatch batch;  // every column's chunks deflated side by side
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const data::Column& col = block.column(columns_[i].name);
     const std::string w = "write " + where_ + " dataset '" + columns_[i].name + "'";
     if (fixed_ && columns_[i].type == data::ColumnType::string) {
       if (col.type() != data::ColumnType::string)
         throw DataError(w + ": text in the group, numbers in the rows");
-      detail::write_fixed_strings_at(datasets_[i].get(), col.str(), offset, kPackChunkRows, w);
+      detail::write_fixed_strings_at(datasets_[i].get(), col.str(), offset, kPackChunkRows, w,
+                                     &batch);
     } else {
-      detail::write_column(datasets_[i].get(), columns_[i].type, col, offset, w);
+      detail::write_column(datasets_[i].get(), columns_[i].type, col, offset, w, &batch);
     }
   }
+  batch.run();
 }
 
 }  // namespace perfit::io

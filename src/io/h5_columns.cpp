@@ -115,7 +115,7 @@ H5Dataset create_column(hid_t group, const ColumnInfo& c, std::size_t rows, std:
 }
 
 void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offset,
-                  const std::string& w) {
+                  const std::string& w, DeflateBatch* batch) {
   H5Dataspace fspace(h5_check(H5Dget_space(d), w));
   const hsize_t start = offset, count = col.size();
   h5_check_status(
@@ -137,13 +137,14 @@ void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offse
     h5_check_status(H5Pset_buffer(dxpl.get(), bytes, nullptr, nullptr), w);
     h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), dxpl.get(), ptrs.data()), w);
   } else if (type == ColumnType::int64 && col.type() == ColumnType::int64) {
-    if (write_numbers_deflated(d, H5T_NATIVE_INT64, col.i64().data(), col.size(), offset, w))
+    if (write_numbers_deflated(d, H5T_NATIVE_INT64, col.i64().data(), col.size(), offset, w, batch))
       return;
     h5_check_status(
         H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, col.i64().data()),
         w);
   } else if (type == ColumnType::float64 && col.type() == ColumnType::float64) {
-    if (write_numbers_deflated(d, H5T_NATIVE_DOUBLE, col.f64().data(), col.size(), offset, w))
+    if (write_numbers_deflated(d, H5T_NATIVE_DOUBLE, col.f64().data(), col.size(), offset, w,
+                               batch))
       return;
     h5_check_status(
         H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, col.f64().data()),
@@ -167,7 +168,7 @@ H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t
 }
 
 void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
-                            std::size_t chunk_rows, const std::string& where) {
+                            std::size_t chunk_rows, const std::string& where, DeflateBatch* batch) {
   H5Datatype t(h5_check(H5Dget_type(dset), where));
   const std::size_t width = H5Tget_size(t.get());
   hsize_t extent = 0;  // the dataset's rows, when its chunks can be deflated on threads
@@ -192,8 +193,13 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
     const std::size_t start = offset + at;
     if (direct && start % chunk_rows == 0 &&
         (n_block % chunk_rows == 0 || start + n_block == extent)) {
-      write_deflated_rows(dset, ChunkFilters::deflate, buf.data(), n_block, width, start,
-                          chunk_rows, where);
+      if (batch) {  // it keeps the block's bytes: the next block takes a new buffer
+        batch->add_owned(dset, ChunkFilters::deflate, std::move(buf), width, start, chunk_rows,
+                         where);
+      } else {
+        write_deflated_rows(dset, ChunkFilters::deflate, buf.data(), n_block, width, start,
+                            chunk_rows, where);
+      }
       continue;
     }
     H5Dataspace fspace(h5_check(H5Dget_space(dset), where));

@@ -12,6 +12,8 @@
 
 namespace perfit::io::detail {
 
+class DeflateBatch;  // deflated_chunks.hpp
+
 // Names of a group's members, in creation order when the group tracks it (perfit's do).
 std::vector<std::string> member_names(hid_t group);
 
@@ -25,8 +27,10 @@ H5Dataset create_column(hid_t group, const ColumnInfo& column, std::size_t rows,
 
 // Writes col's values at rows [offset, offset + col.size()) of a dataset of type `type`.
 // Throws: DataError when col's type is not the dataset's.
+// batch: where whole deflated chunks go, to be compressed with other columns' (it writes
+// them); without, they are written here.
 void write_column(hid_t dset, data::ColumnType type, const data::Column& col, std::size_t offset,
-                  const std::string& where);
+                  const std::string& where, DeflateBatch* batch = nullptr);
 
 // A 1-D fixed-length UTF-8 string dataset (as wide as the longest value, chunked and
 // compressed when long): text repeated across 10^5 rows compresses, variable-length strings
@@ -40,7 +44,8 @@ void write_fixed_strings(hid_t group, const std::string& name,
 H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t width,
                                std::size_t rows, std::size_t chunk_rows, const std::string& where);
 void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
-                            std::size_t chunk_rows, const std::string& where);
+                            std::size_t chunk_rows, const std::string& where,
+                            DeflateBatch* batch = nullptr);
 
 // Throws: DataError when the dataset does not hold the rows it declares (never written, or in
 // part), naming `where`. Walks the dataset's chunk index: once per dataset where reads repeat.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "deflated_chunks.hpp"
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
 #include "perfit/core/error.hpp"
@@ -198,12 +199,14 @@ void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
                     std::to_string(rows_) + " rows");
   }
   if (chunk.rows() == 0) return;
+  detail::DeflateBatch batch;  // every column's chunks deflated side by side
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const Column& col = chunk.column(columns_[i].name);
     checksum_.add(i, col);
     detail::write_column(datasets_[i].get(), columns_[i].type, col, offset,
-                         "write " + where_ + " dataset '" + columns_[i].name + "'");
+                         "write " + where_ + " dataset '" + columns_[i].name + "'", &batch);
   }
+  batch.run();
 }
 
 }  // namespace perfit::io

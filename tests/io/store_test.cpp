@@ -118,6 +118,47 @@ TEST(Store, StreamedTextDeflatedOnThreadsReadsBackThroughHdf5sFilter) {
             (std::vector<std::string>(text.begin() + 9990, text.end())));
 }
 
+// A block's columns go to one batch of chunks deflated side by side: numbers (one chunk of
+// 8,192 rows per block) and text, the last chunk of each partial; HDF5 reads them back.
+TEST(Store, AGroupsColumnsDeflatedTogetherReadBackThroughHdf5sFilters) {
+  TempDir dir;
+  const auto path = dir.file("s.h5");
+  const std::size_t rows = kGroupChunkRows + 1808;
+  std::vector<std::string> text(rows);
+  std::vector<double> cost(rows);
+  std::vector<std::int64_t> count(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    text[i] = "set: /x/r" + std::to_string(i) + "\n" + std::string(i % 97, 'y');
+    cost[i] = 1.0 / static_cast<double>(i + 3);
+    count[i] = static_cast<std::int64_t>(i * i) - 7;
+  }
+  {
+    StoreWriter w(path);
+    GroupWriter g = w.stream_group("/winners",
+                                   {{"yaml", data::ColumnType::string, 200},
+                                    {"cost", data::ColumnType::float64, 0},
+                                    {"count", data::ColumnType::int64, 0}},
+                                   rows);
+    for (const auto& [begin, end] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {0, kGroupChunkRows}, {kGroupChunkRows, rows}}) {
+      MeasurementTable block;
+      const auto b = static_cast<std::ptrdiff_t>(begin), e = static_cast<std::ptrdiff_t>(end);
+      block.add_column(
+          Column("yaml", std::vector<std::string>(text.begin() + b, text.begin() + e)));
+      block.add_column(Column("cost", std::vector<double>(cost.begin() + b, cost.begin() + e)));
+      block.add_column(
+          Column("count", std::vector<std::int64_t>(count.begin() + b, count.begin() + e)));
+      g.write(begin, block);
+    }
+    w.close();
+  }
+  const StoreReader r(path);
+  const MeasurementTable back = r.read_group("/winners");
+  EXPECT_EQ(back.column("yaml").str(), text);
+  EXPECT_EQ(back.column("cost").f64(), cost);
+  EXPECT_EQ(back.column("count").i64(), count);
+}
+
 TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {
   TempDir dir;
   const auto path = dir.file("s.h5");
