@@ -14,13 +14,19 @@ using data::Column;
 using data::WireReader;
 using data::WireTag;
 
-constexpr std::uint64_t kRecordVersion = 0x7065726669740101ULL;  // "perfit" + record layout 1
+// "perfit" + record layout 2: the result's fields without their names (result_fields_by_key's
+// order; layout 1 named each, ~1.2 KB of a winner's ~3.4 KB, sent, journaled and read back).
+constexpr std::uint64_t kRecordVersion = 0x7065726669740102ULL;
 constexpr const char* kWhat = "a winner's record";
 const char* const kParts[] = {"params", "ranges", "history"};
 
-void open_record(WireReader& in) {
+// The record's fields, in order: the result's (their names and count are this perfit's).
+const std::vector<std::pair<std::string, const ResultField*>>& open_record(WireReader& in) {
   if (in.count() != kRecordVersion)
     throw DataError("a winner's record is not one this perfit writes (layout version)");
+  const auto& keys = detail::result_fields_by_key();
+  if (in.count() != keys.size()) throw DataError("a winner's record is malformed (fields)");
+  return keys;
 }
 
 // Column::Storage's alternatives are in ColumnType's order; WireTag names them otherwise.
@@ -114,10 +120,7 @@ std::string winner_record(const ResultFile& r) {
   out.reserve(4096);  // a winner's record is 2-3 KB (its run configuration most of it)
   out.count(kRecordVersion);
   out.count(result_attribute_count());  // result_attributes(r), without building the map
-  each_result_attribute(r, [&](const std::string& key, const auto& v) {
-    out.text(key);
-    out.value(v);
-  });
+  each_result_attribute(r, [&](const std::string&, const auto& v) { out.value(v); });
   out.table(params_table(r.params, true));
   out.table(ranges_table(r.ranges));
   out.numbers(r.history);
@@ -128,16 +131,14 @@ std::string winner_record(const ResultFile& r) {
 
 void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t>& widths) {
   WireReader in(bytes, kWhat);
-  open_record(in);
-  for (std::uint64_t n = in.count(); n > 0; --n) {
-    const std::string_view key = in.text_view();
+  for (const auto& [key, field] : open_record(in)) {
     switch (in.tag()) {
       case WireTag::number:
       case WireTag::integer:
         in.take(8);
         break;
       case WireTag::text: {
-        std::size_t& w = widths[std::string(key)];
+        std::size_t& w = widths[key];
         w = std::max(w, in.text_view().size());
       }
     }
@@ -146,22 +147,22 @@ void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t
 
 void WinnerColumns::add(const std::string& record) {
   WireReader in(record, kWhat);
-  open_record(in);
+  const auto& keys = open_record(in);
   const bool first = fields_.empty();
-  const std::uint64_t n = in.count();
-  if (!first && n != record_fields_) {
-    throw ConfigError("a winner with " + std::to_string(n) + " fields, not the first winner's " +
-                      std::to_string(record_fields_));
-  }
+  const std::size_t n = keys.size();
   for (std::size_t k = 0; k < n; ++k) {
-    const std::string_view name = in.text_view();
     const WireTag t = in.tag();
-    append_values(in, field_at(fields_, k, name, t, first).values, 1);
-    if (first && name == "set") set_field_ = k;
+    if (first) {
+      fields_.push_back({keys[k].first, storage_of(t)});
+      if (keys[k].first == "set") set_field_ = k;
+    } else if (!holds(fields_[k].values, t)) {
+      throw ConfigError("a winner without a '" + fields_[k].name +
+                        "' field of the first winner's type");
+    }
+    append_values(in, fields_[k].values, 1);
   }
   if (first && (fields_.empty() || fields_[set_field_].name != "set"))
     throw DataError("a winner's record without a set");
-  record_fields_ = n;
   const std::size_t counts[3] = {append_table(in, params_), append_table(in, ranges_), 0};
   const std::uint64_t h = in.elements(sizeof(double));
   const char* p = in.take(h * sizeof(double));

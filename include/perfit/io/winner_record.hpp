@@ -1,8 +1,9 @@
 // A selection's winner as bytes (data/wire.hpp): what a rank sends world rank 0, what rank 0
 // spills until the end, and what the selection store is written from. Lossless: doubles travel
 // as their bits, fields keep their types. Layout: a version, the result's fields
-// (result_attributes), params_table(r.params, true), ranges_table(r.ranges), the history, the
-// five metrics (mape, rmse, r2, gmae, max_rel_err).
+// (result_attributes: their count, then each one's type and value, in the order of their
+// names, which this perfit knows and the record does not carry), params_table(r.params, true),
+// ranges_table(r.ranges), the history, the five metrics (mape, rmse, r2, gmae, max_rel_err).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,7 @@ class WinnerColumns {
   };
   std::vector<Field> fields_, params_, ranges_;  // fields_: the block's; the others: every winner's
   std::vector<double> history_;
-  std::size_t record_fields_ = 0, set_field_ = 0;  // record_fields_: before metric_* and the parts
+  std::size_t set_field_ = 0;
   std::int64_t first_[3] = {0, 0, 0};  // where the next winner's params, ranges, history start
 };
 
