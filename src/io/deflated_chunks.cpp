@@ -77,6 +77,7 @@ void DeflateBatch::add_owned(hid_t dset, ChunkFilters filters, std::vector<char>
 }
 
 void DeflateBatch::run() {
+  if (rows_.empty()) return;  // a block with no whole chunk: HDF5 wrote it
   struct Chunk {
     std::size_t rows, index;  // rows_[rows], its chunk `index`
   };

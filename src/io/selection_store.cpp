@@ -73,8 +73,8 @@ void write_selection_store(const std::string& path, std::size_t n,
     // Three blocks at once, each step on a thread of its own: the records of one are read,
     // the one before decoded, the one before that compressed and written. At the end of a
     // selection over 10^6 sets the reads and the decoding on one thread kept the writer
-    // waiting half the time. One block at a time touches `columns` and `sets`: each decoding
-    // starts after the last ended.
+    // waiting half the time. One block at a time is read, and one decoded (`columns` and
+    // `sets` are the decoding's): each starts after the last of its kind ended.
     const auto fetch = [&](std::size_t begin) {
       unbind_this_thread();
       std::vector<std::string> r;
@@ -83,29 +83,27 @@ void write_selection_store(const std::string& path, std::size_t n,
         r.push_back(record(i));
       return r;
     };
-    const auto decode = [&](std::future<std::vector<std::string>> read) {
+    const auto decode = [&](std::vector<std::string> records) {
       unbind_this_thread();
-      for (const std::string& r : read.get()) {
+      for (const std::string& r : records) {
         columns.add(r);
         check_order(sets, columns.last_set());
         sets.push_back(columns.last_set());
       }
       return columns.take_block();
     };
-    const auto read_from = [&](std::size_t begin) {
-      return begin < n ? std::async(std::launch::async, fetch, begin)
-                       : std::future<std::vector<std::string>>();
-    };
-    std::future<std::vector<std::string>> read = read_from(kWinnersBlock);
-    std::future<data::MeasurementTable> next = std::async(std::launch::async, decode, read_from(0));
+    std::future<data::MeasurementTable> next = std::async(std::launch::async, decode, fetch(0));
+    std::future<std::vector<std::string>> read;
+    if (kWinnersBlock < n) read = std::async(std::launch::async, fetch, kWinnersBlock);
     std::optional<GroupWriter> winners;
     for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
       data::MeasurementTable block = next.get();
       // Below kChunkThresholdRows rows text is variable-length and the widths go unused.
       if (!winners) winners.emplace(w.stream_group("/winners", columns.shape(text_widths), n));
       if (begin + kWinnersBlock < n) {
-        next = std::async(std::launch::async, decode, std::move(read));
-        read = read_from(begin + 2 * kWinnersBlock);
+        next = std::async(std::launch::async, decode, read.get());
+        if (begin + 2 * kWinnersBlock < n)
+          read = std::async(std::launch::async, fetch, begin + 2 * kWinnersBlock);
       }
       winners->write(begin, block);
     }

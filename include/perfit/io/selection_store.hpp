@@ -25,9 +25,10 @@ void write_selection_store(const std::string& path, std::vector<const ResultFile
                            const data::Attributes& about);
 // The same with n winners given one at a time as their records (io/winner_record.hpp), i = 0 ..
 // n-1 in order of their sets, so that they need not all be held as results (10^5 winners of a
-// few KB each). text_widths: the longest text of each field over every winner (widen_to_record
-// as they came). Throws: as above, ConfigError for winners out of set order, DataError for a
-// malformed record or a text wider than text_widths says.
+// few KB each); record(i) is called on a thread of its own, one call at a time. text_widths: the
+// longest text of each field over every winner (widen_to_record as they came). Throws: as above,
+// ConfigError for winners out of set order, DataError for a malformed record or a text wider than
+// text_widths says.
 void write_selection_store(const std::string& path, std::size_t n,
                            const std::function<std::string(std::size_t)>& record,
                            const data::Attributes& about,
