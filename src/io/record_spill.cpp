@@ -39,6 +39,15 @@ RecordSpill RecordSpill::named(const std::string& path) {
   return RecordSpill("'" + path + "'", std::move(fd));
 }
 
+RecordSpill RecordSpill::existing(const std::string& path, std::uint64_t keep) {
+  UniqueFd fd(path, O_RDWR);
+  if (fd.get() < 0) throw IoError("cannot open '" + path + "' to append: " + std::strerror(errno));
+  if (::ftruncate(fd.get(), static_cast<off_t>(keep)) != 0)
+    throw IoError("cannot cut '" + path + "' to " + std::to_string(keep) +
+                  " bytes: " + std::strerror(errno));
+  return RecordSpill("'" + path + "'", std::move(fd), keep);
+}
+
 RecordSpill::Where RecordSpill::append(const std::string& bytes) {
   const Where w{end_, bytes.size()};
   buffer_ += bytes;
@@ -70,6 +79,11 @@ std::string RecordSpill::read(Where w) const {
     done += static_cast<std::size_t>(n);
   }
   return out;
+}
+
+MappedFile RecordSpill::map() const {
+  flush();
+  return MappedFile(fd_.get(), written_, what_);
 }
 
 }  // namespace perfit::io

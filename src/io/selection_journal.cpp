@@ -1,6 +1,7 @@
 #include "perfit/io/selection_journal.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -8,9 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "perfit/core/error.hpp"
+#include "perfit/io/mapped_file.hpp"
+#include "perfit/io/unique_fd.hpp"
 
 namespace perfit::io {
 
@@ -88,52 +90,67 @@ void SelectionJournal::remove() {
   committed_ = false;
 }
 
-std::optional<std::size_t> SelectionJournal::replay(
-    const std::string& path,
-    const std::function<void(std::string_view, const std::string&, const std::string&)>& fn) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  const std::uint64_t size = std::filesystem::file_size(path, ec);
-  std::ifstream in(path, std::ios::binary);
-  std::string magic(kFileMagic.size(), '\0');
-  if (!in || !in.read(magic.data(), static_cast<std::streamsize>(magic.size())) ||
-      magic != kFileMagic) {
+void SelectionJournal::continue_in(const std::string& dir, const Replayed& taken) {
+  path_ = path_in(dir);
+  spill_ = RecordSpill::existing(path_, taken.bytes);
+  named_.reset();  // the temporary file, which held nothing yet, removed
+  committed_ = true;
+}
+
+std::optional<SelectionJournal::Replayed> SelectionJournal::replay(const std::string& path,
+                                                                   const Visit& fn) {
+  const UniqueFd fd(path, O_RDONLY);
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  // In place: read into strings, a replay of 10^6 entries was 3.6 GB copied twice.
+  const MappedFile file(fd.get(), size, "'" + path + "'");
+  if (size < kFileMagic.size() || file.view(0, kFileMagic.size()) != kFileMagic) {
     throw DataError("'" + path +
                     "' is not a selection journal this perfit writes (its first bytes); remove "
                     "it to select every set again");
   }
+  Replayed r;
   std::uint64_t at = kFileMagic.size();
-  std::size_t n = 0;
-  std::string set, row, record;
-  std::array<char, kHeaderBytes> h{};
-  const auto take = [&](std::string& s, std::uint64_t len) {
-    s.resize(len);
-    return static_cast<bool>(in.read(s.data(), static_cast<std::streamsize>(len)));
-  };
   while (at < size) {
-    bool whole = size - at >= kHeaderBytes && in.read(h.data(), kHeaderBytes) &&
-                 std::memcmp(h.data(), kEntryMagic.data(), 4) == 0;
+    std::string_view h, set, row, record;
     std::uint64_t len[3] = {};
+    bool whole = size - at >= kHeaderBytes;
+    if (whole) {
+      h = file.view(at, kHeaderBytes);
+      whole = h.substr(0, 4) == kEntryMagic;
+    }
     if (whole) {
       for (int k = 0; k < 3; ++k) len[k] = load_le<std::uint64_t>(h.data() + 8 + 8 * k);
       const std::uint64_t left = size - at - kHeaderBytes;
-      // Each length checked against what the file holds before anything is allocated.
-      whole = len[0] <= left && len[1] <= left - len[0] && len[2] <= left - len[0] - len[1] &&
-              take(set, len[0]) && take(row, len[1]) && take(record, len[2]) &&
-              crc_of(h.data() + 8, set, row, record) == load_le<std::uint32_t>(h.data() + 4);
+      // Each length checked against what the file holds before it is read.
+      whole = len[0] <= left && len[1] <= left - len[0] && len[2] <= left - len[0] - len[1];
+    }
+    const std::uint64_t body = at + kHeaderBytes;
+    if (whole) {
+      set = file.view(body, len[0]);
+      row = file.view(body + len[0], len[1]);
+      record = file.view(body + len[0] + len[1], len[2]);
+      whole = crc_of(h.data() + 8, set, row, record) == load_le<std::uint32_t>(h.data() + 4);
     }
     if (!whole) {
       spdlog::warn(
           "'{}': its last {} bytes are not whole entries (a write cut short by a "
           "kill, or damaged): the {} entries before them are taken",
-          path, size - at, n);
+          path, size - at, r.entries);
       break;
     }
-    fn(set, row, record);
-    ++n;
-    at += kHeaderBytes + len[0] + len[1] + len[2];
+    fn(set, row, record, Entry{{body + len[0], len[1]}, {body + len[0] + len[1], len[2]}});
+    ++r.entries;
+    at = body + len[0] + len[1] + len[2];
   }
-  return n;
+  r.bytes = at;
+  return r;
 }
 
 }  // namespace perfit::io

@@ -129,7 +129,7 @@ std::string winner_record(const ResultFile& r) {
   return out.take();
 }
 
-void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t>& widths) {
+void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>& widths) {
   WireReader in(bytes, kWhat);
   for (const auto& [key, field] : open_record(in)) {
     switch (in.tag()) {

@@ -52,7 +52,7 @@ std::string render_row(const JsonRow& row) {
   return out.take();
 }
 
-RowText read_row_text(const std::string& bytes) {
+RowText read_row_text(std::string_view bytes) {
   data::WireReader in(bytes, kWhat);
   if (in.count() != kRowTextVersion)
     throw DataError("a selection row's text is not one this perfit writes (layout version)");

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,13 +19,25 @@ namespace {
 namespace fs = std::filesystem;
 using Entry = std::tuple<std::string, std::string, std::string>;
 
+std::string bytes_at(const std::string& path, SelectionJournal::Where w) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(w.offset));
+  std::string out(w.size, '\0');
+  in.read(out.data(), static_cast<std::streamsize>(w.size));
+  return out;
+}
+
+// The entries replayed, each also read from the file at the place the replay gave.
 std::vector<Entry> replayed(const std::string& path, std::optional<std::size_t>* n = nullptr) {
   std::vector<Entry> out;
-  const auto got = SelectionJournal::replay(
-      path, [&](std::string_view set, const std::string& row, const std::string& record) {
-        out.emplace_back(std::string(set), row, record);
+  const auto got =
+      SelectionJournal::replay(path, [&](std::string_view set, std::string_view row,
+                                         std::string_view record, SelectionJournal::Entry at) {
+        out.emplace_back(std::string(set), std::string(row), std::string(record));
+        EXPECT_EQ(bytes_at(path, at.row), row);
+        EXPECT_EQ(bytes_at(path, at.record), record);
       });
-  if (n) *n = got;
+  if (n) *n = got ? std::optional<std::size_t>(got->entries) : std::nullopt;
   return out;
 }
 
@@ -90,6 +103,50 @@ TEST(SelectionJournal, AnEntryCutShortOrDamagedEndsTheReplayThere) {
     f.put('!');
   }
   EXPECT_EQ(replayed(path).size(), 100u);
+}
+
+// A resume continues a killed run's journal where it is: its whole entries kept in place (the
+// same file, not a copy), a torn tail cut off, new entries after them; no temporary file left.
+TEST(SelectionJournal, AResumeContinuesTheFileInPlace) {
+  testing_support::TempDir dir;
+  const std::string path = SelectionJournal::path_in(dir.file(""));
+  auto entries = some_entries();
+  {
+    SelectionJournal j(dir.file(""), true);
+    for (const auto& [set, row, record] : entries) j.append(set, row, record);
+    j.commit();
+    j.flush();
+  }
+  fs::resize_file(path, fs::file_size(path) - 100);  // the last entry torn
+  entries.pop_back();
+  const auto inode = [&] {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0);
+    return st.st_ino;
+  };
+  const auto before = inode();
+  std::vector<SelectionJournal::Entry> at;
+  const auto got =
+      SelectionJournal::replay(path, [&](std::string_view, std::string_view, std::string_view,
+                                         SelectionJournal::Entry e) { at.push_back(e); });
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->entries, entries.size());
+  {
+    SelectionJournal j(dir.file(""), true);
+    j.continue_in(dir.file(""), *got);
+    EXPECT_EQ(fs::file_size(path), got->bytes);  // the torn tail cut off
+    EXPECT_EQ(j.read(at[10].record), std::get<2>(entries[10]));
+    for (int i = 0; i < 3; ++i) {
+      entries.emplace_back("/y/" + std::to_string(i), "row " + std::to_string(i), "record");
+      const auto e = j.append("/y/" + std::to_string(i), "row " + std::to_string(i), "record");
+      EXPECT_EQ(j.read(e.row), "row " + std::to_string(i));
+    }
+    j.commit();  // already under its name: nothing to do
+    j.flush();
+  }
+  EXPECT_EQ(inode(), before);
+  EXPECT_EQ(replayed(path), entries);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.file("")), fs::directory_iterator()), 1);
 }
 
 TEST(SelectionJournal, NoFileOrAnotherFileOrAnUnnamedOne) {

@@ -39,7 +39,8 @@ class WireWriter {
 // bytes end early or hold an unknown type.
 class WireReader {
  public:
-  WireReader(const std::string& bytes, std::string what) : bytes_(bytes), what_(std::move(what)) {}
+  // The bytes are read in place: they must outlive the reader.
+  WireReader(std::string_view bytes, std::string what) : bytes_(bytes), what_(std::move(what)) {}
   std::uint64_t count();
   double number();
   std::string text();
@@ -57,7 +58,7 @@ class WireReader {
   std::uint64_t elements(std::size_t least_bytes);
 
  private:
-  const std::string& bytes_;
+  std::string_view bytes_;
   std::string what_;
   std::size_t at_ = 0;
 };

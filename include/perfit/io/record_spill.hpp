@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "perfit/io/mapped_file.hpp"
 #include "perfit/io/unique_fd.hpp"
 
 namespace perfit::io {
@@ -22,6 +23,9 @@ class RecordSpill {
   explicit RecordSpill(const std::string& dir);
   // A new file at path (an existing one is refused). Throws: IoError naming path.
   static RecordSpill named(const std::string& path);
+  // The file at path, its first `keep` bytes kept (the rest cut off) and records appended
+  // after them. Throws: IoError naming path.
+  static RecordSpill existing(const std::string& path, std::uint64_t keep);
   // Throws: IoError (disk full), here or at a later append or read.
   Where append(const std::string& bytes);
   // Throws: IoError. Reads on several threads at once only after flush(), with no append
@@ -29,9 +33,14 @@ class RecordSpill {
   std::string read(Where w) const;
   // Every record appended so far to the file. Throws: IoError (disk full).
   void flush() const;
+  // Every record appended so far, flushed and mapped: read in place by position
+  // (view(w.offset, w.size)), on any thread, while no record is appended.
+  // Throws: IoError (disk full, or no mapping).
+  MappedFile map() const;
 
  private:
-  RecordSpill(std::string what, UniqueFd fd) : what_(std::move(what)), fd_(std::move(fd)) {}
+  RecordSpill(std::string what, UniqueFd fd, std::uint64_t end = 0)
+      : what_(std::move(what)), fd_(std::move(fd)), end_(end), written_(end) {}
 
   // Appends are written 1 MiB at a time: a write per winner was 5% of a selection over 10^6
   // small sets.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
@@ -26,7 +27,7 @@ inline constexpr const char* kWinnerMetrics[] = {"metric_mape", "metric_rmse", "
 // widths[field] at least as wide as the record's text of that field (the store's text columns
 // are as wide as their longest value: kept as winners arrive, the store is written in one pass).
 // Throws: DataError for bytes winner_record did not write.
-void widen_to_record(const std::string& bytes, std::map<std::string, std::size_t>& widths);
+void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>& widths);
 
 // Winners' records decoded straight into the selection store's columns: no result, map or table
 // per winner (building those was a third of the serial end of a selection over 2*10^5 sets).

@@ -45,10 +45,13 @@ class SelectionLedger {
   Row json() const;               // about + {"rows": [...]}
 
   // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets: from
-  // its journal when it left one (killed), else from its files. Returns how many were taken.
+  // its journal when it left one (killed), which this run's journal then continues (its
+  // entries stay where they are, a torn tail cut off), else from its files. Returns how many
+  // were taken.
   // Throws: DataError for files in dir that perfit did not write.
   std::size_t load(const std::string& dir);
-  // The journal under its name, replacing an earlier run's: after load().
+  // The journal under its name, replacing an earlier run's: after load() (nothing to do when it
+  // continued an earlier run's journal).
   void commit_journal() { journal_.commit(); }
   // The journal's new rows in its file (a checkpoint).
   void flush_journal() const { journal_.flush(); }

@@ -35,7 +35,7 @@ struct RowText {
 // The row's text as bytes (data/wire.hpp).
 std::string render_row(const JsonRow& row);
 // Throws: DataError for bytes render_row did not write.
-RowText read_row_text(const std::string& bytes);
+RowText read_row_text(std::string_view bytes);
 
 // A value as one CSV field: quoted when it holds a comma, a quote or a newline.
 std::string csv_field(const JsonRow& v);
