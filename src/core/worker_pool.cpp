@@ -76,6 +76,9 @@ void WorkerPool::for_each(std::size_t n, const std::function<void(std::size_t)>&
   // Every index taken; wait for the calls still running on the team (a thread that wakes late
   // finds no index left and leaves at once).
   done_.wait(lock, [&] { return busy_ == 0; });
+  // No index left for a thread that wakes after this returns: an error stops the loop with
+  // indices untaken, and `work` is gone once the caller has it.
+  next_ = n_ = 0;
   work_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
