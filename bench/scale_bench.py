@@ -13,6 +13,8 @@
     thread per rank (--threads 1, so that ranks_2_vs_1 compares ranks; 1 rank of 2 threads:
     docs/selection.md "Threads").
     series_1e6_2ranks_s is import + the 2-rank selection (its selection.csv is the summary).
+    With the 1-rank run, pair_slowdown: a quarter of the series selected on 1 rank alone and
+    twice side by side; over 2 it is the floor under ranks_2_vs_1 on this machine.
   - csv: a per-step log of --csv-rows rows (10^7 by default, ~300 MB: framework text, gpus,
     batch, step, time) imported with `perfit import` (read in chunks from 64 MiB: docs/stores.md
     "Larger than memory"): wall seconds and peak resident memory.
@@ -21,9 +23,10 @@ usage: scale_bench.py --perfit PATH [--rows 1e9] [--check-rows 2e7] [--paths 500
                       [--no-series] [--no-1rank] [--csv-rows 1e7] [--no-csv] [--work DIR [--reuse-store]]
 Last line: rows_1e9_s= rows_1e9_peak_mb= series_1e6_2ranks_s= ranks_2_vs_1= open_1e6_s= read_s=
            fit_vs_read= same_constants= synth_s= import_s= select_2ranks_s= select_1rank_s=
-           csv_import_s= csv_import_peak_mb=
+           csv_import_s= csv_import_peak_mb= pair_slowdown=
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -153,6 +156,39 @@ def series_part(perfit, work, paths, one_rank):
             "import_s": imp, "select_2ranks_s": s2, "select_1rank_s": s1}
 
 
+PAIR_SETS = "/x/r1*/*"  # 2 x 111,111 call paths: ~1/4.5 of the 10^6 series
+
+
+def pair_part(perfit, work):
+    """What two ranks on this machine can reach at best: the 1-rank selection of PAIR_SETS alone,
+    then two of it side by side (two processes, no MPI, nothing shared but the machine).
+    pair_slowdown is their mean wall over the one alone: with no serial part (rank 0's end,
+    the plan) 2 ranks take pair_slowdown / 2 of 1 rank's time, the floor under ranks_2_vs_1."""
+    with open(os.path.join(work, "pair.yaml"), "w") as f:
+        f.write(f"data: paths.h5\nfits:\n  - sets: ['{PAIR_SETS}']\n    select: {{models: [pmnf-search]}}\n")
+
+    def start(out):
+        shutil.rmtree(os.path.join(work, out), ignore_errors=True)
+        return subprocess.Popen([perfit, "batch", "--manifest", "pair.yaml", "--out", out, "--threads", "1"],
+                                cwd=work, env=harness.ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def wait(p, t0):
+        _, err = p.communicate()
+        if p.returncode != 0:
+            sys.exit(f"pair selection failed ({p.returncode}):\n{err.decode()[-2000:]}")
+        return time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    alone = wait(start("pair0"), t0)
+    t0 = time.perf_counter()
+    both = [start("pair1"), start("pair2")]
+    side = [wait(p, t0) for p in both]
+    slowdown = sum(side) / len(side) / alone
+    print(f"{PAIR_SETS} on 1 rank: alone {alone:.1f} s, two side by side {side[0]:.1f} and {side[1]:.1f} s "
+          f"(pair slowdown {slowdown:.3f}: ranks_2_vs_1 >= {slowdown / 2:.3f} with no serial part)")
+    return {"pair_slowdown": slowdown}
+
+
 def main():
     ap = harness.parser(__doc__)
     ap.add_argument("--rows", type=float, default=1e9)
@@ -175,11 +211,13 @@ def main():
         got.update(rows_part(perfit, work, args.rows, args.check_rows, args.reuse_store))
     if not args.no_series:
         got.update(series_part(perfit, work, args.paths, not args.no_1rank))
+        if not args.no_1rank:
+            got.update(pair_part(perfit, work))
     if not args.no_csv:
         got.update(csv_part(perfit, work, args.csv_rows))
     keys = ["rows_1e9_s", "rows_1e9_peak_mb", "series_1e6_2ranks_s", "ranks_2_vs_1", "open_1e6_s", "read_s",
             "fit_vs_read", "same_constants", "synth_s", "import_s", "select_2ranks_s", "select_1rank_s",
-            "csv_import_s", "csv_import_peak_mb"]
+            "csv_import_s", "csv_import_peak_mb", "pair_slowdown"]
     claims.last_line({k: "-" if got.get(k) is None else got[k] for k in keys}, args.expect)
 
 
