@@ -55,11 +55,12 @@ TEST(MappedFile, RangesPastTheEndAreRefused) {
   MappedFile map = spill.map();
   EXPECT_EQ(map.view(w.offset + 2, 3), "234");
   EXPECT_EQ(map.view(10, 0), "");
-  for (const auto& [offset, size] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+  // Not a structured binding: lambdas cannot capture those before clang 16.
+  for (const auto& range : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
            {0, 11}, {11, 0}, {5, ~std::uint64_t{0}}, {~std::uint64_t{0}, 2}}) {
-    EXPECT_THAT([&] { (void)map.view(offset, size); },
+    EXPECT_THAT([&] { (void)map.view(range.first, range.second); },
                 testing::ThrowsMessage<DataError>(testing::HasSubstr("a temporary file in")))
-        << offset << " " << size;
+        << range.first << " " << range.second;
   }
   const MappedFile moved = std::move(map);
   EXPECT_EQ(moved.view(0, 4), "0123");
