@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -53,6 +54,17 @@ void shuffle(const unsigned char* in, std::size_t elements, std::size_t size, un
 
 }  // namespace
 
+bool ChunkMemo::deflate(hid_t dset) {
+  State& s = state_[dset];
+  return !s.raw || ++s.since % kReprobe == 0;
+}
+
+void ChunkMemo::deflated(hid_t dset, std::size_t raw_bytes, std::size_t stored_bytes) {
+  State& s = state_[dset];
+  s.raw = static_cast<double>(stored_bytes) * kMinRatio > static_cast<double>(raw_bytes);
+  s.since = 0;
+}
+
 void DeflateBatch::add(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,
                        std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
                        const std::string& where) {
@@ -80,10 +92,12 @@ void DeflateBatch::run() {
   if (rows_.empty()) return;  // a block with no whole chunk: HDF5 wrote it
   struct Chunk {
     std::size_t rows, index;  // rows_[rows], its chunk `index`
+    bool deflate;
   };
   std::vector<Chunk> chunks;
   for (std::size_t r = 0; r < rows_.size(); ++r) {
-    for (std::size_t c = 0; c * rows_[r].chunk_rows < rows_[r].n; ++c) chunks.push_back({r, c});
+    for (std::size_t c = 0; c * rows_[r].chunk_rows < rows_[r].n; ++c)
+      chunks.push_back({r, c, true});
   }
   // Every CPU of the node's cpuset: under mpiexec the caller is bound to one core, and rank 0
   // writes its selection store while the other ranks wait on theirs.
@@ -95,13 +109,23 @@ void DeflateBatch::run() {
   std::vector<int> status(batch);
   for (std::size_t c0 = 0; c0 < chunks.size(); c0 += batch) {
     const std::size_t in_batch = std::min(batch, chunks.size() - c0);
+    // Decided here, in order: the memo has seen the chunks deflated in the batches before.
+    for (std::size_t k = 0; k < in_batch; ++k)
+      chunks[c0 + k].deflate = memo_->deflate(rows_[chunks[c0 + k].rows].dset);
     threads.for_each(in_batch, [&](std::size_t k) {
-      const Rows& r = rows_[chunks[c0 + k].rows];
-      const std::size_t c = chunks[c0 + k].index;
+      const Chunk& chunk = chunks[c0 + k];
+      const Rows& r = rows_[chunk.rows];
       const std::size_t chunk_bytes = r.chunk_rows * r.row_bytes;
-      const std::size_t held = std::min(r.chunk_rows, r.n - c * r.chunk_rows);
-      std::vector<unsigned char> whole;  // the last chunk, zero-padded as HDF5 keeps it
-      const unsigned char* src = reinterpret_cast<const unsigned char*>(r.rows) + c * chunk_bytes;
+      const std::size_t held = std::min(r.chunk_rows, r.n - chunk.index * r.chunk_rows);
+      const unsigned char* src =
+          reinterpret_cast<const unsigned char*>(r.rows) + chunk.index * chunk_bytes;
+      if (!chunk.deflate) {  // the last chunk zero-padded, as HDF5 keeps it
+        packed[k].assign(chunk_bytes, 0);
+        std::memcpy(packed[k].data(), src, held * r.row_bytes);
+        status[k] = Z_OK;
+        return;
+      }
+      std::vector<unsigned char> whole;
       if (held < r.chunk_rows) {
         whole.assign(chunk_bytes, 0);
         std::memcpy(whole.data(), src, held * r.row_bytes);
@@ -120,13 +144,19 @@ void DeflateBatch::run() {
       packed[k].resize(size);
     });
     for (std::size_t k = 0; k < in_batch; ++k) {
-      const Rows& r = rows_[chunks[c0 + k].rows];
+      const Chunk& chunk = chunks[c0 + k];
+      const Rows& r = rows_[chunk.rows];
       if (status[k] != Z_OK)
         throw H5Error(r.where + ": deflating a chunk failed (zlib " + std::to_string(status[k]) +
                       ")");
-      const hsize_t at = r.first + chunks[c0 + k].index * r.chunk_rows;
+      if (chunk.deflate) memo_->deflated(r.dset, r.chunk_rows * r.row_bytes, packed[k].size());
+      // A skipped filter's bit set: shuffle is filter 0 and deflate 1, or deflate alone 0.
+      const std::uint32_t skipped =
+          chunk.deflate ? 0u : (r.filters == ChunkFilters::shuffle_deflate ? 3u : 1u);
+      const hsize_t at = r.first + chunk.index * r.chunk_rows;
       h5_check_status(
-          H5Dwrite_chunk(r.dset, H5P_DEFAULT, 0, &at, packed[k].size(), packed[k].data()), r.where);
+          H5Dwrite_chunk(r.dset, H5P_DEFAULT, skipped, &at, packed[k].size(), packed[k].data()),
+          r.where);
     }
   }
   rows_.clear();

@@ -13,7 +13,8 @@ GroupWriter::GroupWriter(H5Id group, std::vector<GroupColumn> columns, std::size
       columns_(std::move(columns)),
       rows_(rows),
       fixed_(rows >= kChunkThresholdRows),
-      where_(std::move(where)) {
+      where_(std::move(where)),
+      memo_(std::make_unique<detail::ChunkMemo>()) {
   for (const auto& c : columns_) {
     // A variable-length string is a heap object of its own: 50 text columns x 2*10^5 winners
     // made a 471 MB file; fixed-length text repeated across rows compresses.
@@ -27,6 +28,10 @@ GroupWriter::GroupWriter(H5Id group, std::vector<GroupColumn> columns, std::size
   }
 }
 
+GroupWriter::GroupWriter(GroupWriter&&) noexcept = default;
+GroupWriter& GroupWriter::operator=(GroupWriter&&) noexcept = default;
+GroupWriter::~GroupWriter() = default;
+
 void GroupWriter::write(std::size_t offset, const data::MeasurementTable& block) {
   if (offset + block.rows() > rows_) {
     throw DataError(where_ + ": writing rows [" + std::to_string(offset) + ", " +
@@ -34,7 +39,7 @@ void GroupWriter::write(std::size_t offset, const data::MeasurementTable& block)
                     std::to_string(rows_) + " rows");
   }
   if (block.rows() == 0) return;
-  detail::DeflateBatch batch;  // every column's chunks deflated side by side
+  detail::DeflateBatch batch(memo_.get());  // every column's chunks deflated side by side
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const data::Column& col = block.column(columns_[i].name);
     const std::string w = "write " + where_ + " dataset '" + columns_[i].name + "'";

@@ -187,10 +187,15 @@ SetWriter::SetWriter(H5Id group, std::vector<ColumnInfo> columns, std::size_t ro
       group_(std::move(group)),
       columns_(std::move(columns)),
       rows_(rows),
-      where_(std::move(where)) {
+      where_(std::move(where)),
+      memo_(std::make_unique<detail::ChunkMemo>()) {
   for (const auto& c : columns_)
     datasets_.push_back(detail::create_column(group_.get(), c, rows_, kChunkRows, where_).to_id());
 }
+
+SetWriter::SetWriter(SetWriter&&) noexcept = default;
+SetWriter& SetWriter::operator=(SetWriter&&) noexcept = default;
+SetWriter::~SetWriter() = default;
 
 void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
   if (offset + chunk.rows() > rows_) {
@@ -199,7 +204,7 @@ void SetWriter::write(std::size_t offset, const data::MeasurementTable& chunk) {
                     std::to_string(rows_) + " rows");
   }
   if (chunk.rows() == 0) return;
-  detail::DeflateBatch batch;  // every column's chunks deflated side by side
+  detail::DeflateBatch batch(memo_.get());  // every column's chunks deflated side by side
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const Column& col = chunk.column(columns_[i].name);
     checksum_.add(i, col);

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cmath>
+#include <random>
 
 #include "perfit/core/error.hpp"
 #include "perfit/data/checksum.hpp"
@@ -157,6 +158,63 @@ TEST(Store, AGroupsColumnsDeflatedTogetherReadBackThroughHdf5sFilters) {
   EXPECT_EQ(back.column("yaml").str(), text);
   EXPECT_EQ(back.column("cost").f64(), cost);
   EXPECT_EQ(back.column("count").i64(), count);
+}
+
+// A column whose chunks hardly deflate (noisy float64: ~1.1:1) has its later chunks stored as
+// they are, with both filters marked skipped in the chunk; every 32nd is deflated again, and
+// once the values turn regular the chunks are deflated again. Read back exactly by HDF5.
+TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
+  TempDir dir;
+  const auto path = dir.file("s.h5");
+  const std::size_t chunks = 80, rows = chunks * kGroupChunkRows;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(1.0, 2.0);
+  std::vector<double> noisy(rows), regular(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    noisy[i] = i < rows / 2 ? u(rng) : 3.0;  // the second half constant
+    regular[i] = static_cast<double>(i % 5);
+  }
+  {
+    StoreWriter w(path);
+    GroupWriter g = w.stream_group(
+        "/winners",
+        {{"noisy", data::ColumnType::float64, 0}, {"regular", data::ColumnType::float64, 0}}, rows);
+    for (std::size_t begin = 0; begin < rows; begin += kGroupChunkRows) {
+      MeasurementTable block;
+      const auto b = static_cast<std::ptrdiff_t>(begin),
+                 e = static_cast<std::ptrdiff_t>(begin + kGroupChunkRows);
+      block.add_column(Column("noisy", std::vector<double>(noisy.begin() + b, noisy.begin() + e)));
+      block.add_column(
+          Column("regular", std::vector<double>(regular.begin() + b, regular.begin() + e)));
+      g.write(begin, block);
+    }
+    w.close();
+  }
+  const auto masks = [&](const char* name) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    std::vector<unsigned> out;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      hsize_t at = c * kGroupChunkRows, size = 0;
+      unsigned mask = 99;
+      haddr_t addr = HADDR_UNDEF;
+      EXPECT_GE(H5Dget_chunk_info_by_coord(d, &at, &mask, &addr, &size), 0);
+      out.push_back(mask);
+    }
+    H5Dclose(d);
+    H5Fclose(file);
+    return out;
+  };
+  const std::vector<unsigned> n = masks("/winners/noisy"), r = masks("/winners/regular");
+  EXPECT_EQ(n[0], 0u);                                            // deflated: it decides
+  for (std::size_t c = 1; c < 32; ++c) EXPECT_EQ(n[c], 3u) << c;  // shuffle, deflate skipped
+  EXPECT_EQ(n[32], 0u);                                           // probed again: still noisy
+  EXPECT_EQ(n[64], 0u);                                           // probed again: constant by now
+  for (std::size_t c = 65; c < chunks; ++c) EXPECT_EQ(n[c], 0u) << c;
+  for (std::size_t c = 0; c < chunks; ++c) EXPECT_EQ(r[c], 0u) << c;
+  const MeasurementTable back = StoreReader(path).read_group("/winners");
+  EXPECT_EQ(back.column("noisy").f64(), noisy);
+  EXPECT_EQ(back.column("regular").f64(), regular);
 }
 
 TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@
 #include "perfit/io/h5_id.hpp"
 
 namespace perfit::io {
+
+namespace detail {
+class ChunkMemo;  // which columns hardly deflate (src/io/deflated_chunks.hpp)
+}
 
 struct GroupColumn {
   std::string name;
@@ -23,6 +28,9 @@ struct GroupColumn {
 class GroupWriter {
  public:
   GroupWriter(H5Id group, std::vector<GroupColumn> columns, std::size_t rows, std::string where);
+  GroupWriter(GroupWriter&&) noexcept;
+  GroupWriter& operator=(GroupWriter&&) noexcept;
+  ~GroupWriter();
   // Writes block's rows at [offset, offset + block.rows()); columns matched by name.
   // Throws: DataError for a block missing a column, of another type, wider text or overrunning.
   void write(std::size_t offset, const data::MeasurementTable& block);
@@ -34,6 +42,7 @@ class GroupWriter {
   std::size_t rows_;
   bool fixed_;  // fixed-length strings
   std::string where_;
+  std::unique_ptr<detail::ChunkMemo> memo_;  // across blocks
 };
 
 }  // namespace perfit::io

@@ -3,6 +3,7 @@
 // AtomicOutput's temporary path so that an existing store is never half-modified.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,9 @@ void validate_set_path(const std::string& set);
 class SetWriter {
  public:
   SetWriter(H5Id group, std::vector<ColumnInfo> columns, std::size_t rows, std::string where);
+  SetWriter(SetWriter&&) noexcept;
+  SetWriter& operator=(SetWriter&&) noexcept;
+  ~SetWriter();
   // Writes chunk's rows at [offset, offset + chunk.rows()). Columns matched by name.
   // Throws: DataError for a chunk missing a column or overrunning the set.
   void write(std::size_t offset, const data::MeasurementTable& chunk);
@@ -38,6 +42,7 @@ class SetWriter {
   std::vector<H5Id> datasets_;
   std::size_t rows_;
   std::string where_;
+  std::unique_ptr<detail::ChunkMemo> memo_;  // across chunks
 };
 
 // Seal::yes leaves the file's first kSealBytes to the checksum that close() writes there
