@@ -145,7 +145,7 @@ void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>&
   }
 }
 
-void WinnerColumns::add(const std::string& record) {
+void WinnerColumns::add(std::string_view record) {
   WireReader in(record, kWhat);
   const auto& keys = open_record(in);
   const bool first = fields_.empty();

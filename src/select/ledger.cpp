@@ -242,12 +242,11 @@ void SelectionLedger::write(const std::string& dir) {
     json_out.commit();
   });
   try {
-    io::write_selection_store(
-        (fs::path(dir) / "selection.h5").string(), records.size(),
-        [&](std::size_t i) {
-          return std::string(journal.view(records[i].offset, records[i].size));
-        },
-        about, widths_);
+    io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
+                              [&](std::size_t i, std::string&) {
+                                return journal.view(records[i].offset, records[i].size);
+                              },
+                              about, widths_);
   } catch (...) {
     stored.set_exception(std::current_exception());
     try {

@@ -109,9 +109,9 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   std::size_t asked = 0;
   write_selection_store(
       path, n,
-      [&](std::size_t i) {
+      [&](std::size_t i, std::string& scratch) -> std::string_view {
         ++asked;
-        return make(i);
+        return scratch = make(i);
       },
       {}, widths);
   EXPECT_EQ(asked, n);
@@ -130,7 +130,14 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   // A text wider than the widths say is refused, not cut.
   widths["config_yaml"] = 10;
   EXPECT_THAT(
-      [&] { write_selection_store(dir.file("narrow.h5"), n, make, {}, widths); },
+      [&] {
+        write_selection_store(
+            dir.file("narrow.h5"), n,
+            [&](std::size_t i, std::string& scratch) -> std::string_view {
+              return scratch = make(i);
+            },
+            {}, widths);
+      },
       testing::ThrowsMessage<Error>(testing::HasSubstr("a text of 11 bytes in a column 10 wide")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("narrow.h5")));
   // Not in set order: refused, nothing written.
@@ -138,7 +145,11 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   EXPECT_THAT(
       [&] {
         write_selection_store(
-            other, 2, [&](std::size_t i) { return make(1 - i); }, {}, widths);
+            other, 2,
+            [&](std::size_t i, std::string& scratch) -> std::string_view {
+              return scratch = make(1 - i);
+            },
+            {}, widths);
       },
       testing::ThrowsMessage<ConfigError>(testing::HasSubstr("out of set order")));
   EXPECT_FALSE(std::filesystem::exists(other));
@@ -163,7 +174,11 @@ TEST(SelectionStore, EveryWinnerStreamsBackInSetOrderPastOneReadBlock) {
   std::map<std::string, std::size_t> widths;
   for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
   write_selection_store(
-      path, n, [&](std::size_t i) { return winner_record(make(i)); }, {}, widths);
+      path, n,
+      [&](std::size_t i, std::string& scratch) -> std::string_view {
+        return scratch = winner_record(make(i));
+      },
+      {}, widths);
   std::size_t i = 0;
   for_each_selection_winner(path, [&](ResultFile&& r) {
     if (i < n) {
@@ -194,7 +209,8 @@ TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {
   widen_to_record(good, widths);
   const auto write = [&](std::vector<std::string> records) {
     write_selection_store(
-        dir.file("bad.h5"), records.size(), [&](std::size_t i) { return records[i]; }, {}, widths);
+        dir.file("bad.h5"), records.size(),
+        [&](std::size_t i, std::string&) { return std::string_view(records[i]); }, {}, widths);
   };
   // Cut short, or with bytes after its metrics: a malformed record, named as one.
   EXPECT_THAT(

@@ -36,7 +36,7 @@ class WinnerColumns {
  public:
   // Appends a record's winner. Throws: DataError for bytes winner_record did not write;
   // ConfigError for a winner whose fields (names, types, order) are not the first winner's.
-  void add(const std::string& record);
+  void add(std::string_view record);
   const std::string& last_set() const;  // the set of the winner added last
   // The /winners columns: each field, metric_*, {params,ranges,history}_{first,count}; text
   // as wide as `widths` says (0 for a field it does not name). Valid after the first add.
