@@ -182,13 +182,17 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
   std::vector<char> buf;
   for (std::size_t at = 0; at < values.size(); at += block) {
     const std::size_t n_block = std::min(block, values.size() - at);
-    buf.assign(n_block * width, '\0');
+    // Each text then its padding, every byte written once: zeroing the whole block first was
+    // a pass over ~1 GB more at the end of a selection of 10^6 sets (its run configurations).
+    buf.clear();
+    buf.reserve(n_block * width);
     for (std::size_t i = 0; i < n_block; ++i) {
       const std::string& v = values[at + i];
       if (v.size() > width)
         throw DataError(where + ": a text of " + std::to_string(v.size()) + " bytes in a column " +
                         std::to_string(width) + " wide");
-      std::memcpy(buf.data() + i * width, v.data(), v.size());
+      buf.insert(buf.end(), v.begin(), v.end());
+      buf.insert(buf.end(), width - v.size(), '\0');
     }
     const std::size_t start = offset + at;
     if (direct && start % chunk_rows == 0 &&
