@@ -13,8 +13,9 @@
     thread per rank (--threads 1, so that ranks_2_vs_1 compares ranks; 1 rank of 2 threads:
     docs/selection.md "Threads").
     series_1e6_2ranks_s is import + the 2-rank selection (its selection.csv is the summary).
-    With the 1-rank run, pair_slowdown: a quarter of the series selected on 1 rank alone and
-    twice side by side; over 2 it is the floor under ranks_2_vs_1 on this machine.
+    With the 1-rank run, pair_slowdown: about a fifth of the series (the sets under /x/r1*,
+    222,222 of 10^6) selected on 1 rank alone and twice side by side; over 2 it is the floor
+    under ranks_2_vs_1 on this machine.
   - csv: a per-step log of --csv-rows rows (10^7 by default, ~300 MB: framework text, gpus,
     batch, step, time) imported with `perfit import` (read in chunks from 64 MiB: docs/stores.md
     "Larger than memory"): wall seconds and peak resident memory.

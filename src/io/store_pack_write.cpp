@@ -4,7 +4,9 @@
 #include "column_gather.hpp"
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
+#include "perfit/core/cpu_affinity.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/worker_pool.hpp"
 #include "perfit/data/checksum.hpp"
 #include "perfit/io/store_format.hpp"
 #include "store_pack.hpp"
@@ -94,14 +96,25 @@ void write_pack(hid_t file, const std::string& path, std::vector<NamedTable> set
   std::sort(sets.begin(), sets.end(),
             [](const NamedTable& a, const NamedTable& b) { return a.first < b.first; });
   const std::string w = where + " pack '" + path + "'";
-  std::vector<data::Attributes> attrs;
+  // Each set's attributes and checksum on every CPU, kSetsPerCall sets a call: an import reads
+  // its next block of sets meanwhile, and these were a quarter of the writing thread's work at
+  // 10^6 call paths, with a core idle half the time.
+  constexpr std::size_t kSetsPerCall = 512;
+  std::vector<data::Attributes> attrs(sets.size());
+  WorkerPool threads(static_cast<unsigned>(std::min<std::size_t>(
+                         unbound_cpus(), (sets.size() + kSetsPerCall - 1) / kSetsPerCall)),
+                     true);
+  threads.for_each((sets.size() + kSetsPerCall - 1) / kSetsPerCall, [&](std::size_t k) {
+    for (std::size_t i = k * kSetsPerCall; i < std::min(sets.size(), (k + 1) * kSetsPerCall); ++i) {
+      attrs[i] = sets[i].second->attributes();
+      attrs[i].erase(kFormatAttribute);
+      attrs[i]["checksum"] = data::table_checksum(*sets[i].second);
+    }
+  });
   std::vector<std::string> names;
   std::vector<std::int64_t> first, rows;
   std::size_t total = 0;
   for (const auto& [name, t] : sets) {
-    attrs.push_back(t->attributes());
-    attrs.back().erase(kFormatAttribute);
-    attrs.back()["checksum"] = data::table_checksum(*t);
     names.push_back(name);
     first.push_back(static_cast<std::int64_t>(total));
     rows.push_back(static_cast<std::int64_t>(t->rows()));
