@@ -93,3 +93,34 @@ def test_packed_sets_as_h5py_reads_them():
         check(list(found["p"]) == [2, 2, 4, 4, 8, 8] and list(found["value"][:2]) == [43, 43.5],
               f"rows {found}")
     assert not failures, failures
+
+
+# ---- chunks stored as they are (docs/hdf5-format.md "Chunking"), read by h5py alike ----
+def test_chunks_that_hardly_deflate_read_by_h5py_alike():
+    rng = np.random.default_rng(5)
+    regions, points = 3000, [2, 4, 8, 16]
+    values = {f"r{k}": rng.uniform(1.0, 2.0, size=(len(points), 3)) for k in range(regions)}
+    text = ["PARAMETER p", "POINTS " + " ".join(map(str, points))]
+    for name, v in values.items():
+        text += [f"REGION {name}", "METRIC time"] + ["DATA " + " ".join(repr(float(x)) for x in row) for row in v]
+    paths = os.path.join(work, "noisy.txt")
+    noisy = os.path.join(work, "noisy.h5")
+    with open(paths, "w") as out:
+        out.write("\n".join(text) + "\n")
+    subprocess.run([perfit, "import", paths, "--format", "extrap", "--out", noisy, "--set", "/noisy"],
+                   check=True, stdout=subprocess.DEVNULL)
+    masks, seen = [], 0
+    with h5py.File(noisy, "r") as f:
+        for pack in f["/@packs"].values():
+            value = pack["columns/value"]
+            masks += [value.id.get_chunk_info(i).filter_mask for i in range(value.id.get_num_chunks())]
+            names = list(pack["index/set"].asstr()[:])
+            first, rows, read = pack["index/first"][:], pack["index/rows"][:], value[:]
+            for i, name in enumerate(names):
+                got = np.sort(read[first[i]:first[i] + rows[i]])
+                want = np.sort(values[name.split("/")[2]].ravel())
+                check(np.array_equal(got, want), f"values of {name}")
+                seen += 1
+    check(seen == regions, f"{seen} sets read, expected {regions}")
+    check(3 in masks and 0 in masks, f"chunks deflated and stored as they are, filter masks {set(masks)}")
+    assert not failures, failures
