@@ -107,6 +107,7 @@ void DeflateBatch::run() {
   const std::size_t batch = 4 * threads.threads();
   std::vector<std::vector<unsigned char>> packed(batch);
   std::vector<int> status(batch);
+  std::vector<char> raw(batch);  // packed[k] holds the chunk as it is
   for (std::size_t c0 = 0; c0 < chunks.size(); c0 += batch) {
     const std::size_t in_batch = std::min(batch, chunks.size() - c0);
     // Decided here, in order: the memo has seen the chunks deflated in the batches before.
@@ -119,12 +120,15 @@ void DeflateBatch::run() {
       const std::size_t held = std::min(r.chunk_rows, r.n - chunk.index * r.chunk_rows);
       const unsigned char* src =
           reinterpret_cast<const unsigned char*>(r.rows) + chunk.index * chunk_bytes;
-      if (!chunk.deflate) {  // the last chunk zero-padded, as HDF5 keeps it
+      const auto as_it_is = [&] {  // the last chunk zero-padded, as HDF5 keeps it
         packed[k].assign(chunk_bytes, 0);
         std::memcpy(packed[k].data(), src, held * r.row_bytes);
-        status[k] = Z_OK;
-        return;
-      }
+        raw[k] = 1;
+      };
+      raw[k] = 0;
+      status[k] = Z_OK;
+      if (!chunk.deflate) return as_it_is();
+      const unsigned char* const given = src;
       std::vector<unsigned char> whole;
       if (held < r.chunk_rows) {
         whole.assign(chunk_bytes, 0);
@@ -142,6 +146,10 @@ void DeflateBatch::run() {
       status[k] = compress2(packed[k].data(), &size, src, static_cast<uLong>(chunk_bytes),
                             static_cast<int>(kDeflateLevel));
       packed[k].resize(size);
+      if (status[k] == Z_OK && size >= chunk_bytes) {  // deflated, it grew: kept as it is
+        src = given;
+        as_it_is();
+      }
     });
     for (std::size_t k = 0; k < in_batch; ++k) {
       const Chunk& chunk = chunks[c0 + k];
@@ -149,10 +157,12 @@ void DeflateBatch::run() {
       if (status[k] != Z_OK)
         throw H5Error(r.where + ": deflating a chunk failed (zlib " + std::to_string(status[k]) +
                       ")");
-      if (chunk.deflate) memo_->deflated(r.dset, r.chunk_rows * r.row_bytes, packed[k].size());
+      const std::size_t chunk_bytes = r.chunk_rows * r.row_bytes;
+      if (chunk.deflate)
+        memo_->deflated(r.dset, chunk_bytes, raw[k] ? chunk_bytes : packed[k].size());
       // A skipped filter's bit set: shuffle is filter 0 and deflate 1, or deflate alone 0.
       const std::uint32_t skipped =
-          chunk.deflate ? 0u : (r.filters == ChunkFilters::shuffle_deflate ? 3u : 1u);
+          raw[k] ? (r.filters == ChunkFilters::shuffle_deflate ? 3u : 1u) : 0u;
       const hsize_t at = r.first + chunk.index * r.chunk_rows;
       h5_check_status(
           H5Dwrite_chunk(r.dset, H5P_DEFAULT, skipped, &at, packed[k].size(), packed[k].data()),

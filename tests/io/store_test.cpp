@@ -163,7 +163,8 @@ TEST(Store, AGroupsColumnsDeflatedTogetherReadBackThroughHdf5sFilters) {
 // A column whose chunks hardly deflate (noisy float64: ~1.1:1) has its later chunks stored as
 // they are, with both filters marked skipped in the chunk; every 32nd is deflated again, and
 // once the values turn regular the chunks are deflated again. The last chunk, partial, stored
-// as it is too (zero-padded, as HDF5 keeps it). Read back exactly by HDF5.
+// as it is too (zero-padded, as HDF5 keeps it). A chunk that deflating would grow (random
+// bits) is stored as it is from the first. Read back exactly by HDF5.
 TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
   TempDir dir;
   const auto path = dir.file("s.h5");
@@ -171,10 +172,12 @@ TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(1.0, 2.0);
   std::vector<double> noisy(rows), rough(rows), regular(rows);
+  std::vector<std::int64_t> bits(rows);
   for (std::size_t i = 0; i < rows; ++i) {
     noisy[i] = i < 40 * kGroupChunkRows ? u(rng) : 3.0;  // constant from chunk 40 on
     rough[i] = u(rng);
     regular[i] = static_cast<double>(i % 5);
+    bits[i] = static_cast<std::int64_t>(rng());
   }
   const std::vector<std::pair<const char*, const std::vector<double>*>> columns = {
       {"noisy", &noisy}, {"rough", &rough}, {"regular", &regular}};
@@ -183,6 +186,7 @@ TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
     std::vector<GroupColumn> shape;
     for (const auto& [name, values] : columns)
       shape.push_back({name, data::ColumnType::float64, 0});
+    shape.push_back({"bits", data::ColumnType::int64, 0});
     GroupWriter g = w.stream_group("/winners", shape, rows);
     for (std::size_t begin = 0; begin < rows; begin += kGroupChunkRows) {
       MeasurementTable block;
@@ -191,6 +195,8 @@ TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
       for (const auto& [name, values] : columns)
         block.add_column(
             Column(name, std::vector<double>(values->begin() + b, values->begin() + e)));
+      block.add_column(
+          Column("bits", std::vector<std::int64_t>(bits.begin() + b, bits.begin() + e)));
       g.write(begin, block);
     }
     w.close();
@@ -210,7 +216,8 @@ TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
     H5Fclose(file);
     return out;
   };
-  const std::vector<unsigned> n = masks("noisy"), r = masks("rough"), g = masks("regular");
+  const std::vector<unsigned> n = masks("noisy"), r = masks("rough"), g = masks("regular"),
+                              x = masks("bits");
   EXPECT_EQ(n[0], 0u);                                            // deflated: it decides
   for (std::size_t c = 1; c < 32; ++c) EXPECT_EQ(n[c], 3u) << c;  // shuffle, deflate skipped
   EXPECT_EQ(n[32], 0u);                                           // probed again: still noisy
@@ -219,8 +226,10 @@ TEST(Store, ChunksThatHardlyDeflateAreStoredAsTheyAreAndReadBack) {
   EXPECT_EQ(r[64], 0u);
   for (std::size_t c = 65; c < chunks; ++c) EXPECT_EQ(r[c], 3u) << c;  // the partial one too
   for (std::size_t c = 0; c < chunks; ++c) EXPECT_EQ(g[c], 0u) << c;
+  for (std::size_t c = 0; c < chunks; ++c) EXPECT_EQ(x[c], 3u) << c;  // probes grew: as they are
   const MeasurementTable back = StoreReader(path).read_group("/winners");
   for (const auto& [name, values] : columns) EXPECT_EQ(back.column(name).f64(), *values) << name;
+  EXPECT_EQ(back.column("bits").i64(), bits);
 }
 
 TEST(Store, RowRangeLoadsJustThatSliceOfTheAskedColumns) {
