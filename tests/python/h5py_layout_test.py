@@ -64,17 +64,22 @@ def test_the_store_as_h5py_reads_it():
         check(list(cols["time_s"]) == [10.5, 5.25], "values round-trip")
 
 
+def import_extrap(lines, name, prefix):
+    """Extra-P text lines written to NAME.txt and imported into NAME.h5 under PREFIX; its path."""
+    paths, store = os.path.join(work, name + ".txt"), os.path.join(work, name + ".h5")
+    with open(paths, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    subprocess.run([perfit, "import", paths, "--format", "extrap", "--out", store, "--set", prefix],
+                   check=True, stdout=subprocess.DEVNULL)
+    return store
+
+
 # ---- packed sets (an Extra-P import of many call paths), read with the doc's lines ----
 def test_packed_sets_as_h5py_reads_them():
     text = ["PARAMETER p", "POINTS 2 4 8"]
     for k in range(100):
         text += [f"REGION r{k}", "METRIC time", f"DATA {k + 1} {k + 1.5}", "DATA 2 2.5", "DATA 3 3.5"]
-    paths = os.path.join(work, "paths.txt")
-    packed = os.path.join(work, "packed.h5")
-    with open(paths, "w") as out:
-        out.write("\n".join(text) + "\n")
-    subprocess.run([perfit, "import", paths, "--format", "extrap", "--out", packed, "--set", "/myapp"],
-                   check=True, stdout=subprocess.DEVNULL)
+    packed = import_extrap(text, "packed", "/myapp")
     found = None
     with h5py.File(packed, "r") as f:
         for pack in f["/@packs"].values():
@@ -103,12 +108,7 @@ def test_chunks_that_hardly_deflate_read_by_h5py_alike():
     text = ["PARAMETER p", "POINTS " + " ".join(map(str, points))]
     for name, v in values.items():
         text += [f"REGION {name}", "METRIC time"] + ["DATA " + " ".join(repr(float(x)) for x in row) for row in v]
-    paths = os.path.join(work, "noisy.txt")
-    noisy = os.path.join(work, "noisy.h5")
-    with open(paths, "w") as out:
-        out.write("\n".join(text) + "\n")
-    subprocess.run([perfit, "import", paths, "--format", "extrap", "--out", noisy, "--set", "/noisy"],
-                   check=True, stdout=subprocess.DEVNULL)
+    noisy = import_extrap(text, "noisy", "/noisy")
     masks, seen = [], 0
     with h5py.File(noisy, "r") as f:
         for pack in f["/@packs"].values():
