@@ -80,12 +80,9 @@ void DeflateBatch::add(hid_t dset, ChunkFilters filters, const char* rows, std::
   if (n > 0) rows_.push_back({dset, filters, rows, n, row_bytes, first, chunk_rows, where});
 }
 
-void DeflateBatch::add_owned(hid_t dset, ChunkFilters filters, std::vector<char> rows,
-                             std::size_t row_bytes, std::size_t first, std::size_t chunk_rows,
-                             const std::string& where) {
-  owned_.push_back(std::move(rows));
-  const std::vector<char>& r = owned_.back();  // its bytes do not move with the vector's
-  add(dset, filters, r.data(), r.size() / row_bytes, row_bytes, first, chunk_rows, where);
+const char* DeflateBatch::keep(std::vector<char> bytes) {
+  owned_.push_back(std::move(bytes));
+  return owned_.back().data();  // its bytes do not move with owned_'s
 }
 
 void DeflateBatch::run() {
@@ -99,10 +96,8 @@ void DeflateBatch::run() {
     for (std::size_t c = 0; c * rows_[r].chunk_rows < rows_[r].n; ++c)
       chunks.push_back({r, c, true});
   }
-  // Every CPU of the node's cpuset: under mpiexec the caller is bound to one core, and rank 0
-  // writes its selection store while the other ranks wait on theirs.
-  WorkerPool threads(static_cast<unsigned>(std::min<std::size_t>(unbound_cpus(), chunks.size())),
-                     true);
+  std::unique_ptr<WorkerPool> own = threads_ ? nullptr : deflate_threads(chunks.size());
+  WorkerPool& threads = threads_ ? *threads_ : *own;
   // A few chunks per thread at a time: memory stays a few chunks, compressed or not.
   const std::size_t batch = 4 * threads.threads();
   std::vector<std::vector<unsigned char>> packed(batch);
@@ -171,6 +166,11 @@ void DeflateBatch::run() {
   }
   rows_.clear();
   owned_.clear();
+}
+
+std::unique_ptr<WorkerPool> deflate_threads(std::size_t chunks) {
+  return std::make_unique<WorkerPool>(
+      static_cast<unsigned>(std::min<std::size_t>(unbound_cpus(), chunks)), true);
 }
 
 void write_deflated_rows(hid_t dset, ChunkFilters filters, const char* rows, std::size_t n,

@@ -114,18 +114,30 @@ H5Dataset create_column(hid_t group, const ColumnInfo& c, std::size_t rows, std:
       "create " + where + " dataset '" + c.name + "'"));
 }
 
-void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offset,
-                  const std::string& w, DeflateBatch* batch) {
+void write_numbers_at(hid_t d, ColumnType type, const void* values, std::size_t n,
+                      std::size_t offset, const std::string& w, DeflateBatch* batch) {
+  const hid_t native = type == ColumnType::int64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+  if (n == 0 || write_numbers_deflated(d, native, values, n, offset, w, batch)) return;
   H5Dataspace fspace(h5_check(H5Dget_space(d), w));
-  const hsize_t start = offset, count = col.size();
+  const hsize_t start = offset, count = n;
   h5_check_status(
       H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
   H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
+  h5_check_status(H5Dwrite(d, native, mspace.get(), fspace.get(), H5P_DEFAULT, values), w);
+}
+
+void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offset,
+                  const std::string& w, DeflateBatch* batch) {
   if (type == ColumnType::string) {
     if (col.type() != ColumnType::string) {
       throw DataError(w + ": column is string in the set, " + to_string(col.type()) +
                       " in the rows");
     }
+    H5Dataspace fspace(h5_check(H5Dget_space(d), w));
+    const hsize_t start = offset, count = col.size();
+    h5_check_status(
+        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr), w);
+    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), w));
     std::vector<const char*> ptrs;
     ptrs.reserve(col.size());
     for (const auto& s : col.str()) ptrs.push_back(s.c_str());
@@ -137,18 +149,9 @@ void write_column(hid_t d, ColumnType type, const Column& col, std::size_t offse
     h5_check_status(H5Pset_buffer(dxpl.get(), bytes, nullptr, nullptr), w);
     h5_check_status(H5Dwrite(d, t.get(), mspace.get(), fspace.get(), dxpl.get(), ptrs.data()), w);
   } else if (type == ColumnType::int64 && col.type() == ColumnType::int64) {
-    if (write_numbers_deflated(d, H5T_NATIVE_INT64, col.i64().data(), col.size(), offset, w, batch))
-      return;
-    h5_check_status(
-        H5Dwrite(d, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, col.i64().data()),
-        w);
+    write_numbers_at(d, type, col.i64().data(), col.size(), offset, w, batch);
   } else if (type == ColumnType::float64 && col.type() == ColumnType::float64) {
-    if (write_numbers_deflated(d, H5T_NATIVE_DOUBLE, col.f64().data(), col.size(), offset, w,
-                               batch))
-      return;
-    h5_check_status(
-        H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, col.f64().data()),
-        w);
+    write_numbers_at(d, type, col.f64().data(), col.size(), offset, w, batch);
   } else {
     throw DataError(w + ": column is " + to_string(type) + " in the set, " + to_string(col.type()) +
                     " in the rows");
@@ -167,16 +170,38 @@ H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t
       w));
 }
 
+void write_fixed_bytes_at(hid_t dset, const char* bytes, std::size_t n, std::size_t offset,
+                          std::size_t chunk_rows, const std::string& where, DeflateBatch* batch) {
+  if (n == 0) return;
+  H5Datatype t(h5_check(H5Dget_type(dset), where));
+  const std::size_t width = H5Tget_size(t.get());
+  if (chunk_rows > 0 && offset % chunk_rows == 0 &&
+      chunk_filters(dset, chunk_rows) == ChunkFilters::deflate) {
+    H5Dataspace space(h5_check(H5Dget_space(dset), where));
+    hsize_t extent = 0;
+    h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
+    if (n % chunk_rows == 0 || offset + n == extent) {  // whole chunks, or the dataset's last
+      if (batch) {
+        batch->add(dset, ChunkFilters::deflate, bytes, n, width, offset, chunk_rows, where);
+      } else {
+        write_deflated_rows(dset, ChunkFilters::deflate, bytes, n, width, offset, chunk_rows,
+                            where);
+      }
+      return;
+    }
+  }
+  H5Dataspace fspace(h5_check(H5Dget_space(dset), where));
+  const hsize_t first = offset, count = n;
+  h5_check_status(
+      H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr), where);
+  H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), where));
+  h5_check_status(H5Dwrite(dset, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, bytes), where);
+}
+
 void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
                             std::size_t chunk_rows, const std::string& where, DeflateBatch* batch) {
   H5Datatype t(h5_check(H5Dget_type(dset), where));
   const std::size_t width = H5Tget_size(t.get());
-  hsize_t extent = 0;  // the dataset's rows, when its chunks can be deflated on threads
-  const bool direct = chunk_rows > 0 && chunk_filters(dset, chunk_rows) == ChunkFilters::deflate;
-  if (direct) {
-    H5Dataspace space(h5_check(H5Dget_space(dset), where));
-    h5_check_status(H5Sget_simple_extent_dims(space.get(), &extent, nullptr), where);
-  }
   // In blocks: 10^5 rows of 2 KB texts would be a 200 MB buffer at once.
   const std::size_t block = 8 * std::max<std::size_t>(chunk_rows, 1);
   std::vector<char> buf;
@@ -188,32 +213,19 @@ void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, 
     buf.reserve(n_block * width);
     for (std::size_t i = 0; i < n_block; ++i) {
       const std::string& v = values[at + i];
-      if (v.size() > width)
-        throw DataError(where + ": a text of " + std::to_string(v.size()) + " bytes in a column " +
-                        std::to_string(width) + " wide");
+      if (v.size() > width) throw DataError(where + ": " + too_wide(v.size(), width));
       buf.insert(buf.end(), v.begin(), v.end());
       buf.insert(buf.end(), width - v.size(), '\0');
     }
-    const std::size_t start = offset + at;
-    if (direct && start % chunk_rows == 0 &&
-        (n_block % chunk_rows == 0 || start + n_block == extent)) {
-      if (batch) {  // it keeps the block's bytes: the next block takes a new buffer
-        batch->add_owned(dset, ChunkFilters::deflate, std::move(buf), width, start, chunk_rows,
-                         where);
-      } else {
-        write_deflated_rows(dset, ChunkFilters::deflate, buf.data(), n_block, width, start,
-                            chunk_rows, where);
-      }
-      continue;
-    }
-    H5Dataspace fspace(h5_check(H5Dget_space(dset), where));
-    const hsize_t first = start, count = n_block;
-    h5_check_status(
-        H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr), where);
-    H5Dataspace mspace(h5_check(H5Screate_simple(1, &count, nullptr), where));
-    h5_check_status(H5Dwrite(dset, t.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()),
-                    where);
+    // A batch keeps the block's bytes until it runs: the next block takes a new buffer.
+    const char* bytes = batch ? batch->keep(std::move(buf)) : buf.data();
+    write_fixed_bytes_at(dset, bytes, n_block, offset + at, chunk_rows, where, batch);
   }
+}
+
+std::string too_wide(std::size_t bytes, std::size_t width) {
+  return "a text of " + std::to_string(bytes) + " bytes in a column " + std::to_string(width) +
+         " wide";
 }
 
 void write_fixed_strings(hid_t group, const std::string& name,

@@ -31,6 +31,9 @@ H5Dataset create_column(hid_t group, const ColumnInfo& column, std::size_t rows,
 // them); without, they are written here.
 void write_column(hid_t dset, data::ColumnType type, const data::Column& col, std::size_t offset,
                   const std::string& where, DeflateBatch* batch = nullptr);
+// The same from n values of the dataset's numeric type (int64 or float64) in memory.
+void write_numbers_at(hid_t dset, data::ColumnType type, const void* values, std::size_t n,
+                      std::size_t offset, const std::string& where, DeflateBatch* batch = nullptr);
 
 // A 1-D fixed-length UTF-8 string dataset (as wide as the longest value, chunked and
 // compressed when long): text repeated across 10^5 rows compresses, variable-length strings
@@ -46,6 +49,14 @@ H5Dataset create_fixed_strings(hid_t group, const std::string& name, std::size_t
 void write_fixed_strings_at(hid_t dset, const std::vector<std::string>& values, std::size_t offset,
                             std::size_t chunk_rows, const std::string& where,
                             DeflateBatch* batch = nullptr);
+// The same from n rows as the dataset holds them: each as wide as the column, zero-padded.
+// With a batch, `bytes` stay valid until it runs.
+void write_fixed_bytes_at(hid_t dset, const char* bytes, std::size_t n, std::size_t offset,
+                          std::size_t chunk_rows, const std::string& where,
+                          DeflateBatch* batch = nullptr);
+// What a text wider than its fixed-length column is refused with: "a text of B bytes in a
+// column W wide".
+std::string too_wide(std::size_t bytes, std::size_t width);
 
 // Throws: DataError when the dataset does not hold the rows it declares (never written, or in
 // part), naming `where`. Walks the dataset's chunk index: once per dataset where reads repeat.

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <future>
 #include <limits>
 #include <map>
 #include <optional>
 
 #include "perfit/core/cpu_affinity.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/worker_pool.hpp"
 #include "perfit/io/atomic_output.hpp"
 #include "perfit/io/file_seal.hpp"
 #include "perfit/io/output_guard.hpp"
@@ -68,35 +68,28 @@ void write_selection_store(const std::string& path, std::size_t n, const WinnerR
       w.close();
       return;
     }
+    // Each block's records decoded on every CPU, where they are (a selection's journal,
+    // mapped), then deflated on every CPU and written.
+    WinnerColumns columns(text_widths, "'" + path + "' /winners", n);
+    WorkerPool threads(unbound_cpus(), true);
     std::vector<std::string> sets;
-    WinnerColumns columns;
-    // Two blocks at once: one decoded on a thread of its own while the one before is
-    // compressed and written. Each block's records are decoded where they are (a selection's
-    // journal, mapped): copied out first, 3.6 GB at 10^6 winners, the copies and their page
-    // faults were a fifth of the CPU time of the end of that selection.
-    const auto decode = [&](std::size_t begin) {
-      unbind_this_thread();
-      std::string scratch;
-      for (std::size_t i = begin; i < std::min(n, begin + kWinnersBlock); ++i) {
-        columns.add(record(i, scratch));
-        check_order(sets, columns.last_set());
-        sets.push_back(columns.last_set());
-      }
-      return columns.take_block();
-    };
-    std::future<data::MeasurementTable> next = std::async(std::launch::async, decode, 0);
+    sets.reserve(n);
     std::optional<GroupWriter> winners;
     for (std::size_t begin = 0; begin < n; begin += kWinnersBlock) {
-      data::MeasurementTable block = next.get();
+      const std::size_t rows = std::min(kWinnersBlock, n - begin);
+      columns.decode(begin, rows, record, threads);
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::string set = columns.set(r);
+        check_order(sets, set);
+        sets.push_back(std::move(set));
+      }
       // Below kChunkThresholdRows rows text is variable-length and the widths go unused.
-      if (!winners) winners.emplace(w.stream_group("/winners", columns.shape(text_widths), n));
-      if (begin + kWinnersBlock < n)
-        next = std::async(std::launch::async, decode, begin + kWinnersBlock);
-      winners->write(begin, block);
+      if (!winners) winners.emplace(w.stream_group("/winners", columns.shape(), n));
+      winners->write_bytes(begin, rows, columns.block());
     }
     winners.reset();  // its datasets closed before the file is: the seal covers every byte
     data::MeasurementTable index;
-    index.add_column(Column("set", sets));
+    index.add_column(Column("set", std::move(sets)));
     w.write_group("/index", index);
     w.write_group("/params", columns.take_params());
     w.write_group("/ranges", columns.take_ranges());

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <iterator>
 
+#include "h5_columns.hpp"
 #include "perfit/core/error.hpp"
+#include "perfit/core/worker_pool.hpp"
 #include "perfit/data/wire.hpp"
 
 namespace perfit::io {
@@ -113,6 +117,37 @@ data::MeasurementTable take(std::vector<Field>& fields) {
   return t;
 }
 
+// Room for `rows` rows in each column: grown by doubling, 2*10^6 /params rows of 10^6 winners
+// were written twice over into fresh pages, 4% of the write of their store.
+template <class Field>
+void reserve(std::vector<Field>& fields, std::size_t rows) {
+  for (auto& f : fields) std::visit([&](auto& v) { v.reserve(rows); }, f.values);
+}
+
+// A run's table rows appended to every winner's so far: the same columns, or refused.
+template <class Field>
+void join(std::vector<Field>& to, std::vector<Field>& from) {
+  if (from.empty()) return;
+  if (to.empty()) {
+    to = std::move(from);
+    return;
+  }
+  if (from.size() != to.size())
+    throw ConfigError("a winner whose table has " + std::to_string(from.size()) + " columns, not " +
+                      std::to_string(to.size()));
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    if (from[k].name != to[k].name || from[k].values.index() != to[k].values.index())
+      throw ConfigError("a winner without a '" + to[k].name + "' field of the first winner's type");
+    std::visit(
+        [&](auto& into) {
+          auto& more = std::get<std::decay_t<decltype(into)>>(from[k].values);
+          into.insert(into.end(), std::make_move_iterator(more.begin()),
+                      std::make_move_iterator(more.end()));
+        },
+        to[k].values);
+  }
+}
+
 }  // namespace
 
 std::string winner_record(const ResultFile& r) {
@@ -145,69 +180,149 @@ void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>&
   }
 }
 
-void WinnerColumns::add(std::string_view record) {
+WinnerColumns::WinnerColumns(std::map<std::string, std::size_t> widths, std::string where,
+                             std::size_t winners)
+    : widths_(std::move(widths)), where_(std::move(where)), winners_(winners) {}
+
+void WinnerColumns::learn(std::string_view record) {
   WireReader in(record, kWhat);
   const auto& keys = open_record(in);
-  const bool first = fields_.empty();
-  const std::size_t n = keys.size();
-  for (std::size_t k = 0; k < n; ++k) {
+  const auto add = [&](std::string name, WireTag t) {
+    const std::size_t width = t == WireTag::text ? widths_[name] : 0;
+    shape_.push_back(
+        {std::move(name), static_cast<data::ColumnType>(storage_of(t).index()), width});
+    tags_.push_back(t);
+    row_bytes_.push_back(t == WireTag::text ? std::max<std::size_t>(width, 1) : 8);
+  };
+  for (const auto& [key, field] : keys) {
     const WireTag t = in.tag();
-    if (first) {
-      fields_.push_back({keys[k].first, storage_of(t)});
-      if (keys[k].first == "set") set_field_ = k;
-    } else if (!holds(fields_[k].values, t)) {
-      throw ConfigError("a winner without a '" + fields_[k].name +
+    if (key == "set" && t == WireTag::text) set_field_ = shape_.size();
+    add(key, t);
+    if (t == WireTag::text) {
+      in.text_view();
+    } else {
+      in.take(8);
+    }
+  }
+  fields_ = keys.size();
+  if (shape_.empty() || shape_[set_field_].name != "set")
+    throw DataError("a winner's record without a set");
+  for (const char* m : kWinnerMetrics) add(m, WireTag::number);
+  for (const char* part : kParts) {
+    add(std::string(part) + "_first", WireTag::integer);
+    add(std::string(part) + "_count", WireTag::integer);
+  }
+  bytes_.resize(shape_.size());
+}
+
+void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& part) {
+  WireReader in(record, kWhat);
+  open_record(in);
+  for (std::size_t k = 0; k < fields_; ++k) {
+    const WireTag t = in.tag();
+    if (t != tags_[k]) {
+      throw ConfigError("a winner without a '" + shape_[k].name +
                         "' field of the first winner's type");
     }
-    append_values(in, fields_[k].values, 1);
+    char* to = at(k, row);
+    if (t != WireTag::text) {
+      std::memcpy(to, in.take(8), 8);
+      continue;
+    }
+    const std::string_view text = in.text_view();
+    if (text.size() > row_bytes_[k]) {
+      throw DataError("write " + where_ + " dataset '" + shape_[k].name +
+                      "': " + detail::too_wide(text.size(), row_bytes_[k]));
+    }
+    std::memcpy(to, text.data(), text.size());
+    std::memset(to + text.size(), 0, row_bytes_[k] - text.size());
   }
-  if (first && (fields_.empty() || fields_[set_field_].name != "set"))
-    throw DataError("a winner's record without a set");
-  const std::size_t counts[3] = {append_table(in, params_), append_table(in, ranges_), 0};
+  const std::size_t params = append_table(in, part.params), ranges = append_table(in, part.ranges);
   const std::uint64_t h = in.elements(sizeof(double));
   const char* p = in.take(h * sizeof(double));
-  const std::size_t at = history_.size();
-  history_.resize(at + h);
-  if (h > 0) std::memcpy(history_.data() + at, p, h * sizeof(double));
+  const std::size_t was = part.history.size();
+  part.history.resize(was + h);
+  if (h > 0) std::memcpy(part.history.data() + was, p, h * sizeof(double));
   if (in.elements(sizeof(double)) != std::size(kWinnerMetrics))
     throw DataError("a winner's record is malformed (metrics)");
-  if (first) {
-    for (const char* m : kWinnerMetrics) fields_.push_back({m, std::vector<double>{}});
-    for (const char* part : kParts) {
-      fields_.push_back({std::string(part) + "_first", std::vector<std::int64_t>{}});
-      fields_.push_back({std::string(part) + "_count", std::vector<std::int64_t>{}});
+  std::size_t k = fields_;
+  for (std::size_t m = 0; m < std::size(kWinnerMetrics); ++m)
+    std::memcpy(at(k++, row), in.take(8), 8);
+  if (!in.done()) throw DataError("a winner's record is malformed (bytes after its metrics)");
+  // Each part's count; where its rows start is known once the rows before are (decode).
+  for (const std::int64_t count :
+       {static_cast<std::int64_t>(params), static_cast<std::int64_t>(ranges),
+        static_cast<std::int64_t>(h)}) {
+    std::memcpy(at(k + 1, row), &count, sizeof count);
+    k += 2;
+  }
+}
+
+void WinnerColumns::decode(std::size_t first, std::size_t n, const Records& record,
+                           WorkerPool& threads) {
+  rows_ = 0;
+  if (n == 0) return;
+  std::string learnt;  // the first winner's record: asked for once
+  if (shape_.empty()) {
+    learnt = std::string(record(first, learnt));
+    learn(learnt);
+  }
+  for (std::size_t c = 0; c < shape_.size(); ++c) bytes_[c].resize(n * row_bytes_[c]);
+  // Runs of consecutive rows, a few per thread: each run's table rows in order, joined after.
+  const std::size_t runs = std::min<std::size_t>(n, 4 * std::size_t{threads.threads()});
+  std::vector<Part> part(runs);
+  std::vector<std::exception_ptr> error(runs);  // the first bad winner's is the one told
+  threads.for_each(runs, [&](std::size_t r) {
+    std::string scratch;
+    try {
+      for (std::size_t row = n * r / runs; row < n * (r + 1) / runs; ++row) {
+        decode_one(
+            row == 0 && !learnt.empty() ? std::string_view(learnt) : record(first + row, scratch),
+            row, part[r]);
+      }
+    } catch (...) {
+      error[r] = std::current_exception();
+    }
+  });
+  for (const auto& e : error) {
+    if (e) std::rethrow_exception(e);
+  }
+  for (std::size_t k = 0, c = fields_ + std::size(kWinnerMetrics); k < 3; ++k, c += 2) {
+    for (std::size_t row = 0; row < n; ++row) {
+      std::int64_t count = 0;
+      std::memcpy(&count, at(c + 1, row), sizeof count);
+      std::memcpy(at(c, row), &first_[k], sizeof first_[k]);
+      first_[k] += count;
     }
   }
-  std::size_t k = n;
-  for (std::size_t m = 0; m < std::size(kWinnerMetrics); ++m)
-    append_values(in, fields_[k++].values, 1);
-  if (!in.done()) throw DataError("a winner's record is malformed (bytes after its metrics)");
-  const std::int64_t sizes[3] = {static_cast<std::int64_t>(counts[0]),
-                                 static_cast<std::int64_t>(counts[1]),
-                                 static_cast<std::int64_t>(h)};
-  for (int part = 0; part < 3; ++part) {
-    std::get<std::vector<std::int64_t>>(fields_[k++].values).push_back(first_[part]);
-    std::get<std::vector<std::int64_t>>(fields_[k++].values).push_back(sizes[part]);
-    first_[part] += sizes[part];
+  for (Part& p : part) {
+    join(params_, p.params);
+    join(ranges_, p.ranges);
+    history_.insert(history_.end(), p.history.begin(), p.history.end());
+  }
+  rows_ = n;
+  if (first == 0 && n < winners_) {  // room for every winner's rows, as many as the first's
+    const auto every = [&](std::int64_t so_far) {
+      return static_cast<std::size_t>(static_cast<double>(so_far) * static_cast<double>(winners_) /
+                                      static_cast<double>(n) * 1.05);
+    };
+    reserve(params_, every(first_[0]));
+    reserve(ranges_, every(first_[1]));
+    history_.reserve(every(first_[2]));
   }
 }
 
-const std::string& WinnerColumns::last_set() const {
-  return std::get<std::vector<std::string>>(fields_.at(set_field_).values).back();
-}
-
-std::vector<GroupColumn> WinnerColumns::shape(
-    const std::map<std::string, std::size_t>& widths) const {
-  std::vector<GroupColumn> out;
-  for (const auto& f : fields_) {
-    const auto it = widths.find(f.name);
-    out.push_back({f.name, static_cast<data::ColumnType>(f.values.index()),
-                   it == widths.end() ? 0 : it->second});
-  }
+std::vector<const char*> WinnerColumns::block() const {
+  std::vector<const char*> out;
+  for (const auto& b : bytes_) out.push_back(b.data());
   return out;
 }
 
-data::MeasurementTable WinnerColumns::take_block() { return take(fields_); }
+std::string WinnerColumns::set(std::size_t row) const {
+  const char* text = bytes_.at(set_field_).data() + row * row_bytes_[set_field_];
+  return std::string(text, strnlen(text, row_bytes_[set_field_]));
+}
+
 data::MeasurementTable WinnerColumns::take_params() { return take(params_); }
 data::MeasurementTable WinnerColumns::take_ranges() { return take(ranges_); }
 

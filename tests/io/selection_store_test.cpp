@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -106,7 +107,7 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   std::map<std::string, std::size_t> widths;
   for (std::size_t i = 0; i < n; ++i) widen_to_record(make(i), widths);
   EXPECT_EQ(widths.at("config_yaml"), 50u);
-  std::size_t asked = 0;
+  std::atomic<std::size_t> asked = 0;  // from several threads at once
   write_selection_store(
       path, n,
       [&](std::size_t i, std::string& scratch) -> std::string_view {

@@ -13,11 +13,16 @@
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/io/h5_id.hpp"
 
+namespace perfit {
+class WorkerPool;  // core/worker_pool.hpp
+}
+
 namespace perfit::io {
 
 namespace detail {
-class ChunkMemo;  // which columns hardly deflate (src/io/deflated_chunks.hpp)
-}
+class ChunkMemo;     // which columns hardly deflate (src/io/deflated_chunks.hpp)
+class DeflateBatch;  // a block's chunks deflated on threads (the same)
+}  // namespace detail
 
 struct GroupColumn {
   std::string name;
@@ -34,8 +39,14 @@ class GroupWriter {
   // Writes block's rows at [offset, offset + block.rows()); columns matched by name.
   // Throws: DataError for a block missing a column, of another type, wider text or overrunning.
   void write(std::size_t offset, const data::MeasurementTable& block);
+  // The same from rows as the datasets hold them, one pointer per column in the writer's
+  // order: numbers as 8-byte values in memory's byte order, text as `width` bytes a row
+  // (at least 1), zero-padded. Written as they are, with no column or string made per row.
+  void write_bytes(std::size_t offset, std::size_t rows, const std::vector<const char*>& columns);
 
  private:
+  void check_fits(std::size_t offset, std::size_t rows) const;
+  detail::DeflateBatch deflate_batch();
   H5Id group_;
   std::vector<GroupColumn> columns_;
   std::vector<H5Id> datasets_;
@@ -43,6 +54,7 @@ class GroupWriter {
   bool fixed_;  // fixed-length strings
   std::string where_;
   std::unique_ptr<detail::ChunkMemo> memo_;  // across blocks
+  std::unique_ptr<WorkerPool> threads_;      // deflating every block, once started
 };
 
 }  // namespace perfit::io

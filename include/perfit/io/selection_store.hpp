@@ -24,15 +24,15 @@ inline constexpr const char* kSelectionFormat = "perfit-selection-1";
 // Throws: ConfigError for two winners of one set; IoError / H5Error.
 void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners,
                            const data::Attributes& about);
-// Winner i's record (io/winner_record.hpp): a view valid until the next call, of bytes the
-// caller keeps (a mapped journal) or of `scratch`, which the call may fill.
+// Winner i's record (io/winner_record.hpp): a view of bytes the caller keeps (a mapped
+// journal), or of `scratch`, which the call may fill, valid until the next call with it.
 using WinnerRecords = std::function<std::string_view(std::size_t i, std::string& scratch)>;
 // The same with n winners given one at a time as their records, i = 0 .. n-1 in order of their
 // sets, so that they need not all be held as results (10^5 winners of a few KB each); record
-// is called on a thread of its own, one call at a time. text_widths: the longest text of each
-// field over every winner (widen_to_record as they came). Throws: as above, ConfigError for
-// winners out of set order, DataError for a malformed record or a text wider than text_widths
-// says.
+// is called from several threads at once, each with a scratch of its own. text_widths: the
+// longest text of each field over every winner (widen_to_record as they came). Throws: as
+// above, ConfigError for winners out of set order, DataError for a malformed record or a text
+// wider than text_widths says.
 void write_selection_store(const std::string& path, std::size_t n, const WinnerRecords& record,
                            const data::Attributes& about,
                            const std::map<std::string, std::size_t>& text_widths);

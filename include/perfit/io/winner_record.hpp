@@ -7,14 +7,20 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "perfit/data/measurement_table.hpp"
+#include "perfit/data/wire.hpp"
 #include "perfit/io/group_writer.hpp"
 #include "perfit/io/result_file.hpp"
+
+namespace perfit {
+class WorkerPool;  // core/worker_pool.hpp
+}
 
 namespace perfit::io {
 
@@ -29,19 +35,32 @@ inline constexpr const char* kWinnerMetrics[] = {"metric_mape", "metric_rmse", "
 // Throws: DataError for bytes winner_record did not write.
 void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>& widths);
 
-// Winners' records decoded straight into the selection store's columns: no result, map or table
-// per winner (building those was a third of the serial end of a selection over 2*10^5 sets).
-// The /winners rows come out block by block; /params, /ranges and /history accumulate.
+// Winners' records decoded straight into the selection store's /winners columns, a block of
+// rows at a time and as the datasets hold them (numbers as their 8 bytes, text as wide as its
+// column, zero-padded), on several threads: no result, map, table or string per winner.
+// Building those was a third of the serial end of a selection over 2*10^5 sets; a string per
+// text field, then a padded copy of each, most of what was left of it at 10^6 (~1.5 GB of
+// text). The /params, /ranges and /history rows accumulate over the blocks.
 class WinnerColumns {
  public:
-  // Appends a record's winner. Throws: DataError for bytes winner_record did not write;
+  // Record i, as io::WinnerRecords gives it (a view of bytes kept elsewhere or of scratch).
+  using Records = std::function<std::string_view(std::size_t i, std::string& scratch)>;
+  // widths: each text field's longest value over every winner (widen_to_record); a field it
+  // does not name is 0 wide. where: the store, as errors name it. winners: how many there are
+  // in all (room is made for their /params, /ranges and /history rows after the first block).
+  WinnerColumns(std::map<std::string, std::size_t> widths, std::string where, std::size_t winners);
+  // Records [first, first + n) decoded as the block's rows, replacing the block before, on
+  // `threads`: record is called from several threads at once, each with a scratch of its own.
+  // Throws: DataError for bytes winner_record did not write or a text wider than its width;
   // ConfigError for a winner whose fields (names, types, order) are not the first winner's.
-  void add(std::string_view record);
-  const std::string& last_set() const;  // the set of the winner added last
-  // The /winners columns: each field, metric_*, {params,ranges,history}_{first,count}; text
-  // as wide as `widths` says (0 for a field it does not name). Valid after the first add.
-  std::vector<GroupColumn> shape(const std::map<std::string, std::size_t>& widths) const;
-  data::MeasurementTable take_block();  // the /winners rows since the last take
+  void decode(std::size_t first, std::size_t n, const Records& record, WorkerPool& threads);
+  std::size_t rows() const { return rows_; }
+  // The /winners columns: each field, metric_*, {params,ranges,history}_{first,count}; text as
+  // wide as the widths say. Valid after the first decode.
+  const std::vector<GroupColumn>& shape() const { return shape_; }
+  // The block's columns in shape()'s order, as GroupWriter::write_bytes takes them.
+  std::vector<const char*> block() const;
+  std::string set(std::size_t row) const;  // the set of the block's row
   data::MeasurementTable take_params();
   data::MeasurementTable take_ranges();
   std::vector<double> take_history() { return std::move(history_); }
@@ -51,9 +70,26 @@ class WinnerColumns {
     std::string name;
     data::Column::Storage values;
   };
-  std::vector<Field> fields_, params_, ranges_;  // fields_: the block's; the others: every winner's
+  // A run of a block's rows decoded by one thread: their /params, /ranges and /history rows.
+  struct Part {
+    std::vector<Field> params, ranges;
+    std::vector<double> history;
+  };
+  void learn(std::string_view record);  // the columns, from the first winner's record
+  void decode_one(std::string_view record, std::size_t row, Part& part);
+  char* at(std::size_t column, std::size_t row) {
+    return bytes_[column].data() + row * row_bytes_[column];
+  }
+
+  std::map<std::string, std::size_t> widths_;
+  std::string where_;
+  std::vector<GroupColumn> shape_;
+  std::vector<data::WireTag> tags_;       // the result's fields': the first winner's
+  std::vector<std::size_t> row_bytes_;    // each column's bytes a row
+  std::vector<std::vector<char>> bytes_;  // each column's rows of the block
+  std::size_t winners_, rows_ = 0, fields_ = 0, set_field_ = 0;
+  std::vector<Field> params_, ranges_;  // every winner's so far
   std::vector<double> history_;
-  std::size_t set_field_ = 0;
   std::int64_t first_[3] = {0, 0, 0};  // where the next winner's params, ranges, history start
 };
 
