@@ -1,10 +1,12 @@
 #include "deflated_chunks.hpp"
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "h5_handle.hpp"
@@ -50,6 +52,15 @@ void shuffle(const unsigned char* in, std::size_t elements, std::size_t size, un
   for (std::size_t b = 0; b < size; ++b) {
     for (std::size_t e = 0; e < elements; ++e) *out++ = in[e * size + b];
   }
+}
+
+// This thread's libdeflate compressor at kDeflateLevel (a few hundred KB of tables: made once
+// per thread, not per chunk).
+libdeflate_compressor* compressor() {
+  thread_local const std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> c(
+      libdeflate_alloc_compressor(static_cast<int>(kDeflateLevel)), libdeflate_free_compressor);
+  if (!c) throw std::bad_alloc();
+  return c.get();
 }
 
 }  // namespace
@@ -101,7 +112,6 @@ void DeflateBatch::run() {
   // A few chunks per thread at a time: memory stays a few chunks, compressed or not.
   const std::size_t batch = 4 * threads.threads();
   std::vector<std::vector<unsigned char>> packed(batch);
-  std::vector<int> status(batch);
   std::vector<char> raw(batch);  // packed[k] holds the chunk as it is
   for (std::size_t c0 = 0; c0 < chunks.size(); c0 += batch) {
     const std::size_t in_batch = std::min(batch, chunks.size() - c0);
@@ -121,7 +131,6 @@ void DeflateBatch::run() {
         raw[k] = 1;
       };
       raw[k] = 0;
-      status[k] = Z_OK;
       if (!chunk.deflate) return as_it_is();
       const unsigned char* const given = src;
       std::vector<unsigned char> whole;
@@ -136,22 +145,20 @@ void DeflateBatch::run() {
         shuffle(src, r.chunk_rows, r.row_bytes, shuffled.data());
         src = shuffled.data();
       }
-      uLongf size = compressBound(static_cast<uLong>(chunk_bytes));
-      packed[k].resize(size);
-      status[k] = compress2(packed[k].data(), &size, src, static_cast<uLong>(chunk_bytes),
-                            static_cast<int>(kDeflateLevel));
-      packed[k].resize(size);
-      if (status[k] == Z_OK && size >= chunk_bytes) {  // deflated, it grew: kept as it is
+      // Room for less than the chunk: a chunk that deflating would not shrink does not fit
+      // (libdeflate then returns 0) and is kept as it is.
+      packed[k].resize(chunk_bytes - 1);
+      const std::size_t size = libdeflate_zlib_compress(compressor(), src, chunk_bytes,
+                                                        packed[k].data(), packed[k].size());
+      if (size == 0) {
         src = given;
-        as_it_is();
+        return as_it_is();
       }
+      packed[k].resize(size);
     });
     for (std::size_t k = 0; k < in_batch; ++k) {
       const Chunk& chunk = chunks[c0 + k];
       const Rows& r = rows_[chunk.rows];
-      if (status[k] != Z_OK)
-        throw H5Error(r.where + ": deflating a chunk failed (zlib " + std::to_string(status[k]) +
-                      ")");
       const std::size_t chunk_bytes = r.chunk_rows * r.row_bytes;
       if (chunk.deflate)
         memo_->deflated(r.dset, chunk_bytes, raw[k] ? chunk_bytes : packed[k].size());

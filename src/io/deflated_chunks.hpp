@@ -1,8 +1,9 @@
 // Private to io/: whole chunks of a deflated dataset compressed on several threads and written
 // as they are (H5Dwrite_chunk), instead of by HDF5's filter pipeline on the calling thread. A
 // selection store's text columns (each winner's run configuration, ~1 KB) are most of its
-// bytes, and deflating them was most of the time its write took. The chunks are the ones the
-// pipeline would have made: any HDF5 reader (h5py) inflates them with the same filter.
+// bytes, and deflating them was most of the time its write took. The chunks are deflated by
+// libdeflate (3-4x zlib's speed at level 1 on those columns), in the zlib format HDF5's
+// deflate filter reads: any HDF5 reader (h5py) inflates them with the same filter.
 #pragma once
 
 #include <hdf5.h>
@@ -29,9 +30,9 @@ ChunkFilters chunk_filters(hid_t dset, std::size_t chunk_rows);
 // Which datasets' chunks hardly deflate, learnt from the chunks written so far: theirs are then
 // stored as they are, with the filters marked skipped in the chunk (shuffle and deflate are
 // optional filters: HDF5 and h5py inflate only the chunks that were deflated). A noisy float64
-// column deflates ~1.2:1 at ~75 MB/s on a core; it was most of the CPU time of importing 10^6
-// call paths (their values) and of writing a selection store of 10^6 winners (their metrics and
-// constants). Every kReprobe-th chunk of such a dataset is deflated again, and kept deflated
+// column deflates ~1.2:1 at ~75 MB/s on a core (zlib); it was most of the CPU time of importing
+// 10^6 call paths (their values) and of writing a selection store of 10^6 winners (their metrics
+// and constants). Every kReprobe-th chunk of such a dataset is deflated again, and kept deflated
 // whenever that is smaller: a column that starts noisy and turns regular is deflated again.
 class ChunkMemo {
  public:
