@@ -229,6 +229,17 @@ TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {
         write({good, record});
       },
       testing::ThrowsMessage<ConfigError>(testing::HasSubstr("field of the first winner's type")));
+  // A first winner whose set is a number (its text, tag and length, made an 8-byte number):
+  // no set to order the store by.
+  std::string numbered = good;
+  const std::size_t at = numbered.find("/s/a");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(numbered[at - 9], static_cast<char>(data::WireTag::text));
+  numbered.replace(at - 9, 9 + 4,
+                   std::string(1, static_cast<char>(data::WireTag::number)) + std::string(8, '\0'));
+  EXPECT_THAT(
+      [&] { write({numbered}); },
+      testing::ThrowsMessage<DataError>(testing::HasSubstr("a winner's record without a set")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("bad.h5")));
 }
 
