@@ -273,6 +273,31 @@ std::optional<AttributeValue> Pack::attribute(std::size_t i, const std::string& 
   return it->second;
 }
 
+std::vector<std::string> Pack::attribute_texts(const std::string& name) const {
+  const std::size_t n = index_->names.size();
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < index_->varying.size(); ++k) {
+    if (index_->varying[k].name != name) continue;
+    out.reserve(n);
+    for (std::size_t first = 0; first < n; first += kPackChunkRows) {
+      const Column c = slice(true, k, first, std::min(kPackChunkRows, n - first));
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        if (c.type() == ColumnType::string) {
+          out.push_back(c.str()[i]);
+        } else {
+          out.push_back(data::attribute_text(c.type() == ColumnType::float64
+                                                 ? data::AttributeValue(c.f64()[i])
+                                                 : data::AttributeValue(c.i64()[i])));
+        }
+      }
+    }
+    return out;
+  }
+  const auto it = index_->shared.find(name);
+  return std::vector<std::string>(
+      n, it == index_->shared.end() ? std::string() : data::attribute_text(it->second));
+}
+
 SetInfo Pack::info(std::size_t i) const {
   SetInfo si{index_->names[i], rows(i), index_->columns, index_->shared};
   for (const auto& v : index_->varying) si.attributes[v.name] = *attribute(i, v.name);

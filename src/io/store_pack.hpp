@@ -62,6 +62,9 @@ class Pack {
   std::size_t rows(std::size_t i) const { return static_cast<std::size_t>(index_->rows[i]); }
   SetInfo info(std::size_t i) const;
   std::optional<data::AttributeValue> attribute(std::size_t i, const std::string& name) const;
+  // Attribute `name` of every set, as text in sets() order ("" where absent): read a block at a
+  // time, not a column slice per set.
+  std::vector<std::string> attribute_texts(const std::string& name) const;
   // Rows [begin, end) of set i's `wanted` columns (no attributes: info has them).
   data::MeasurementTable read(std::size_t i, const std::vector<ColumnInfo>& wanted,
                               std::size_t begin, std::size_t end) const;

@@ -164,6 +164,24 @@ std::string StoreReader::set_attribute(const std::string& set, const std::string
   return v ? data::attribute_text(*v) : std::string();
 }
 
+std::vector<std::string> StoreReader::set_attributes(const std::vector<std::string>& sets,
+                                                     const std::string& name) const {
+  std::vector<std::string> out;
+  out.reserve(sets.size());
+  std::map<const detail::Pack*, std::vector<std::string>> read;
+  for (const auto& set : sets) {
+    const auto hit = packs_->find(set);
+    if (!hit) {
+      out.push_back(set_attribute(set, name));
+      continue;
+    }
+    auto it = read.find(hit->pack);
+    if (it == read.end()) it = read.emplace(hit->pack, hit->pack->attribute_texts(name)).first;
+    out.push_back(it->second[hit->index]);
+  }
+  return out;
+}
+
 SetInfo StoreReader::info_uncached(const std::string& set) const {
   if (!has_set(set)) {
     const auto s = find_sets();

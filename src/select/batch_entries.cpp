@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "perfit/fit/run_config.hpp"
 #include "perfit/io/store_reader.hpp"
@@ -64,16 +65,20 @@ nlohmann::ordered_json BatchSelections::fingerprint() const {
   }
   // The sets as one digest of their rows (set, entry, data, checksum): 10^6 sets as JSON rows
   // were a plan file of 110 MB and most of a selection's 7 s start.
-  std::map<std::string, io::StoreReader> stores;
+  std::map<std::string, std::vector<std::string>> sets_in;  // data -> its sets, in task order
+  for (const auto& t : plan_.tasks) sets_in[plan_.entries[t.entry].cfg.data].push_back(t.set);
+  std::map<std::string, std::vector<std::string>> checksums;
+  for (const auto& [data, in] : sets_in)
+    checksums.emplace(data, io::StoreReader(data).set_attributes(in, "checksum"));
+  std::map<std::string, std::size_t> next;  // data -> its next checksum
   RowsDigest sets;
   for (const auto& t : plan_.tasks) {
     const std::string& data = plan_.entries[t.entry].cfg.data;
-    if (!stores.count(data)) stores.emplace(data, io::StoreReader(data));
     sets.row();
     sets.field(t.set);
     sets.field(std::to_string(t.entry));
     sets.field(data);
-    sets.field(stores.at(data).set_attribute(t.set, "checksum"));
+    sets.field(checksums.at(data).at(next[data]++));
   }
   return {{"entries", entries}, {"sets", sets.json()}};
 }

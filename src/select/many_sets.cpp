@@ -210,9 +210,10 @@ class Progress {
 std::vector<std::size_t> start_ledger(const SelectManyRun& run,
                                       std::optional<SelectionLedger>& ledger) {
   std::vector<std::string> sets;
+  sets.reserve(run.units.size());
   for (const auto& u : run.units) sets.push_back(u.set);
-  ledger.emplace(sets, run.about, run.out.empty() ? fs::temp_directory_path().string() : run.out,
-                 !run.out.empty());
+  ledger.emplace(std::move(sets), run.about,
+                 run.out.empty() ? fs::temp_directory_path().string() : run.out, !run.out.empty());
   const std::size_t taken = run.resume && !run.out.empty() ? ledger->load(run.out) : 0;
   ledger->commit_journal();  // the checkpoint from here on, holding what was taken
   std::vector<std::size_t> todo;

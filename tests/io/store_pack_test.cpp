@@ -133,6 +133,32 @@ TEST(StorePack, ManySetsOfOneShapeShareOnePackAndReadBackExactly) {
   EXPECT_THAT([&] { r.info("/app/nope"); }, ThrowsMessage<DataError>(HasSubstr("... and 93 more")));
 }
 
+// The attribute of many sets at once (a plan's checksums) is each set's own, in the order asked,
+// across packs and sets stored alone, whatever its type; "" where a set has none.
+TEST(StorePack, AnAttributeOfManySetsAtOnceIsEachSetsOwn) {
+  TempDir dir;
+  std::vector<MeasurementTable> tables;
+  write_many(dir.file("s.h5"), 100, tables);
+  const StoreReader r(dir.file("s.h5"));
+  ASSERT_EQ(r.packs().size(), 1u);
+  std::vector<std::string> asked = r.sets();
+  std::reverse(asked.begin(), asked.end());  // "/app/other" (alone) first, the pack's backwards
+  asked.push_back(set_name(3));              // asked twice
+  for (const char* name : {"checksum", "scale", "repeat", "unit", "model", "no_such"}) {
+    const auto all = r.set_attributes(asked, name);
+    ASSERT_EQ(all.size(), asked.size());
+    for (std::size_t k = 0; k < asked.size(); ++k)
+      EXPECT_EQ(all[k], r.set_attribute(asked[k], name)) << asked[k] << " " << name;
+  }
+  EXPECT_EQ(r.set_attributes({set_name(7)}, "scale").front(), "3.5");
+  EXPECT_EQ(r.set_attributes({set_name(7)}, "no_such").front(), "");
+  EXPECT_THAT(
+      [&] {
+        r.set_attributes({set_name(1), "/app/nope"}, "checksum");
+      },
+      ThrowsMessage<DataError>(HasSubstr("has no set '/app/nope'")));
+}
+
 TEST(StorePack, FewSetsStayGroupsOfTheirOwn) {
   TempDir dir;
   std::vector<MeasurementTable> tables;
@@ -213,6 +239,7 @@ TEST(StorePack, AnImportInBlocksWritesSeveralPacksThatReadAsOne) {
     EXPECT_EQ(blocks.set_attribute(set, "checksum"), one.set_attribute(set, "checksum")) << set;
     EXPECT_EQ(blocks.set_attribute(set, "extrap_region"), one.set_attribute(set, "extrap_region"));
   }
+  EXPECT_EQ(blocks.set_attributes(sets, "checksum"), one.set_attributes(sets, "checksum"));
   EXPECT_FALSE(blocks.has_set("/x/r300/time"));
   EXPECT_FALSE(blocks.has_set("/x/r1"));
   EXPECT_THAT([&] { blocks.info("/x/nope"); },

@@ -80,6 +80,10 @@ class StoreReader {
   // One attribute of a set as text ("" when it has none), without describing the set (a plan
   // that needs the checksums of 10^5 sets). Throws: DataError if the set is missing.
   std::string set_attribute(const std::string& set, const std::string& name) const;
+  // The same for each of `sets`, in their order: a packed store's attribute read once for all
+  // (one call per set was 0.6 s of the start of a selection over 10^6 sets).
+  std::vector<std::string> set_attributes(const std::vector<std::string>& sets,
+                                          const std::string& name) const;
 
   // Loads `columns` (all when empty), in the order asked, for rows in `range`; as_double:
   // integer columns as float64, converted by HDF5 as it reads (a streamed fit's chunk then

@@ -30,8 +30,7 @@ class SelectionLedger {
   // winners go to the journal dir/.selection.journal (journal: the selection's checkpoint,
   // named once commit_journal() is called) or to an unnamed file in dir.
   // Throws: IoError naming dir or the journal.
-  SelectionLedger(const std::vector<std::string>& sets, Row about, const std::string& dir,
-                  bool journal);
+  SelectionLedger(std::vector<std::string> sets, Row about, const std::string& dir, bool journal);
 
   // Row i, as render_row (select/row_text.hpp) made it from a set's {"set", "status", ...};
   // its winner's record (io/winner_record.hpp), if not empty, becomes the set's winner.
@@ -71,7 +70,8 @@ class SelectionLedger {
   std::vector<io::RecordSpill::Where> rows_;
   std::vector<std::string> sets_, status_;
   std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::size_t> index_;  // made by index(), for load()
+  const std::unordered_map<std::string, std::size_t>& index();
   // Each constant's first appearance (row, place in its row), noted as rows come: the text
   // files are written in one pass.
   std::map<std::string, std::pair<std::size_t, std::size_t>> constant_first_;
