@@ -1,10 +1,10 @@
 #include "perfit/io/file_seal.hpp"
 
 #include <fcntl.h>
+#include <libdeflate.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <array>
 #include <cerrno>
@@ -45,7 +45,7 @@ Memo& memo() {
 std::uint32_t body_crc(int fd, const std::string& path, std::uint64_t& size) {
   constexpr std::size_t kChunk = 256 * 1024;
   const auto buf = std::make_unique_for_overwrite<unsigned char[]>(kChunk);
-  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uint32_t crc = 0;  // libdeflate's CRC-32: zlib's values, at twice its speed
   size = kSealBytes;
   off_t at = static_cast<off_t>(kSealBytes);
   for (;;) {
@@ -55,11 +55,11 @@ std::uint32_t body_crc(int fd, const std::string& path, std::uint64_t& size) {
       throw IoError("cannot read '" + path + "': " + errno_text());
     }
     if (n == 0) break;
-    crc = crc32(crc, buf.get(), static_cast<uInt>(n));
+    crc = libdeflate_crc32(crc, buf.get(), static_cast<std::size_t>(n));
     at += n;
     size += static_cast<std::uint64_t>(n);
   }
-  return static_cast<std::uint32_t>(crc);
+  return crc;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include "perfit/io/selection_journal.hpp"
 
+#include <libdeflate.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <array>
 #include <cerrno>
@@ -22,14 +22,14 @@ constexpr std::string_view kFileMagic = "PFSELJ01";
 constexpr std::string_view kEntryMagic = "PFJE";
 constexpr std::size_t kHeaderBytes = 32;  // magic, CRC, three lengths
 
+// libdeflate's CRC-32 (zlib's polynomial, the same values): a resume's replay checks every
+// byte of the journal, 3.6 GB at 10^6 sets, and zlib's took 2.8-3.8 s of it against 1.8 s.
 std::uint32_t crc_of(const char* lengths, std::string_view set, std::string_view row,
                      std::string_view record) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(lengths), 24);
-  for (const std::string_view s : {set, row, record}) {
-    crc = crc32_z(crc, reinterpret_cast<const Bytef*>(s.data()), s.size());
-  }
-  return static_cast<std::uint32_t>(crc);
+  std::uint32_t crc = libdeflate_crc32(0, lengths, 24);
+  for (const std::string_view s : {set, row, record})
+    crc = libdeflate_crc32(crc, s.data(), s.size());
+  return crc;
 }
 
 RecordSpill make_spill(const std::string& dir, const std::unique_ptr<AtomicOutput>& named) {
