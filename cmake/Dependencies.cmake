@@ -4,9 +4,9 @@ find_package(MPI 3.1 REQUIRED COMPONENTS C CXX)
 # store independently and only one rank writes a result, so MPI-IO buys nothing and the
 # serial build keeps mpi.h out of io/ and lets `perfit import/inspect/synth` run anywhere.
 find_package(HDF5 1.10 REQUIRED COMPONENTS C)
-find_package(ZLIB REQUIRED)  # CRC-32 of result and checkpoint files (io/file_seal); HDF5 uses it too
 # libdeflate: the chunks perfit deflates itself (io/deflated_chunks), 3-4x zlib's speed at
-# level 1 on a selection store's text and numbers, in the zlib format HDF5's filter inflates.
+# level 1 on a selection store's text and numbers, in the zlib format HDF5's filter inflates;
+# and the CRC-32s of sealed files and selection journals (zlib's values, twice its speed).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 if(HDF5_IS_PARALLEL)

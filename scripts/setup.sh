@@ -32,8 +32,7 @@ PKGS=(
   build-essential cmake pkg-config git ca-certificates
   libopenmpi-dev openmpi-bin      # Open MPI 4.1 (mpicxx, mpiexec)
   libhdf5-dev hdf5-tools          # serial HDF5 1.10 (docs/design.md says why serial), h5dump
-  zlib1g-dev                      # CRC-32 of result and checkpoint files
-  libdeflate-dev                  # the chunks perfit deflates itself (io/deflated_chunks)
+  libdeflate-dev                  # the chunks perfit deflates itself, the CRC-32s of seals and journals
   libeigen3-dev                   # Eigen 3.4
   libspdlog-dev libfmt-dev        # spdlog 1.10 on external fmt 9
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
