@@ -8,6 +8,7 @@
 
 #include "h5_attributes.hpp"
 #include "h5_columns.hpp"
+#include "inflated_chunks.hpp"
 #include "perfit/core/error.hpp"
 #include "perfit/core/text.hpp"
 #include "perfit/io/store_format.hpp"
@@ -164,13 +165,15 @@ Column read_column(hid_t dset, const ColumnInfo& ci, std::size_t first, std::siz
   switch (ci.type) {
     case ColumnType::float64: {
       std::vector<double> v(n);
-      if (H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()) < 0)
+      if (!read_inflated(dset, first, n, v.data()) &&
+          H5Dread(dset, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()) < 0)
         read_failed(dset, first, n, w);
       return Column(ci.name, std::move(v));
     }
     case ColumnType::int64: {
       std::vector<std::int64_t> v(n);
-      if (H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()) < 0)
+      if (!read_inflated(dset, first, n, v.data()) &&
+          H5Dread(dset, H5T_NATIVE_INT64, mspace.get(), fspace.get(), H5P_DEFAULT, v.data()) < 0)
         read_failed(dset, first, n, w);
       return Column(ci.name, std::move(v));
     }

@@ -64,8 +64,10 @@ bool read_pass(const FitSetup& s, std::pair<std::size_t, std::size_t> slice, boo
   const std::size_t chunk = std::min(c.stream_rows, kReadRows), total = slice.second - slice.first;
   const auto t0 = std::chrono::steady_clock::now();
   double next_line = 5.0;
-  for (std::size_t b = slice.first; b < slice.second; b += chunk) {
-    const std::size_t e = std::min(slice.second, b + chunk);
+  // Reads end on multiples of `chunk` rows, as the store's chunks do: a rank whose slice starts
+  // inside a chunk would otherwise inflate a chunk twice for every read.
+  for (std::size_t b = slice.first, e = 0; b < slice.second; b = e) {
+    e = std::min(slice.second, (b / chunk + 1) * chunk);
     data::MeasurementTable t = s.store->read(c.set, s.read, io::RowRange{b, e}, true);
     std::vector<std::size_t> row_of;  // the set's row of each row of t; empty: b + i
     const auto keep_rows = [&](const std::vector<bool>& keep) {
