@@ -64,8 +64,10 @@ void expect_reads_as_hdf5(hid_t d, hid_t mem_type, const char* what) {
     std::vector<T> got(n, T{7});
     ASSERT_TRUE(read_inflated(d, first, n, got.data())) << what << " rows " << first << "+" << n;
     const std::vector<T> want = hdf5_reads<T>(d, mem_type, first, n);
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(T)), 0)
-        << what << " rows " << first << "+" << n;
+    if (n > 0) {  // bit for bit: NaN too (memcmp of no rows would be passed null pointers)
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(T)), 0)
+          << what << " rows " << first << "+" << n;
+    }
   }
 }
 
