@@ -87,6 +87,7 @@ def main():
 
         def shot(page):
             subprocess.run([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                            "--no-zygote", "--single-process",  # forked renderers hang (report_test.py)
                             "--user-data-dir=" + os.path.join(work, "chromium"), "--window-size=1280,900",
                             "--screenshot=" + os.path.join(work, "shot.png"), "file://" + os.path.join(work, page)],
                            check=True, capture_output=True)

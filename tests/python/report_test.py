@@ -31,7 +31,9 @@ def chromium(common, args):
     """One headless Chromium run. Under a fully loaded machine it has been seen to hang past two
     minutes where it takes 3 s, and once twice in a row (CTest now runs this file alone): a run
     that passes its deadline is tried again in a fresh profile, three times in all, and a third
-    hang fails the test."""
+    hang fails the test. (Debian's Chromium 156, its renderer and GPU processes forked by the
+    zygote, hung in 6 of 25 screenshots on an idle machine, three in a row in one CI run; in one
+    process, 0 of 20: render() asks for that.)"""
     for attempt, deadline in enumerate((90, 120, 150)):
         fresh = [c + f"-again{attempt}" if c.startswith("--user-data-dir=") and attempt else c for c in common]
         try:
@@ -45,7 +47,8 @@ def chromium(common, args):
 def render(page, name):
     """(rendered DOM, console lines, screenshot pixels) of page in headless Chromium."""
     assert CHROMIUM, "chromium is not installed: bash scripts/setup.sh --test installs it"
-    common = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    common = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-zygote",
+              "--single-process",
               "--user-data-dir=" + os.path.join(work, "chromium-" + name), "--enable-logging=stderr", "--v=0",
               "--window-size=1280,1600"]
     url = "file://" + os.path.abspath(page)
