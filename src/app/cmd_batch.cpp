@@ -11,6 +11,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 #include "batch_plan_file.hpp"
 #include "batch_summary.hpp"
@@ -230,7 +231,11 @@ int report(const BatchArgs& a, const BatchSummary& summary, const select::Select
   if (a.json) {
     std::ifstream in(fs::path(a.out) / "summary.json");
     Row j = Row::parse(in);
-    if (chosen) j["selection"] = chosen->json();
+    if (chosen) {  // nested in the batch's document: every row parsed, only when asked for
+      std::ostringstream selection;
+      chosen->write_json(selection, Row::object());
+      j["selection"] = Row::parse(selection.str());
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%-32s %-16s %-12s %12s %9s\n", "set", "model", "status", "cost", "seconds");

@@ -137,10 +137,12 @@ std::size_t SelectionLedger::count(const std::string& status) const {
   return it == counts_.end() ? 0 : it->second;
 }
 
-Row SelectionLedger::json() const {
-  Row j = about_;
-  j["rows"] = rows();
-  return j;
+void SelectionLedger::write_json(std::ostream& out, const Row& extra) const {
+  Row about = about_;
+  for (const auto& [k, v] : extra.items()) about[k] = v;
+  JsonRowsWriter json(out, about);
+  for (std::size_t i = 0; i < rows_.size(); ++i) json.add_text(read_row_text(text_of(i)).json);
+  json.end();
 }
 
 std::size_t SelectionLedger::load(const std::string& dir) {

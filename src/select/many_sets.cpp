@@ -264,10 +264,8 @@ void report_many(const SelectArgs& a, const fit::RunConfig& cfg, const Selection
   spdlog::info(
       "select: {} set(s) in {:.2f} s: {} ok, {} error{}", n, seconds, ok, errors,
       pending ? ", " + std::to_string(pending) + " not selected (interrupted)" : std::string());
-  if (a.json) {  // every row parsed: only when asked for
-    Row j = ledger.json();
-    if (!cfg.out.empty()) j["out"] = cfg.out;
-    std::cout << j.dump(2) << "\n";
+  if (a.json) {
+    ledger.write_json(std::cout, cfg.out.empty() ? Row::object() : Row{{"out", cfg.out}});
   } else if (!cfg.out.empty()) {
     std::printf(
         "wrote %s (the winners, read by show/predict/explain/recommend --set NAME), selection.csv "

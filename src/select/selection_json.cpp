@@ -103,7 +103,7 @@ JsonRowsWriter::JsonRowsWriter(std::ostream& out, const JsonRow& about) : out_(o
   out_ << "\n  \"rows\": [";
 }
 
-std::string row_json_text(const JsonRow& row) { return indented(row.dump(2), 4); }
+std::string row_json_text(const JsonRow& row) { return row.dump(); }
 
 void JsonRowsWriter::add(const JsonRow& r) { add_text(row_json_text(r)); }
 

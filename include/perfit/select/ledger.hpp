@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -41,7 +42,9 @@ class SelectionLedger {
   std::size_t size() const { return rows_.size(); }
   Row row(std::size_t i) const;   // parsed from its text
   std::vector<Row> rows() const;  // every row parsed: for a table on the terminal
-  Row json() const;               // about + {"rows": [...]}
+  // selection.json's document, about and `extra`'s fields then the rows, one row at a time in
+  // selection.json's layout (select --json over 10^6 sets: no parsed document of them all).
+  void write_json(std::ostream& out, const Row& extra) const;
 
   // --resume: the ok rows of an earlier run in dir (and their winners) for the same sets: from
   // its journal when it left one (killed), which this run's journal then continues (its

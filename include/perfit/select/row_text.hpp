@@ -23,8 +23,7 @@ inline constexpr const char* kCsvMetrics[] = {"mape", "rmse", "r2", "max_rel_err
 // What a rendered row holds, read in place from its bytes (valid while they are).
 struct RowText {
   std::string_view status;
-  std::string_view json;  // the row in selection.json: dump(2), every line after the first
-                          // indented by 4 spaces
+  std::string_view json;                  // the row in selection.json: row_json_text, one line
   std::vector<std::string_view> fixed;    // as kCsvFixed, each a CSV field ("" when absent)
   std::vector<std::string_view> metrics;  // as kCsvMetrics
   std::vector<std::pair<std::string_view, std::string_view>> constants;  // name, CSV field
