@@ -15,6 +15,7 @@
 #include "perfit/io/store_format.hpp"
 #include "perfit/io/store_reader.hpp"
 #include "perfit/io/store_writer.hpp"
+#include "perfit/io/winner_configs.hpp"
 #include "perfit/io/winner_record.hpp"
 
 namespace perfit::io {
@@ -96,6 +97,7 @@ void write_selection_store(const std::string& path, std::size_t n, const WinnerR
     data::MeasurementTable h;
     h.add_column(Column("best_cost", columns.take_history()));
     w.write_group("/history", h);
+    w.write_group("/configs", columns.configs());
     w.close();
   });
 }
@@ -111,11 +113,18 @@ StoreReader open_selection(const std::string& path) {
   if (fmt == a.end())
     throw DataError("'" + path +
                     "' is not a perfit selection store (no 'perfit_selection' attribute)");
-  if (data::attribute_text(fmt->second) != kSelectionFormat) {
-    throw DataError("'" + path + "' is a selection store of format '" +
-                    data::attribute_text(fmt->second) + "', expected '" + kSelectionFormat + "'");
+  const std::string format = data::attribute_text(fmt->second);
+  if (format != kSelectionFormat && format != kSelectionFormatPerWinnerConfig) {
+    throw DataError("'" + path + "' is a selection store of format '" + format + "', expected '" +
+                    kSelectionFormat + "' (or '" + kSelectionFormatPerWinnerConfig + "')");
   }
   return rd;
+}
+
+// The distinct run configurations; none in stores that keep a configuration per winner.
+WinnerConfigs configs_of(const StoreReader& rd, const std::string& path) {
+  if (!rd.has_group("/configs")) return {};
+  return WinnerConfigs(rd.read_group("/configs"), "'" + path + "' /configs");
 }
 
 std::vector<std::string> index_of(const StoreReader& rd) {
@@ -158,9 +167,17 @@ std::pair<std::size_t, std::size_t> relative(const RowRange& r, std::size_t firs
 }
 
 // A winner from its /winners row and its rows of /params, /ranges, /history.
-ResultFile assemble(const data::Attributes& a, const std::string& where,
+ResultFile assemble(data::Attributes a, const std::string& where, const WinnerConfigs& configs,
                     const data::MeasurementTable& params, const data::MeasurementTable& ranges,
                     const std::vector<double>& history, const Firsts& firsts) {
+  if (const auto i = a.find("config_index"); i != a.end()) {
+    const auto* row = std::get_if<std::int64_t>(&i->second);
+    const auto* set = std::get_if<std::string>(&a["set"]);
+    if (row == nullptr || set == nullptr)
+      throw DataError(where + ": config_index or set is not of its type (integer, text)");
+    a["config_yaml"] = configs.config(*row, *set, where);
+    a.erase("config_index");
+  }
   ResultFile r = result_from_attributes(a, where);
   const auto p = relative(part_range(a, "params"), firsts.params),
              g = relative(part_range(a, "ranges"), firsts.ranges),
@@ -213,8 +230,8 @@ ResultFile read_selection_result(const std::string& path, const std::string& set
   const data::Attributes a = row_attributes(rd.read_group("/winners", {k, k + 1}), 0);
   const RowRange p = part_range(a, "params"), g = part_range(a, "ranges"),
                  h = part_range(a, "history");
-  return assemble(a, "'" + path + "' set '" + set + "'", rd.read_group("/params", p),
-                  rd.read_group("/ranges", g),
+  return assemble(a, "'" + path + "' set '" + set + "'", configs_of(rd, path),
+                  rd.read_group("/params", p), rd.read_group("/ranges", g),
                   rd.read_group("/history", h).column("best_cost").f64(),
                   {p.begin, g.begin, h.begin});
 }
@@ -223,6 +240,7 @@ void for_each_selection_winner(const std::string& path,
                                const std::function<void(ResultFile&&)>& each) {
   const StoreReader rd = open_selection(path);
   if (!rd.has_group("/index")) return;
+  const WinnerConfigs configs = configs_of(rd, path);
   // Whole numeric chunks at a time (kChunkRows: 65,536 rows, a multiple of the group's chunk,
   // and of the larger chunks that stores written before 2026-12-06 have): each read opens the
   // datasets again with empty chunk caches, and a read inside a chunk inflates it whole.
@@ -235,8 +253,8 @@ void for_each_selection_winner(const std::string& path,
     const std::vector<double> history = rd.read_group("/history", h).column("best_cost").f64();
     for (std::size_t k = 0; k < w.rows(); ++k) {
       each(assemble(row_attributes(w, k),
-                    "'" + path + "' /winners row " + std::to_string(first + k), params, ranges,
-                    history, {p.begin, g.begin, h.begin}));
+                    "'" + path + "' /winners row " + std::to_string(first + k), configs, params,
+                    ranges, history, {p.begin, g.begin, h.begin}));
     }
     if (w.rows() < kChunkRows) return;
   }

@@ -197,7 +197,13 @@ void WinnerColumns::learn(std::string_view record) {
   for (const auto& [key, field] : keys) {
     const WireTag t = in.tag();
     if (key == "set" && t == WireTag::text) set_field_ = shape_.size();
-    add(key, t);
+    if (key == "config_yaml" && t == WireTag::text) {  // the record's text, the store's row
+      config_field_ = shape_.size();
+      add("config_index", WireTag::integer);
+      tags_.back() = t;
+    } else {
+      add(key, t);
+    }
     if (t == WireTag::text) {
       in.text_view();
     } else {
@@ -218,6 +224,7 @@ void WinnerColumns::learn(std::string_view record) {
 void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& part) {
   WireReader in(record, kWhat);
   open_record(in);
+  std::string_view config, set;  // the set comes after the configuration: kept till then
   for (std::size_t k = 0; k < fields_; ++k) {
     const WireTag t = in.tag();
     if (t != tags_[k]) {
@@ -230,12 +237,21 @@ void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& p
       continue;
     }
     const std::string_view text = in.text_view();
+    if (k == config_field_) {
+      config = text;
+      continue;
+    }
+    if (k == set_field_) set = text;
     if (text.size() > row_bytes_[k]) {
       throw DataError("write " + where_ + " dataset '" + shape_[k].name +
                       "': " + detail::too_wide(text.size(), row_bytes_[k]));
     }
     std::memcpy(to, text.data(), text.size());
     std::memset(to + text.size(), 0, row_bytes_[k] - text.size());
+  }
+  if (config_field_ < fields_) {
+    const auto local = static_cast<std::int64_t>(part.configs.add(config, set));
+    std::memcpy(at(config_field_, row), &local, sizeof local);
   }
   const std::size_t params = append_table(in, part.params), ranges = append_table(in, part.ranges);
   const std::uint64_t h = in.elements(sizeof(double));
@@ -286,6 +302,18 @@ void WinnerColumns::decode(std::size_t first, std::size_t n, const Records& reco
   });
   for (const auto& e : error) {
     if (e) std::rethrow_exception(e);
+  }
+  // Each run's configurations renumbered as every winner's, in the order of the rows: the same
+  // store whatever the thread count.
+  for (std::size_t r = 0; config_field_ < fields_ && r < runs; ++r) {
+    std::vector<std::int64_t> row_of;
+    for (const auto& e : part[r].configs.entries())
+      row_of.push_back(static_cast<std::int64_t>(configs_.add(e)));
+    for (std::size_t row = n * r / runs; row < n * (r + 1) / runs; ++row) {
+      std::int64_t i = 0;
+      std::memcpy(&i, at(config_field_, row), sizeof i);
+      std::memcpy(at(config_field_, row), &row_of[static_cast<std::size_t>(i)], sizeof i);
+    }
   }
   for (std::size_t k = 0, c = fields_ + std::size(kWinnerMetrics); k < 3; ++k, c += 2) {
     for (std::size_t row = 0; row < n; ++row) {

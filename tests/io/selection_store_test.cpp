@@ -11,6 +11,8 @@
 #include "perfit/core/error.hpp"
 #include "perfit/data/wire.hpp"
 #include "perfit/io/output_guard.hpp"
+#include "perfit/io/store_reader.hpp"
+#include "perfit/io/store_writer.hpp"
 #include "perfit/io/winner_record.hpp"
 #include "support/temp_dir.hpp"
 
@@ -101,12 +103,12 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
   };
   const auto make = [&](std::size_t i) {
     ResultFile r = winner(name(i), 1 + i % 3, 1.0 + double(i));
-    r.config_yaml = std::string(1 + i % 50, 'x');  // widths differ row to row
+    r.model_yaml = std::string(1 + i % 50, 'x');  // widths differ row to row
     return winner_record(r);
   };
   std::map<std::string, std::size_t> widths;
   for (std::size_t i = 0; i < n; ++i) widen_to_record(make(i), widths);
-  EXPECT_EQ(widths.at("config_yaml"), 50u);
+  EXPECT_EQ(widths.at("model_yaml"), 50u);
   std::atomic<std::size_t> asked = 0;  // from several threads at once
   write_selection_store(
       path, n,
@@ -122,14 +124,14 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
     EXPECT_EQ(r.params.size(), want.params.size()) << i;
     EXPECT_EQ(r.params.back().value, want.params.back().value) << i;
     EXPECT_EQ(r.history, want.history) << i;
-    EXPECT_EQ(r.config_yaml, std::string(1 + i % 50, 'x')) << i;
+    EXPECT_EQ(r.model_yaml, std::string(1 + i % 50, 'x')) << i;
     EXPECT_EQ(r.metrics.mape, want.metrics.mape) << i;
     EXPECT_EQ(r.seed, want.seed) << i;
     EXPECT_EQ(r.warnings, want.warnings) << i;
   }
   EXPECT_EQ(selection_sets(path).size(), n);
   // A text wider than the widths say is refused, not cut.
-  widths["config_yaml"] = 10;
+  widths["model_yaml"] = 10;
   EXPECT_THAT(
       [&] {
         write_selection_store(
@@ -201,6 +203,86 @@ TEST(SelectionStore, EveryWinnerStreamsBackInSetOrderPastOneReadBlock) {
   // No winner at all: nothing to read.
   write_selection_store(dir.file("none.h5"), {}, {});
   for_each_selection_winner(dir.file("none.h5"), [&](ResultFile&&) { ADD_FAILURE(); });
+}
+
+TEST(SelectionStore, EachRunConfigurationIsKeptOnceAndReadBackWithItsSet) {
+  testing_support::TempDir dir;
+  const std::string path = dir.file("selection.h5");
+  // Past one block (8,192 rows, decoded on several threads): one configuration but for the
+  // set, every 1,000th with another seed, and one set whose text the configuration escapes.
+  const std::size_t n = 9000;
+  const auto make = [](std::size_t i) {
+    std::string digits = std::to_string(i);
+    ResultFile r = winner("/s/r" + std::string(5 - digits.size(), '0') + digits, 1, 1.0);
+    if (i == 4321) r.set += "\"q";
+    std::string quoted = r.set;
+    if (i == 4321) quoted.insert(quoted.size() - 2, "\\");
+    r.config_yaml = "data: \"calls.h5\"\nset: \"" + quoted +
+                    "\"\nseed: " + (i % 1000 == 7 ? "2" : "1") + "\nout: \"sel/selection.h5\"\n";
+    return r;
+  };
+  std::map<std::string, std::size_t> widths;
+  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
+  write_selection_store(
+      path, n,
+      [&](std::size_t i, std::string& scratch) -> std::string_view {
+        return scratch = winner_record(make(i));
+      },
+      {}, widths);
+  const StoreReader rd(path);
+  const data::MeasurementTable configs = rd.read_group("/configs");
+  ASSERT_EQ(configs.rows(), 3u);  // in the order first seen: seed 1, seed 2, the escaped one
+  EXPECT_EQ(configs.column("config_yaml").str()[0],
+            "data: \"calls.h5\"\nset: \"\"\nseed: 1\nout: \"sel/selection.h5\"\n");
+  EXPECT_THAT(configs.column("set_at").i64(), testing::ElementsAre(23, 23, -1));
+  const data::MeasurementTable w = rd.read_group("/winners", {4320, 4322});
+  EXPECT_EQ(w.find("config_yaml"), nullptr);
+  EXPECT_THAT(w.column("config_index").i64(), testing::ElementsAre(0, 2));
+  std::size_t i = 0;
+  for_each_selection_winner(path, [&](ResultFile&& r) {
+    EXPECT_EQ(r.config_yaml, make(i).config_yaml) << i;
+    ++i;
+  });
+  EXPECT_EQ(i, n);
+  EXPECT_EQ(read_selection_result(path, make(4321).set).config_yaml, make(4321).config_yaml);
+}
+
+TEST(SelectionStore, AStoreWithAConfigurationPerWinnerIsStillRead) {
+  // perfit-selection-1 (before 2026-12-07): /winners' config_yaml, no /configs.
+  testing_support::TempDir dir;
+  const std::string path = dir.file("selection.h5");
+  const ResultFile a = winner("/s/a/time", 2, 1.0);
+  {
+    StoreWriter w(path, Seal::yes);
+    w.write_root_attribute("perfit_selection", std::string(kSelectionFormatPerWinnerConfig));
+    w.write_root_attribute("winners", std::int64_t{1});
+    data::MeasurementTable index, winners, history;
+    index.add_column(data::Column("set", std::vector<std::string>{a.set}));
+    for (const auto& [key, v] : result_attributes(a)) {
+      std::visit([&](const auto& x) { winners.add_column(data::Column(key, std::vector{x})); }, v);
+    }
+    const double metrics[] = {a.metrics.mape, a.metrics.rmse, a.metrics.r2, a.metrics.gmae,
+                              a.metrics.max_rel_err};
+    for (std::size_t m = 0; m < std::size(kWinnerMetrics); ++m)
+      winners.add_column(data::Column(kWinnerMetrics[m], std::vector{metrics[m]}));
+    const std::int64_t counts[] = {2, 1, static_cast<std::int64_t>(a.history.size())};
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::string part = k == 0 ? "params" : k == 1 ? "ranges" : "history";
+      winners.add_column(data::Column(part + "_first", std::vector<std::int64_t>{0}));
+      winners.add_column(data::Column(part + "_count", std::vector{counts[k]}));
+    }
+    history.add_column(data::Column("best_cost", a.history));
+    w.write_group("/index", index);
+    w.write_group("/winners", winners);
+    w.write_group("/params", params_table(a.params, true));
+    w.write_group("/ranges", ranges_table(a.ranges));
+    w.write_group("/history", history);
+    w.close();
+  }
+  const ResultFile r = read_selection_result(path, "/s/a/time");
+  EXPECT_EQ(r.config_yaml, a.config_yaml);
+  EXPECT_EQ(r.params.size(), 2u);
+  EXPECT_EQ(r.metrics.mape, a.metrics.mape);
 }
 
 TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {

@@ -17,7 +17,10 @@
 
 namespace perfit::io {
 
-inline constexpr const char* kSelectionFormat = "perfit-selection-1";
+// 2: each distinct run configuration once (/configs), a winner's row of them in /winners.
+inline constexpr const char* kSelectionFormat = "perfit-selection-2";
+// Read as well: a configuration per winner, /winners' config_yaml (before 2026-12-07).
+inline constexpr const char* kSelectionFormatPerWinnerConfig = "perfit-selection-1";
 
 // Writes every winner (each r.set distinct) and the run's description (root attributes, e.g.
 // data_file, sets, criterion) to path, through a temporary name and a rename; sealed.

@@ -17,6 +17,7 @@
 #include "perfit/data/wire.hpp"
 #include "perfit/io/group_writer.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/io/winner_configs.hpp"
 
 namespace perfit {
 class WorkerPool;  // core/worker_pool.hpp
@@ -40,7 +41,8 @@ void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>&
 // column, zero-padded), on several threads: no result, map, table or string per winner.
 // Building those was a third of the serial end of a selection over 2*10^5 sets; a string per
 // text field, then a padded copy of each, most of what was left of it at 10^6 (~1.5 GB of
-// text). The /params, /ranges and /history rows accumulate over the blocks.
+// text). The /params, /ranges and /history rows accumulate over the blocks, and the distinct run
+// configurations (io/winner_configs.hpp): /winners holds each winner's row of them.
 class WinnerColumns {
  public:
   // Record i, as io::WinnerRecords gives it (a view of bytes kept elsewhere or of scratch).
@@ -55,8 +57,9 @@ class WinnerColumns {
   // ConfigError for a winner whose fields (names, types, order) are not the first winner's.
   void decode(std::size_t first, std::size_t n, const Records& record, WorkerPool& threads);
   std::size_t rows() const { return rows_; }
-  // The /winners columns: each field, metric_*, {params,ranges,history}_{first,count}; text as
-  // wide as the widths say. Valid after the first decode.
+  // The /winners columns: each field (config_yaml as config_index), metric_*,
+  // {params,ranges,history}_{first,count}; text as wide as the widths say. Valid after the
+  // first decode.
   const std::vector<GroupColumn>& shape() const { return shape_; }
   // The block's columns in shape()'s order, as GroupWriter::write_bytes takes them.
   std::vector<const char*> block() const;
@@ -64,6 +67,7 @@ class WinnerColumns {
   data::MeasurementTable take_params();
   data::MeasurementTable take_ranges();
   std::vector<double> take_history() { return std::move(history_); }
+  data::MeasurementTable configs() const { return configs_.table(); }  // /configs
 
  private:
   struct Field {
@@ -74,6 +78,7 @@ class WinnerColumns {
   struct Part {
     std::vector<Field> params, ranges;
     std::vector<double> history;
+    WinnerConfigs configs;  // config_index of its rows: rows of these, until decode renumbers
   };
   void learn(std::string_view record);  // the columns, from the first winner's record
   void decode_one(std::string_view record, std::size_t row, Part& part);
@@ -87,9 +92,10 @@ class WinnerColumns {
   std::vector<data::WireTag> tags_;       // the result's fields': the first winner's
   std::vector<std::size_t> row_bytes_;    // each column's bytes a row
   std::vector<std::vector<char>> bytes_;  // each column's rows of the block
-  std::size_t winners_, rows_ = 0, fields_ = 0, set_field_ = 0;
+  std::size_t winners_, rows_ = 0, fields_ = 0, set_field_ = 0, config_field_ = SIZE_MAX;
   std::vector<Field> params_, ranges_;  // every winner's so far
   std::vector<double> history_;
+  WinnerConfigs configs_;              // every winner's so far
   std::int64_t first_[3] = {0, 0, 0};  // where the next winner's params, ranges, history start
 };
 
