@@ -36,9 +36,12 @@ std::string encode(std::int64_t done, bool want, const std::string& record) {
 // Hands out tasks in order and collects records. World rank 0's own group asks directly
 // (next_task); other leaders ask by message, answered by serve() on a thread of rank 0. The
 // thread polls (Iprobe, then a sleep) rather than blocking in MPI_Recv, because a blocked
-// receive spins a core that a fit needs. Its sleep backs off to a fiftieth of the mean task
-// time (0.1 to 5 ms): an answer within ~2% of a task, and few wake-ups. `flush` runs when no
-// request waits, so a leader never waits for the summary files to be written.
+// receive spins a core that a fit needs. Its sleep backs off to a fifth of the mean task time
+// (0.1 to 5 ms): a leader holds one task in hand (RemoteLeader), so an answer within a fifth of
+// a task costs it no wait, and each wake-up preempts a fit on rank 0's core (at a fiftieth,
+// 2,500 a second at 10^6 sets on 2 ranks: 14% of the thread's time was their context
+// switches). `flush` runs when no request waits, so a leader never waits for the summary files
+// to be written.
 class Dispatcher {
  public:
   using Clock = std::chrono::steady_clock;
@@ -127,7 +130,7 @@ class Dispatcher {
     if (result_.finished == 0) return std::chrono::microseconds(1000);
     const auto mean = (Clock::now() - start_) * static_cast<long>(remote_ + 1) /
                       static_cast<long>(result_.finished);
-    return std::clamp(std::chrono::duration_cast<std::chrono::microseconds>(mean / 50),
+    return std::clamp(std::chrono::duration_cast<std::chrono::microseconds>(mean / 5),
                       std::chrono::microseconds(100), std::chrono::microseconds(5000));
   }
 
