@@ -115,6 +115,27 @@ def select(perfit, work, ranks, threads=1, poll_memory=True):
     return wall, peaks, chosen
 
 
+def in_turn(perfit, work, repeat, one_rank, poll_memory=True):
+    """The selection on 2 ranks and on 1 taken in turn `repeat` times: (runs on 2, runs on 1),
+    each select()'s (wall, peaks, chosen). This machine's two cores are shared with other
+    guests, whose load comes and goes within minutes (one selection of 10^6 sets on 2 ranks took
+    48.5 s and 64.0 s within ten minutes): a single pair's ratio measures the host as much as
+    perfit, so the best of each is compared and the median of the pairs printed beside it."""
+    runs2, runs1 = [], []
+    for _ in range(repeat):
+        runs2.append(select(perfit, work, 2, poll_memory=poll_memory))
+        if one_rank:
+            runs1.append(select(perfit, work, 1, poll_memory=poll_memory))
+    return runs2, runs1
+
+
+def median_ratio(runs2, runs1):
+    """The median of the ratios of the runs taken in turn (the k-th on 2 ranks over the k-th on 1):
+    printed beside the ratio of the best runs, so that a reader sees how far the host moved it."""
+    ratios = sorted(a[0] / b[0] for a, b in zip(runs2, runs1))
+    return ratios[len(ratios) // 2]
+
+
 def preempted(perfit, work, sets, reference):
     """Slurm's preemption in the middle of the 2-rank selection: SIGTERM to every rank once 40%
     of the sets are selected; seconds from the signal to the job's end (exit 75: checkpointed),
@@ -161,20 +182,15 @@ def main():
     ratio = os.path.getsize(store) / (8.0 * values)
     ins, summary, _ = timed([perfit, "inspect", "paths.h5"], work)
     one, _, _ = timed([perfit, "inspect", "paths.h5", "--set", f"/x/r{args.paths // 2}/time"], work)
-    # --repeat: 2 ranks and 1 rank taken in turn, the best of each (this machine's speed
-    # drifts by a third over minutes: a ratio of single runs can land anywhere in 0.5-0.8).
-    runs2, runs1 = [], []
-    for _ in range(args.repeat):
-        runs2.append(select(perfit, work, 2))
-        if not args.no_1rank:
-            runs1.append(select(perfit, work, 1))
+    runs2, runs1 = in_turn(perfit, work, args.repeat, not args.no_1rank)
     s2, peaks2, chosen2 = min(runs2, key=lambda r: r[0])
     peaks2 = [max(r[1][i] for r in runs2 if len(r[1]) > i) for i in range(max(len(r[1]) for r in runs2))]
     s1, peaks1, chosen1 = min(runs1, key=lambda r: r[0]) if runs1 else (None, [], None)
     if runs1:
         peaks1 = [max(r[1][0] for r in runs1 if r[1])] if any(r[1] for r in runs1) else []
     if len(runs2) > 1:
-        print(f"2 ranks {' '.join(f'{r[0]:.2f}' for r in runs2)} s; 1 rank {' '.join(f'{r[0]:.2f}' for r in runs1) or '-'} s")
+        print(f"2 ranks {' '.join(f'{r[0]:.2f}' for r in runs2)} s; 1 rank {' '.join(f'{r[0]:.2f}' for r in runs1) or '-'} s"
+              + (f" (median of the pairs' ratios {median_ratio(runs2, runs1):.2f})" if runs1 else ""))
     if chosen1 is not None and chosen1 != chosen2:
         sys.exit("1 rank and 2 ranks chose other hypotheses")
     sets = 2 * args.paths

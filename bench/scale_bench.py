@@ -147,16 +147,9 @@ def series_part(perfit, work, paths, one_rank, repeat):
     imp, _, _ = series.timed([perfit, "import", "paths.txt", "--format", "extrap", "--out", "paths.h5", "--set", "/x"],
                              work)
     ins, _, _ = series.timed([perfit, "inspect", "paths.h5"], work)
-    # 2 ranks and 1 rank in turn, --repeat times, the best of each: this machine's two cores are
-    # shared with other guests, whose load comes and goes within a run (one selection on 2 ranks
-    # took 48.5 s and 64.0 s within ten minutes), and a single pair's ratio measured the host
-    # as much as perfit. No memory polling: a walk of /proc every 50 ms takes CPU time that
-    # only the 2-rank run, which uses both cores, pays for.
-    runs2, runs1 = [], []
-    for _ in range(repeat):
-        runs2.append(series.select(perfit, work, 2, poll_memory=False))
-        if one_rank:
-            runs1.append(series.select(perfit, work, 1, poll_memory=False))
+    # No memory polling: a walk of /proc every 50 ms takes CPU time that only the 2-rank run,
+    # which uses both cores, pays for.
+    runs2, runs1 = series.in_turn(perfit, work, repeat, one_rank, poll_memory=False)
     s2, _, chosen2 = min(runs2, key=lambda r: r[0])
     s1, chosen1 = (None, None)
     if runs1:
@@ -167,16 +160,9 @@ def series_part(perfit, work, paths, one_rank, repeat):
           + ("" if not runs1 else f"; on 1 rank {' '.join(f'{r[0]:.1f}' for r in runs1)} s"))
     print(f"{2 * paths} series: import {imp:.1f} s, inspect {ins:.2f} s, selection on 2 ranks {s2:.1f} s"
           + ("" if s1 is None else f", on 1 rank {s1:.1f} s (2 vs 1: {s2 / s1:.2f}; "
-                                   f"median pairs {median_ratio(runs2, runs1):.2f})"))
+                                   f"median pairs {series.median_ratio(runs2, runs1):.2f})"))
     return {"series_1e6_2ranks_s": imp + s2, "ranks_2_vs_1": None if s1 is None else s2 / s1, "open_1e6_s": ins,
             "import_s": imp, "select_2ranks_s": s2, "select_1rank_s": s1}
-
-
-def median_ratio(runs2, runs1):
-    """The median of the ratios of the runs taken in turn (the k-th on 2 ranks over the k-th on 1):
-    printed beside the ratio of the best runs, so that a reader sees how far the host moved it."""
-    ratios = sorted(a[0] / b[0] for a, b in zip(runs2, runs1))
-    return ratios[len(ratios) // 2]
 
 
 PAIR_SETS = "/x/r1*/*"  # 2 x 111,111 call paths: ~1/4.5 of the 10^6 series
