@@ -172,7 +172,8 @@ ResultFile assemble(data::Attributes a, const std::string& where, const WinnerCo
                     const std::vector<double>& history, const Firsts& firsts) {
   if (const auto i = a.find("config_index"); i != a.end()) {
     const auto* row = std::get_if<std::int64_t>(&i->second);
-    const auto* set = std::get_if<std::string>(&a["set"]);
+    const auto s = a.find("set");
+    const auto* set = s == a.end() ? nullptr : std::get_if<std::string>(&s->second);
     if (row == nullptr || set == nullptr)
       throw DataError(where + ": config_index or set is not of its type (integer, text)");
     a["config_yaml"] = configs.config(*row, *set, where);
