@@ -258,8 +258,10 @@ TEST(SelectionStore, AStoreWithAConfigurationPerWinnerIsStillRead) {
     w.write_root_attribute("winners", std::int64_t{1});
     data::MeasurementTable index, winners, history;
     index.add_column(data::Column("set", std::vector<std::string>{a.set}));
-    for (const auto& [key, v] : result_attributes(a)) {
-      std::visit([&](const auto& x) { winners.add_column(data::Column(key, std::vector{x})); }, v);
+    for (const auto& field : result_attributes(a)) {  // clang 14: no binding in a lambda
+      const std::string& key = field.first;
+      std::visit([&](const auto& x) { winners.add_column(data::Column(key, std::vector{x})); },
+                 field.second);
     }
     const double metrics[] = {a.metrics.mape, a.metrics.rmse, a.metrics.r2, a.metrics.gmae,
                               a.metrics.max_rel_err};
