@@ -44,6 +44,19 @@ ResultFile winner(const std::string& set, std::size_t params, double scale) {
   return r;
 }
 
+// Writes n winners made one at a time, as the batch's end does: widened first, then streamed.
+template <class Make>
+void write_made(const std::string& path, std::size_t n, const Make& make) {
+  std::map<std::string, std::size_t> widths;
+  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
+  write_selection_store(
+      path, n,
+      [&](std::size_t i, std::string& scratch) -> std::string_view {
+        return scratch = winner_record(make(i));
+      },
+      {}, widths);
+}
+
 }  // namespace
 
 TEST(SelectionStore, EachSetReadsBackAsItsResult) {
@@ -174,14 +187,7 @@ TEST(SelectionStore, EveryWinnerStreamsBackInSetOrderPastOneReadBlock) {
     r.ranges.resize(1 + i % 2);
     return r;
   };
-  std::map<std::string, std::size_t> widths;
-  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
-  write_selection_store(
-      path, n,
-      [&](std::size_t i, std::string& scratch) -> std::string_view {
-        return scratch = winner_record(make(i));
-      },
-      {}, widths);
+  write_made(path, n, make);
   std::size_t i = 0;
   for_each_selection_winner(path, [&](ResultFile&& r) {
     if (i < n) {
@@ -221,14 +227,7 @@ TEST(SelectionStore, EachRunConfigurationIsKeptOnceAndReadBackWithItsSet) {
                     "\"\nseed: " + (i % 1000 == 7 ? "2" : "1") + "\nout: \"sel/selection.h5\"\n";
     return r;
   };
-  std::map<std::string, std::size_t> widths;
-  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
-  write_selection_store(
-      path, n,
-      [&](std::size_t i, std::string& scratch) -> std::string_view {
-        return scratch = winner_record(make(i));
-      },
-      {}, widths);
+  write_made(path, n, make);
   const StoreReader rd(path);
   const data::MeasurementTable configs = rd.read_group("/configs");
   ASSERT_EQ(configs.rows(), 3u);  // in the order first seen: seed 1, seed 2, the escaped one
