@@ -81,9 +81,9 @@ std::string RecordSpill::read(Where w) const {
   return out;
 }
 
-MappedFile RecordSpill::map() const {
+ReadWindow RecordSpill::reader() const {
   flush();
-  return MappedFile(fd_.get(), written_, what_);
+  return ReadWindow(fd_.get(), written_, what_);
 }
 
 }  // namespace perfit::io

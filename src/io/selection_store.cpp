@@ -69,8 +69,8 @@ void write_selection_store(const std::string& path, std::size_t n, const WinnerR
       w.close();
       return;
     }
-    // Each block's records decoded on every CPU, where they are (a selection's journal,
-    // mapped), then deflated on every CPU and written.
+    // Each block's records decoded on every CPU as they are read (from a selection's journal,
+    // through a window per thread), then deflated on every CPU and written.
     WinnerColumns columns(text_widths, "'" + path + "' /winners", n);
     WorkerPool threads(unbound_cpus(), true);
     std::vector<std::string> sets;

@@ -207,8 +207,9 @@ void SelectionLedger::write(const std::string& dir) {
   // left on the core mpiexec bound this rank to, it and the store's writer ran at half speed
   // each while the waiting ranks' cores idled. They replace the old ones only once the store
   // has: killed in between, the text never names a winner the store lacks.
-  // Read in place by the text's thread and the store's at once from here on.
-  const io::MappedFile journal = journal_.map();
+  // Read back by the text's thread and the store's at once from here on, each through windows
+  // of its own.
+  const io::ReadWindow journal = journal_.reader();
   std::promise<void> stored;
   std::shared_future<void> store_done = stored.get_future().share();
   std::future<void> text = std::async(std::launch::async, [&] {
@@ -230,11 +231,12 @@ void SelectionLedger::write(const std::string& dir) {
         {  // one pass: each row's text read once for both files
           CsvRows csv(csv_file, constants(), result_files_, extrap_origin_);
           JsonRowsWriter json(json_file, about_);
-          std::string pending;  // a pending row's text, made now
+          std::string pending, window;  // a pending row's text, made now
           for (std::size_t i = 0; i < rows_.size(); ++i) {
             const io::RecordSpill::Where w = rows_[i];
             if (w.size == 0) pending = text_of(i);
-            const RowText r = read_row_text(w.size > 0 ? journal.view(w.offset, w.size) : pending);
+            const RowText r =
+                read_row_text(w.size > 0 ? journal.view(w.offset, w.size, window) : pending);
             csv.add(r);
             json.add_text(r.json);
           }
@@ -252,8 +254,8 @@ void SelectionLedger::write(const std::string& dir) {
   });
   try {
     io::write_selection_store((fs::path(dir) / "selection.h5").string(), records.size(),
-                              [&](std::size_t i, std::string&) {
-                                return journal.view(records[i].offset, records[i].size);
+                              [&](std::size_t i, std::string& window) {
+                                return journal.view(records[i].offset, records[i].size, window);
                               },
                               about, widths_);
   } catch (...) {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "perfit/io/mapped_file.hpp"
+#include "perfit/io/read_window.hpp"
 #include "perfit/io/unique_fd.hpp"
 
 namespace perfit::io {
@@ -33,10 +33,10 @@ class RecordSpill {
   std::string read(Where w) const;
   // Every record appended so far to the file. Throws: IoError (disk full).
   void flush() const;
-  // Every record appended so far, flushed and mapped: read in place by position
-  // (view(w.offset, w.size)), on any thread, while no record is appended.
-  // Throws: IoError (disk full, or no mapping).
-  MappedFile map() const;
+  // Every record appended so far, flushed: read back by position through windows
+  // (view(w.offset, w.size, window), a window per thread), while no record is appended.
+  // Throws: IoError (disk full).
+  ReadWindow reader() const;
 
  private:
   RecordSpill(std::string what, UniqueFd fd, std::uint64_t end = 0)

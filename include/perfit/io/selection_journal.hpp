@@ -38,8 +38,9 @@ class SelectionJournal {
 
   Entry append(std::string_view set, const std::string& row, const std::string& record);
   std::string read(Where w) const { return spill_.read(w); }
-  // Every entry so far, in place (RecordSpill::map): the end of a run reads them all.
-  MappedFile map() const { return spill_.map(); }
+  // Every entry so far, read back by position (RecordSpill::reader): the end of a run reads
+  // them all.
+  ReadWindow reader() const { return spill_.reader(); }
   // What was appended, in the file (it survives the process; like every file perfit writes,
   // the kernel puts it on the disk).
   void flush() const { spill_.flush(); }

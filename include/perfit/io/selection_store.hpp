@@ -27,8 +27,9 @@ inline constexpr const char* kSelectionFormatPerWinnerConfig = "perfit-selection
 // Throws: ConfigError for two winners of one set; IoError / H5Error.
 void write_selection_store(const std::string& path, std::vector<const ResultFile*> winners,
                            const data::Attributes& about);
-// Winner i's record (io/winner_record.hpp): a view of bytes the caller keeps (a mapped
-// journal), or of `scratch`, which the call may fill, valid until the next call with it.
+// Winner i's record (io/winner_record.hpp): a view of bytes the caller keeps, or of `scratch`,
+// which the call may fill (a record, or a window on a selection's journal), valid until the
+// next call with it.
 using WinnerRecords = std::function<std::string_view(std::size_t i, std::string& scratch)>;
 // The same with n winners given one at a time as their records, i = 0 .. n-1 in order of their
 // sets, so that they need not all be held as results (10^5 winners of a few KB each); record
