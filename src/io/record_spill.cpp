@@ -48,7 +48,7 @@ RecordSpill RecordSpill::existing(const std::string& path, std::uint64_t keep) {
   return RecordSpill("'" + path + "'", std::move(fd), keep);
 }
 
-RecordSpill::Where RecordSpill::append(const std::string& bytes) {
+RecordSpill::Where RecordSpill::append(std::string_view bytes) {
   const Where w{end_, bytes.size()};
   buffer_ += bytes;
   end_ += bytes.size();

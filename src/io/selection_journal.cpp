@@ -56,19 +56,19 @@ SelectionJournal::SelectionJournal(const std::string& dir, bool named)
     : named_(named ? std::make_unique<AtomicOutput>(path_in(dir)) : nullptr),
       path_(named ? path_in(dir) : ""),
       spill_(make_spill(dir, named_)) {
-  spill_.append(std::string(kFileMagic));
+  spill_.append(kFileMagic);
 }
 
-SelectionJournal::Entry SelectionJournal::append(std::string_view set, const std::string& row,
-                                                 const std::string& record) {
+SelectionJournal::Entry SelectionJournal::append(std::string_view set, std::string_view row,
+                                                 std::string_view record) {
   std::array<char, kHeaderBytes> h{};
   std::memcpy(h.data(), kEntryMagic.data(), 4);
   const std::array<std::uint64_t, 3> lengths = {set.size(), row.size(), record.size()};
   std::memcpy(h.data() + 8, lengths.data(), 24);
   const std::uint32_t crc = crc_of(h.data() + 8, set, row, record);
   std::memcpy(h.data() + 4, &crc, 4);
-  spill_.append(std::string(h.data(), h.size()));
-  spill_.append(std::string(set));
+  spill_.append(std::string_view(h.data(), h.size()));
+  spill_.append(set);
   Entry e;
   e.row = spill_.append(row);
   e.record = spill_.append(record);

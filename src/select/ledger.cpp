@@ -69,6 +69,7 @@ SelectionLedger::SelectionLedger(std::vector<std::string> sets, Row about, const
   // object, and an ordered index were a second of a selection's start; an index of the names
   // (only a resume looks sets up by name) 0.4 s more.
   rows_.resize(sets_.size());
+  winners_.resize(sets_.size());
   status_.assign(sets_.size(), "pending");
   counts_["pending"] = rows_.size();
 }
@@ -119,16 +120,12 @@ std::vector<Row> SelectionLedger::rows() const {
   return out;
 }
 
-void SelectionLedger::set(std::size_t i, const std::string& row_text, const std::string& record) {
+void SelectionLedger::set(std::size_t i, std::string_view row_text, std::string_view record) {
   const std::string& set = sets_.at(i);
   const RowText t = read_row_text(row_text);  // refused before the journal holds it
   if (!record.empty()) io::widen_to_record(record, widths_);
   const io::SelectionJournal::Entry e = journal_.append(set, row_text, record);
-  if (!record.empty()) {
-    winners_[set] = e.record;
-  } else {
-    winners_.erase(set);
-  }
+  winners_[i] = record.empty() ? io::RecordSpill::Where{} : e.record;
   note(i, t, e.row);
 }
 
@@ -160,7 +157,7 @@ std::size_t SelectionLedger::load(const std::string& dir) {
                                      if (t.status != "ok") return;
                                      if (!ok(it->second)) ++taken;
                                      io::widen_to_record(record, widths_);
-                                     winners_[it->first] = at.record;
+                                     winners_[it->second] = at.record;
                                      note(it->second, t, at.row);
                                    });
   if (replayed) {  // its entries stay where they are; new ones follow them
@@ -195,9 +192,18 @@ std::size_t SelectionLedger::load(const std::string& dir) {
 }
 
 void SelectionLedger::write(const std::string& dir) {
-  std::vector<io::RecordSpill::Where> records;  // in set order: the map's
-  records.reserve(winners_.size());
-  for (const auto& [set, w] : winners_) records.push_back(w);
+  // The store's winners in the order of their sets' names: the rows' order but when several
+  // entries of a batch select sets.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < winners_.size(); ++i) {
+    if (winners_[i].size > 0) order.push_back(i);
+  }
+  const auto by_name = [&](std::size_t a, std::size_t b) { return sets_[a] < sets_[b]; };
+  if (!std::is_sorted(order.begin(), order.end(), by_name))
+    std::sort(order.begin(), order.end(), by_name);
+  std::vector<io::RecordSpill::Where> records;
+  records.reserve(order.size());
+  for (const std::size_t i : order) records.push_back(winners_[i]);
   data::Attributes about;
   for (const auto& [k, v] : about_.items()) {
     if (v.is_string()) about[k] = v.get<std::string>();

@@ -21,8 +21,8 @@ void RunningLedger::finished(const std::string& bytes) {
   for (std::uint64_t k = 0; k < count; ++k) {
     const std::uint64_t i = in.count();
     if (i >= units_) throw DataError("a chunk of selections names no set of this run");
-    const std::string row(in.text_view());
-    ledger_.set(i, row, std::string(in.text_view()));
+    const std::string_view row = in.text_view();
+    ledger_.set(i, row, in.text_view());
   }
   if (applied_) applied_(count);
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,6 +11,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/data/wire.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/io/selection_store.hpp"
 #include "perfit/io/winner_record.hpp"
 #include "perfit/select/row_text.hpp"
 #include "support/temp_dir.hpp"
@@ -70,13 +72,31 @@ TEST(RunningLedger, RowsGoToTheJournalAsTheyComeAndToTheFilesAtTheEnd) {
       last = now;
       EXPECT_FALSE(std::filesystem::exists(dir.file("selection.csv")));
     }
+    // A set selected again, now without a winner: the store no longer holds one for it.
+    ledger.set(7, render_row({{"set", "/x/7"}, {"status", "error"}, {"message", "no fit"}}), "");
     running.finish();
   }
   EXPECT_EQ(applied, kSets);
-  EXPECT_EQ(ledger.count("ok"), kSets);
+  EXPECT_EQ(ledger.count("ok"), kSets - 1);
   EXPECT_EQ(ledger.count("pending"), 0u);
   EXPECT_EQ(lines_of(dir.file("selection.csv")), kSets + 1);
   EXPECT_FALSE(std::filesystem::exists(journal));
+  // The store's winners in the order of their names (/x/10 before /x/2), not the rows'.
+  const std::string store = dir.file("selection.h5");
+  std::vector<std::string> want;
+  for (const auto& s : sets) {
+    if (s != "/x/7") want.push_back(s);
+  }
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(io::selection_sets(store), want);
+  std::size_t k = 0;
+  io::for_each_selection_winner(store, [&](io::ResultFile&& r) {
+    ASSERT_LT(k, want.size());
+    EXPECT_EQ(r.set, want[k]);
+    EXPECT_EQ(r.params.at(0).value, std::stod(want[k].substr(3))) << r.set;
+    ++k;
+  });
+  EXPECT_EQ(k, want.size());
 }
 
 // A run killed before its files were written leaves its journal; a resumed run takes every

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "perfit/io/read_window.hpp"
 #include "perfit/io/unique_fd.hpp"
@@ -27,7 +28,7 @@ class RecordSpill {
   // after them. Throws: IoError naming path.
   static RecordSpill existing(const std::string& path, std::uint64_t keep);
   // Throws: IoError (disk full), here or at a later append or read.
-  Where append(const std::string& bytes);
+  Where append(std::string_view bytes);
   // Throws: IoError. Reads on several threads at once only after flush(), with no append
   // since.
   std::string read(Where w) const;

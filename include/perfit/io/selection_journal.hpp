@@ -36,7 +36,7 @@ class SelectionJournal {
   // Throws: IoError naming the file or dir.
   SelectionJournal(const std::string& dir, bool named);
 
-  Entry append(std::string_view set, const std::string& row, const std::string& record);
+  Entry append(std::string_view set, std::string_view row, std::string_view record);
   std::string read(Where w) const { return spill_.read(w); }
   // Every entry so far, read back by position (RecordSpill::reader): the end of a run reads
   // them all.
