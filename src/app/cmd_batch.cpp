@@ -320,7 +320,7 @@ int run_batch(BatchArgs& a) {
     return run_task(s.tasks[task], group, periodic);
   };
   std::mutex summary_mutex;  // finished() and flush() may run on different threads of rank 0
-  hooks.finished = [&](std::size_t task, const std::string& record) {
+  hooks.finished = [&](std::size_t task, std::string_view record) {
     Row row = Row::parse(record);
     if (row["status"] == "interrupted") stop = true;
     const std::lock_guard<std::mutex> lock(summary_mutex);

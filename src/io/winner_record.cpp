@@ -166,6 +166,9 @@ std::string winner_record(const ResultFile& r) {
 
 void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>& widths) {
   WireReader in(bytes, kWhat);
+  // The fields come in the map's order, by name: one walk along it, not a lookup per field
+  // (~30 of them per winner on rank 0's serving thread; their compares were 9% of its time).
+  auto at = widths.begin();
   for (const auto& [key, field] : open_record(in)) {
     switch (in.tag()) {
       case WireTag::number:
@@ -173,8 +176,10 @@ void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>&
         in.take(8);
         break;
       case WireTag::text: {
-        std::size_t& w = widths[key];
-        w = std::max(w, in.text_view().size());
+        while (at != widths.end() && at->first < key) ++at;
+        if (at == widths.end() || at->first != key) at = widths.emplace_hint(at, key, 0);
+        at->second = std::max(at->second, in.text_view().size());
+        ++at;
       }
     }
   }

@@ -347,7 +347,7 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
     spdlog::info("select: {} threads per rank select sets side by side", threads.threads());
   batch::ScheduleHooks hooks;
   hooks.run = [&](std::size_t c, MPI_Comm) { return select_chunk(run, threads, chunks[c]); };
-  hooks.finished = [&](std::size_t, const std::string& bytes) { running->finished(bytes); };
+  hooks.finished = [&](std::size_t, std::string_view bytes) { running->finished(bytes); };
   hooks.flush = [&] { running->flush(); };  // a signal still writes every finished set (finish)
   hooks.stop_requested = [] { return interrupted(); };
   batch::run_schedule(world, 1, order, hooks);

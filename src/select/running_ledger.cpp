@@ -14,7 +14,7 @@ RunningLedger::RunningLedger(SelectionLedger& ledger, std::string out, Clock::du
       applied_(std::move(applied)),
       next_flush_(Clock::now() + every) {}
 
-void RunningLedger::finished(const std::string& bytes) {
+void RunningLedger::finished(std::string_view bytes) {
   const std::lock_guard<std::mutex> lock(mutex_);
   data::WireReader in(bytes, "a chunk of selections");
   const std::uint64_t count = in.count();

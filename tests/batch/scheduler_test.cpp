@@ -59,10 +59,10 @@ TEST_P(Scheduler, EveryTaskRunsOnceOnAWholeGroup) {
   std::set<std::string> groups;
   ScheduleHooks h;
   h.run = run;
-  h.finished = [&](std::size_t task, const std::string& record) {
+  h.finished = [&](std::size_t task, std::string_view record) {
     ++seen.at(task);
     EXPECT_EQ(record.substr(0, record.find(':')), std::to_string(task));
-    groups.insert(record.substr(record.find(':') + 1));
+    groups.insert(std::string(record.substr(record.find(':') + 1)));
   };
   const MPI_Comm world = world_size() > 1 ? MPI_COMM_WORLD : MPI_COMM_NULL;
   const ScheduleResult r = run_schedule(world, per_group, tasks(23), h);
@@ -83,7 +83,7 @@ TEST(SchedulerStop, NoTaskIsHandedOutAfterAStop) {
   std::size_t finished = 0;
   ScheduleHooks h;
   h.run = run;
-  h.finished = [&](std::size_t, const std::string&) { ++finished; };
+  h.finished = [&](std::size_t, std::string_view) { ++finished; };
   h.stop_requested = [&] { return finished >= 3; };
   const MPI_Comm world = world_size() > 1 ? MPI_COMM_WORLD : MPI_COMM_NULL;
   const ScheduleResult r = run_schedule(world, 1, tasks(40), h);
@@ -97,7 +97,7 @@ TEST(SchedulerStop, NoTaskIsHandedOutAfterAStop) {
 TEST(SchedulerStop, AnErrorInTheHandlerComesBackOnRankZero) {
   ScheduleHooks h;
   h.run = run;
-  h.finished = [&](std::size_t task, const std::string&) {
+  h.finished = [&](std::size_t task, std::string_view) {
     if (task == 2) throw IoError("summary: disk full");
   };
   const MPI_Comm world = world_size() > 1 ? MPI_COMM_WORLD : MPI_COMM_NULL;

@@ -21,7 +21,7 @@ struct ScheduleHooks {
   std::function<std::string(std::size_t task, MPI_Comm group)> run;
   // World rank 0 (its main thread or the scheduler thread), once per finished task, one call
   // at a time.
-  std::function<void(std::size_t task, const std::string& record)> finished;
+  std::function<void(std::size_t task, std::string_view record)> finished;
   // World rank 0, after one or more `finished` calls, when no leader waits for an answer
   // (never concurrently with itself): where slow work such as writing files belongs.
   std::function<void()> flush;

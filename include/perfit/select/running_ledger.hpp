@@ -26,7 +26,7 @@ class RunningLedger {
 
   // A chunk's rows (select_chunk's bytes), applied. Throws: DataError for bytes that name no
   // set of the run; IoError from the journal.
-  void finished(const std::string& bytes);
+  void finished(std::string_view bytes);
   // The journal's buffer written to its file when a checkpoint is due: at most every `every`.
   void flush();
   // Writes the files.
