@@ -234,6 +234,7 @@ SelectPlan plan_selections(const io::Manifest& manifest, const std::string& resu
     }
     plan.entries.push_back(std::move(entry));
   }
+  for (const auto& [data, s] : stores) plan.stores.emplace(data, s.store);
   return plan;
 }
 

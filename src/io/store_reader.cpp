@@ -169,8 +169,18 @@ std::vector<std::string> StoreReader::set_attributes(const std::vector<std::stri
   std::vector<std::string> out;
   out.reserve(sets.size());
   std::map<const detail::Pack*, std::vector<std::string>> read;
+  std::optional<detail::PackedSets::Hit> last;
   for (const auto& set : sets) {
-    const auto hit = packs_->find(set);
+    // Sets asked for in the store's order (a glob's) are most often each the one after the
+    // last in its pack: 10^6 searches by name were a tenth of a second of a batch's start.
+    std::optional<detail::PackedSets::Hit> hit;
+    if (last && last->index + 1 < last->pack->sets().size() &&
+        last->pack->sets()[last->index + 1] == set) {
+      hit = detail::PackedSets::Hit{last->pack, last->index + 1};
+    } else {
+      hit = packs_->find(set);
+    }
+    last = hit;
     if (!hit) {
       out.push_back(set_attribute(set, name));
       continue;

@@ -69,7 +69,7 @@ nlohmann::ordered_json BatchSelections::fingerprint() const {
   for (const auto& t : plan_.tasks) sets_in[plan_.entries[t.entry].cfg.data].push_back(t.set);
   std::map<std::string, std::vector<std::string>> checksums;
   for (const auto& [data, in] : sets_in)
-    checksums.emplace(data, io::StoreReader(data).set_attributes(in, "checksum"));
+    checksums.emplace(data, plan_.stores.at(data)->set_attributes(in, "checksum"));
   std::map<std::string, std::size_t> next;  // data -> its next checksum
   RowsDigest sets;
   for (const auto& t : plan_.tasks) {
@@ -106,6 +106,7 @@ std::optional<SelectionLedger> BatchSelections::run(const std::string& dir, bool
   r.resume = resume;
   r.threads = threads;
   r.about = {{"manifest", manifest_}};
+  r.stores = plan_.stores;
   for (const auto& t : plan_.tasks)
     r.units.push_back({&args_[t.entry], &plan_.entries[t.entry].cfg, t.set});
   return select_sets(r, world);

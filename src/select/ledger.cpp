@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <vector>
 
 #include "perfit/core/cpu_affinity.hpp"
@@ -70,8 +71,9 @@ SelectionLedger::SelectionLedger(std::vector<std::string> sets, Row about, const
   // (only a resume looks sets up by name) 0.4 s more.
   rows_.resize(sets_.size());
   winners_.resize(sets_.size());
-  status_.assign(sets_.size(), "pending");
-  counts_["pending"] = rows_.size();
+  status_.assign(sets_.size(), kPending);
+  counts_.assign(statuses_.size(), 0);
+  counts_[kPending] = rows_.size();
 }
 
 const std::unordered_map<std::string, std::size_t>& SelectionLedger::index() {
@@ -84,7 +86,7 @@ const std::unordered_map<std::string, std::size_t>& SelectionLedger::index() {
 
 void SelectionLedger::note(std::size_t i, const RowText& t, io::RecordSpill::Where row) {
   --counts_[status_.at(i)];
-  status_[i] = t.status;
+  status_[i] = status_id(t.status);
   ++counts_[status_[i]];
   rows_[i] = row;
   result_files_ = result_files_ || t.result_file;
@@ -95,6 +97,17 @@ void SelectionLedger::note(std::size_t i, const RowText& t, io::RecordSpill::Whe
     if (!added) it->second = std::min(it->second, std::make_pair(i, at));
     ++at;
   }
+}
+
+std::uint8_t SelectionLedger::status_id(std::string_view status) {
+  const auto it = std::find(statuses_.begin(), statuses_.end(), status);
+  if (it != statuses_.end()) return static_cast<std::uint8_t>(it - statuses_.begin());
+  if (statuses_.size() > std::numeric_limits<std::uint8_t>::max())
+    throw DataError("a selection row's status '" + std::string(status) +
+                    "' is one of more than 255 (the rows are not the ones perfit writes)");
+  statuses_.emplace_back(status);
+  counts_.push_back(0);
+  return static_cast<std::uint8_t>(statuses_.size() - 1);
 }
 
 std::string SelectionLedger::text_of(std::size_t i) const {
@@ -130,8 +143,8 @@ void SelectionLedger::set(std::size_t i, std::string_view row_text, std::string_
 }
 
 std::size_t SelectionLedger::count(const std::string& status) const {
-  const auto it = counts_.find(status);
-  return it == counts_.end() ? 0 : it->second;
+  const auto it = std::find(statuses_.begin(), statuses_.end(), status);
+  return it == statuses_.end() ? 0 : counts_[static_cast<std::size_t>(it - statuses_.begin())];
 }
 
 void SelectionLedger::write_json(std::ostream& out, const Row& extra) const {

@@ -300,9 +300,10 @@ std::optional<SelectionLedger> select_sets(const SelectManyRun& run, MPI_Comm wo
   // cache with every later open of it (the store's index is not read again per set).
   const io::SealMemo checked_once;
   const io::SetInfoMemo described_once;
-  std::map<std::string, io::StoreReader> keep_open;
+  std::map<std::string, std::shared_ptr<io::StoreReader>> keep_open = run.stores;
   for (const auto& u : run.units) {
-    if (!keep_open.count(u.cfg->data)) keep_open.emplace(u.cfg->data, io::StoreReader(u.cfg->data));
+    if (!keep_open.count(u.cfg->data))
+      keep_open.emplace(u.cfg->data, std::make_shared<io::StoreReader>(u.cfg->data));
   }
   for (const auto& u : run.units) {
     if (!u.cfg->by.empty()) {

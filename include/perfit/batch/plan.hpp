@@ -3,11 +3,14 @@
 // work it is expected to take, so that the scheduler hands out the longest fits first.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "perfit/fit/run_config.hpp"
 #include "perfit/io/batch_manifest.hpp"
+#include "perfit/io/store_reader.hpp"
 
 namespace perfit::batch {
 
@@ -54,6 +57,9 @@ struct SelectTask {
 struct SelectPlan {
   std::vector<SelectEntry> entries;
   std::vector<SelectTask> tasks;
+  // Each data file, open: a store of 10^6 sets read their names at each open (a third of a
+  // second), and the plan, its fingerprint and the selection each opened it.
+  std::map<std::string, std::shared_ptr<io::StoreReader>> stores;
 };
 
 // Throws: as plan_batch, and ConfigError for one set in two select entries (the selection

@@ -38,7 +38,7 @@ class SelectionLedger {
   // its winner's record (io/winner_record.hpp), if not empty, becomes the set's winner.
   // Both go to the journal. Throws: DataError for bytes render_row did not write.
   void set(std::size_t i, std::string_view row_text, std::string_view record);
-  bool ok(std::size_t i) const { return status_[i] == "ok"; }
+  bool ok(std::size_t i) const { return status_[i] == kOk; }
   std::size_t count(const std::string& status) const;
   std::size_t size() const { return rows_.size(); }
   Row row(std::size_t i) const;   // parsed from its text
@@ -72,8 +72,14 @@ class SelectionLedger {
   // Where each row's text is in the journal (size 0: pending): 10^6 rows held in memory as
   // CBOR were ~400 MB.
   std::vector<io::RecordSpill::Where> rows_;
-  std::vector<std::string> sets_, status_;
-  std::map<std::string, std::size_t> counts_;  // rows per status: progress asks every few seconds
+  std::vector<std::string> sets_;
+  // Each row's status as its place in statuses_ (a string per row was 32 MB to make at the
+  // start of a selection over 10^6 sets), and the rows of each: progress asks every few seconds.
+  static constexpr std::uint8_t kPending = 0, kOk = 1;
+  std::vector<std::string> statuses_{"pending", "ok", "error"};
+  std::vector<std::uint8_t> status_;
+  std::vector<std::size_t> counts_;
+  std::uint8_t status_id(std::string_view status);
   std::unordered_map<std::string, std::size_t> index_;  // made by index(), for load()
   const std::unordered_map<std::string, std::size_t>& index();
   // Each constant's first appearance (row, place in its row), noted as rows come: the text

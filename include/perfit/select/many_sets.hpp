@@ -6,10 +6,13 @@
 // seconds and at the end.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "perfit/io/store_reader.hpp"
 #include "perfit/select/ledger.hpp"
 #include "perfit/select/select_set.hpp"
 
@@ -33,6 +36,8 @@ struct SelectManyRun {
   // the node's other ranks: mpi/rank_cpus.hpp). Each set is selected by one thread as it would
   // be alone: the answers do not depend on it.
   unsigned threads = 1;
+  // Stores of the units' data already open (a batch's plan): not opened again.
+  std::map<std::string, std::shared_ptr<io::StoreReader>> stores;
 };
 
 // Collective over world (MPI_COMM_NULL: serial; else MPI_THREAD_MULTIPLE). Returns the ledger on
