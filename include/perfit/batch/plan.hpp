@@ -57,8 +57,8 @@ struct SelectTask {
 struct SelectPlan {
   std::vector<SelectEntry> entries;
   std::vector<SelectTask> tasks;
-  // Each data file, open: a store of 10^6 sets read their names at each open (a third of a
-  // second), and the plan, its fingerprint and the selection each opened it.
+  // Each data file, open: a store of 10^6 sets reads their names at each open, and the plan,
+  // its fingerprint and the selection each opened it.
   std::map<std::string, std::shared_ptr<io::StoreReader>> stores;
 };
 

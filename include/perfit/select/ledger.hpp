@@ -89,7 +89,7 @@ class SelectionLedger {
   bool extrap_origin_ = false;  // Extra-P sets: callpath and metric columns
   io::SelectionJournal journal_;
   // Row i's winner's record (io/winner_record.hpp) in the journal; size 0: none. By row, not
-  // by name: 10^6 names in an ordered map were 9% of rank 0's serving thread (their compares)
+  // by name: an ordered map of 10^6 names cost a search per winner on rank 0's serving thread
   // and a tenth of a second to free at the end.
   std::vector<io::RecordSpill::Where> winners_;
   std::map<std::string, std::size_t> widths_;  // each text field's longest value over the records
