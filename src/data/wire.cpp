@@ -22,9 +22,16 @@ void put(std::string& out, T v) {
 void WireWriter::count(std::uint64_t n) { put(bytes_, n); }
 void WireWriter::number(double v) { put(bytes_, v); }
 
-void WireWriter::text(const std::string& s) {
+void WireWriter::text(std::string_view s) {
   count(s.size());
   bytes_ += s;
+}
+
+void WireWriter::text_parts(std::initializer_list<std::string_view> parts) {
+  std::size_t n = 0;
+  for (const std::string_view s : parts) n += s.size();
+  count(n);
+  for (const std::string_view s : parts) bytes_ += s;
 }
 
 void WireWriter::numbers(const std::vector<double>& v) {

@@ -47,7 +47,7 @@ void write_selection_store(const std::string& path, std::vector<const ResultFile
   std::map<std::string, std::size_t> widths;
   for (const ResultFile* w : winners) {
     records.push_back(winner_record(*w));
-    widen_to_record(records.back(), widths);
+    widen_to_record(records.back(), &widths);
   }
   write_selection_store(
       path, records.size(),
@@ -56,7 +56,8 @@ void write_selection_store(const std::string& path, std::vector<const ResultFile
 
 void write_selection_store(const std::string& path, std::size_t n, const WinnerRecords& record,
                            const data::Attributes& about,
-                           const std::map<std::string, std::size_t>& text_widths) {
+                           const std::map<std::string, std::size_t>& text_widths,
+                           const std::vector<WinnerConfigs::Entry>* named) {
   // Each winner decoded from its record straight into columns, /winners written block by block
   // (10^5 winners of a few KB each held as columns were half of rank 0's memory).
   AtomicOutput out(path);
@@ -71,7 +72,7 @@ void write_selection_store(const std::string& path, std::size_t n, const WinnerR
     }
     // Each block's records decoded on every CPU as they are read (from a selection's journal,
     // through a window per thread), then deflated on every CPU and written.
-    WinnerColumns columns(text_widths, "'" + path + "' /winners", n);
+    WinnerColumns columns(text_widths, "'" + path + "' /winners", n, named);
     WorkerPool threads(unbound_cpus(), true);
     std::vector<std::string> sets;
     sets.reserve(n);

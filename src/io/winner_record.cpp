@@ -18,15 +18,19 @@ using data::Column;
 using data::WireReader;
 using data::WireTag;
 
-// "perfit" + record layout 2: the result's fields without their names (result_fields_by_key's
-// order; layout 1 named each, ~1.2 KB of a winner's ~3.4 KB, sent, journaled and read back).
-constexpr std::uint64_t kRecordVersion = 0x7065726669740102ULL;
+// "perfit" + record layout 3: the result's fields without their names (result_fields_by_key's
+// order; layout 1 named each, ~1.2 KB of a winner's ~3.4 KB, sent, journaled and read back),
+// the run configuration as its text or as the number of one carried before it (RecordConfig).
+// Layout 2, the text always, is read too: a journal an earlier perfit left.
+constexpr std::uint64_t kRecordVersion = 0x7065726669740103ULL;
+constexpr std::uint64_t kRecordVersionTextConfig = 0x7065726669740102ULL;
 constexpr const char* kWhat = "a winner's record";
+constexpr std::string_view kConfigKey = "config_yaml";
 const char* const kParts[] = {"params", "ranges", "history"};
 
 // The record's fields, in order: the result's (their names and count are this perfit's).
 const std::vector<std::pair<std::string, const ResultField*>>& open_record(WireReader& in) {
-  if (in.count() != kRecordVersion)
+  if (const std::uint64_t v = in.count(); v != kRecordVersion && v != kRecordVersionTextConfig)
     throw DataError("a winner's record is not one this perfit writes (layout version)");
   const auto& keys = detail::result_fields_by_key();
   if (in.count() != keys.size()) throw DataError("a winner's record is malformed (fields)");
@@ -164,30 +168,67 @@ std::string winner_record(const ResultFile& r) {
   return out.take();
 }
 
-void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>& widths) {
+RecordConfig widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>* widths) {
   WireReader in(bytes, kWhat);
+  RecordConfig c;
   // The fields come in the map's order, by name: one walk along it, not a lookup per field
   // (~30 of them per winner on rank 0's serving thread; their compares were 9% of its time).
-  auto at = widths.begin();
+  auto at = widths != nullptr ? widths->begin() : std::map<std::string, std::size_t>::iterator{};
   for (const auto& [key, field] : open_record(in)) {
-    switch (in.tag()) {
-      case WireTag::number:
-      case WireTag::integer:
-        in.take(8);
-        break;
-      case WireTag::text: {
-        while (at != widths.end() && at->first < key) ++at;
-        if (at == widths.end() || at->first != key) at = widths.emplace_hint(at, key, 0);
-        at->second = std::max(at->second, in.text_view().size());
-        ++at;
+    const std::size_t begin = in.position();
+    const WireTag t = in.tag();
+    if (key == kConfigKey) {
+      c.begin = begin;
+      if (t == WireTag::text) {
+        c.text = in.text_view();
+      } else if (t == WireTag::integer) {
+        c.named = in.integer();
+        if (c.named < 0) throw DataError("a winner's record is malformed (configuration number)");
+      } else {
+        throw DataError("a winner's record is malformed (configuration)");
       }
+      c.end = in.position();
+      continue;
     }
+    if (t != WireTag::text) {
+      in.take(8);
+      continue;
+    }
+    const std::string_view text = in.text_view();
+    if (key == "set") c.set = text;
+    if (widths == nullptr) continue;
+    while (at != widths->end() && at->first < key) ++at;
+    if (at == widths->end() || at->first != key) at = widths->emplace_hint(at, key, 0);
+    at->second = std::max(at->second, text.size());
+    ++at;
   }
+  if (c.end == 0) throw DataError("a winner's record is malformed (no configuration)");
+  return c;
+}
+
+RecordConfig record_config(std::string_view record) { return widen_to_record(record, nullptr); }
+
+void put_record(data::WireWriter& out, std::string_view record, WinnerConfigs& carried) {
+  const RecordConfig c = record_config(record);
+  const std::size_t before = carried.entries().size();
+  if (!c.text) throw DataError("a winner's record to send names a configuration: not a new one");
+  const std::size_t n = carried.add(*c.text, c.set);
+  if (carried.entries().size() > before) {  // its first: carried in full
+    out.text(record);
+    return;
+  }
+  out.text_parts({record.substr(0, c.begin), config_number(n), record.substr(c.end)});
+}
+
+std::string config_number(std::size_t n) {
+  data::WireWriter out;
+  out.value(static_cast<std::int64_t>(n));
+  return out.take();
 }
 
 WinnerColumns::WinnerColumns(std::map<std::string, std::size_t> widths, std::string where,
-                             std::size_t winners)
-    : widths_(std::move(widths)), where_(std::move(where)), winners_(winners) {}
+                             std::size_t winners, const std::vector<WinnerConfigs::Entry>* named)
+    : widths_(std::move(widths)), where_(std::move(where)), winners_(winners), named_(named) {}
 
 void WinnerColumns::learn(std::string_view record) {
   WireReader in(record, kWhat);
@@ -202,7 +243,7 @@ void WinnerColumns::learn(std::string_view record) {
   for (const auto& [key, field] : keys) {
     const WireTag t = in.tag();
     if (key == "set" && t == WireTag::text) set_field_ = shape_.size();
-    if (key == "config_yaml" && t == WireTag::text) {  // the record's text, the store's row
+    if (key == kConfigKey) {  // the record's text or number, the store's row
       config_field_ = shape_.size();
       add("config_index", WireTag::integer);
       tags_.back() = t;
@@ -230,8 +271,19 @@ void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& p
   WireReader in(record, kWhat);
   open_record(in);
   std::string_view config, set;  // the set comes after the configuration: kept till then
+  std::int64_t named = -1;       // or the configuration's number
   for (std::size_t k = 0; k < fields_; ++k) {
     const WireTag t = in.tag();
+    if (k == config_field_) {  // its text, or the number of one carried before
+      if (t == WireTag::integer) {
+        named = in.integer();
+      } else if (t == WireTag::text) {
+        config = in.text_view();
+      } else {
+        throw DataError("a winner's record is malformed (configuration)");
+      }
+      continue;
+    }
     if (t != tags_[k]) {
       throw ConfigError("a winner without a '" + shape_[k].name +
                         "' field of the first winner's type");
@@ -242,10 +294,6 @@ void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& p
       continue;
     }
     const std::string_view text = in.text_view();
-    if (k == config_field_) {
-      config = text;
-      continue;
-    }
     if (k == set_field_) set = text;
     if (text.size() > row_bytes_[k]) {
       throw DataError("write " + where_ + " dataset '" + shape_[k].name +
@@ -255,7 +303,8 @@ void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& p
     std::memset(to + text.size(), 0, row_bytes_[k] - text.size());
   }
   if (config_field_ < fields_) {
-    const auto local = static_cast<std::int64_t>(part.configs.add(config, set));
+    const auto local = static_cast<std::int64_t>(named < 0 ? part.configs.add(config, set)
+                                                           : part_row_of(named, part));
     std::memcpy(at(config_field_, row), &local, sizeof local);
   }
   const std::size_t params = append_table(in, part.params), ranges = append_table(in, part.ranges);
@@ -277,6 +326,21 @@ void WinnerColumns::decode_one(std::string_view record, std::size_t row, Part& p
     std::memcpy(at(k + 1, row), &count, sizeof count);
     k += 2;
   }
+}
+
+std::size_t WinnerColumns::part_row_of(std::int64_t named, Part& part) const {
+  const std::size_t n = named_ == nullptr ? 0 : named_->size();
+  if (named < 0 || static_cast<std::size_t>(named) >= n) {
+    throw DataError("a winner's record names run configuration " + std::to_string(named) +
+                    ", expected 0 .. " + std::to_string(static_cast<std::int64_t>(n) - 1) +
+                    " (the ones its journal carried before it)");
+  }
+  const auto i = static_cast<std::size_t>(named);
+  // The part's row of each named one, found once: an entry's key is its ~1 KB of text.
+  if (part.row_of_named.size() <= i) part.row_of_named.resize(i + 1, -1);
+  if (part.row_of_named[i] < 0)
+    part.row_of_named[i] = static_cast<std::int64_t>(part.configs.add((*named_)[i]));
+  return static_cast<std::size_t>(part.row_of_named[i]);
 }
 
 void WinnerColumns::decode(std::size_t first, std::size_t n, const Records& record,

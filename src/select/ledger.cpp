@@ -133,12 +133,36 @@ std::vector<Row> SelectionLedger::rows() const {
   return out;
 }
 
-void SelectionLedger::set(std::size_t i, std::string_view row_text, std::string_view record) {
+void SelectionLedger::set(std::size_t i, std::string_view row_text, std::string_view record,
+                          Carried& carried) {
   const std::string& set = sets_.at(i);
   const RowText t = read_row_text(row_text);  // refused before the journal holds it
-  if (!record.empty()) io::widen_to_record(record, widths_);
-  const io::SelectionJournal::Entry e = journal_.append(set, row_text, record);
-  winners_[i] = record.empty() ? io::RecordSpill::Where{} : e.record;
+  if (record.empty()) {
+    note(i, t, journal_.append(set, row_text, {}).row);
+    winners_[i] = {};
+    return;
+  }
+  const io::RecordConfig c = io::widen_to_record(record, &widths_);
+  std::size_t n = 0;  // the journal's number of its configuration
+  bool first = false;
+  if (c.text) {
+    const std::size_t before = configs_.entries().size();
+    n = configs_.add(*c.text, c.set);
+    first = configs_.entries().size() > before;
+    if (std::find(carried.begin(), carried.end(), n) == carried.end()) carried.push_back(n);
+  } else if (static_cast<std::size_t>(c.named) < carried.size()) {
+    n = carried[static_cast<std::size_t>(c.named)];
+  } else {
+    throw DataError("the winner of set '" + set + "' names run configuration " +
+                    std::to_string(c.named) + " of the " + std::to_string(carried.size()) +
+                    " its chunk carried before it");
+  }
+  const io::SelectionJournal::Entry e =
+      first ? journal_.append(set, row_text, {record})
+            : journal_.append(
+                  set, row_text,
+                  {record.substr(0, c.begin), io::config_number(n), record.substr(c.end)});
+  winners_[i] = e.record;
   note(i, t, e.row);
 }
 
@@ -155,24 +179,38 @@ void SelectionLedger::write_json(std::ostream& out, const Row& extra) const {
   json.end();
 }
 
+void SelectionLedger::learn_config(std::string_view record, const std::string& journal) {
+  const io::RecordConfig c = io::record_config(record);
+  if (c.text) {
+    configs_.add(*c.text, c.set);
+  } else if (static_cast<std::size_t>(c.named) >= configs_.entries().size()) {
+    throw DataError("'" + journal + "': the winner of set '" + std::string(c.set) +
+                    "' names run configuration " + std::to_string(c.named) + " of the " +
+                    std::to_string(configs_.entries().size()) +
+                    " carried before it; remove the journal to select every set again");
+  }
+}
+
 std::size_t SelectionLedger::load(const std::string& dir) {
   // A journal is left by a run that ended before it wrote the files (a kill -9, a node lost):
   // it holds every set that run selected and every one it took from the files before.
   std::size_t taken = 0;
   const auto& by_name = index();
-  const auto replayed =
-      io::SelectionJournal::replay(io::SelectionJournal::path_in(dir),
-                                   [&](std::string_view name, std::string_view row,
-                                       std::string_view record, io::SelectionJournal::Entry at) {
-                                     const auto it = by_name.find(std::string(name));
-                                     if (it == by_name.end() || record.empty()) return;
-                                     const RowText t = read_row_text(row);
-                                     if (t.status != "ok") return;
-                                     if (!ok(it->second)) ++taken;
-                                     io::widen_to_record(record, widths_);
-                                     winners_[it->second] = at.record;
-                                     note(it->second, t, at.row);
-                                   });
+  const std::string journal = io::SelectionJournal::path_in(dir);
+  const auto replayed = io::SelectionJournal::replay(
+      journal, [&](std::string_view name, std::string_view row, std::string_view record,
+                   io::SelectionJournal::Entry at) {
+        if (record.empty()) return;
+        learn_config(record, journal);  // taken or not: numbered
+        const auto it = by_name.find(std::string(name));
+        if (it == by_name.end()) return;
+        const RowText t = read_row_text(row);
+        if (t.status != "ok") return;
+        if (!ok(it->second)) ++taken;
+        io::widen_to_record(record, &widths_);
+        winners_[it->second] = at.record;
+        note(it->second, t, at.row);
+      });
   if (replayed) {  // its entries stay where they are; new ones follow them
     journal_.continue_in(dir, *replayed);
     return taken;
@@ -276,7 +314,7 @@ void SelectionLedger::write(const std::string& dir) {
                               [&](std::size_t i, std::string& window) {
                                 return journal.view(records[i].offset, records[i].size, window);
                               },
-                              about, widths_);
+                              about, widths_, &configs_.entries());
   } catch (...) {
     stored.set_exception(std::current_exception());
     try {

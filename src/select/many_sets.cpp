@@ -158,11 +158,16 @@ std::string select_chunk(const SelectManyRun& run, WorkerPool& threads,
   out.reserve(bytes);  // the chunk's texts copied once, not again at each doubling
   out.count(static_cast<std::size_t>(
       std::count_if(done.begin(), done.end(), [](const SetOutcome& o) { return o.started; })));
+  io::WinnerConfigs carried;  // each configuration carried by the chunk's first winner of it
   for (std::size_t k = 0; k < chunk.size(); ++k) {
     if (!done[k].started) continue;
     out.count(chunk[k]);
     out.text(done[k].row);
-    out.text(done[k].record);
+    if (done[k].record.empty()) {
+      out.text(done[k].record);
+    } else {
+      io::put_record(out, done[k].record, carried);
+    }
   }
   return out.take();
 }

@@ -18,11 +18,12 @@ void RunningLedger::finished(std::string_view bytes) {
   const std::lock_guard<std::mutex> lock(mutex_);
   data::WireReader in(bytes, "a chunk of selections");
   const std::uint64_t count = in.count();
+  SelectionLedger::Carried carried;  // what the chunk's records' configuration numbers name
   for (std::uint64_t k = 0; k < count; ++k) {
     const std::uint64_t i = in.count();
     if (i >= units_) throw DataError("a chunk of selections names no set of this run");
     const std::string_view row = in.text_view();
-    ledger_.set(i, row, in.text_view());
+    ledger_.set(i, row, in.text_view(), carried);
   }
   if (applied_) applied_(count);
 }

@@ -59,7 +59,7 @@ TEST(SelectionJournal, EntriesComeBackInOrderAndByPosition) {
   {
     SelectionJournal j(dir.file(""), true);
     std::vector<SelectionJournal::Entry> at;
-    for (const auto& [set, row, record] : entries) at.push_back(j.append(set, row, record));
+    for (const auto& [set, row, record] : entries) at.push_back(j.append(set, row, {record}));
     EXPECT_FALSE(fs::exists(path));  // under a temporary name until committed
     j.commit();
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -80,7 +80,7 @@ TEST(SelectionJournal, AnEntryCutShortOrDamagedEndsTheReplayThere) {
   const auto entries = some_entries();
   {
     SelectionJournal j(dir.file(""), true);
-    for (const auto& [set, row, record] : entries) j.append(set, row, record);
+    for (const auto& [set, row, record] : entries) j.append(set, row, {record});
     j.commit();
     j.flush();
   }
@@ -113,7 +113,7 @@ TEST(SelectionJournal, AResumeContinuesTheFileInPlace) {
   auto entries = some_entries();
   {
     SelectionJournal j(dir.file(""), true);
-    for (const auto& [set, row, record] : entries) j.append(set, row, record);
+    for (const auto& [set, row, record] : entries) j.append(set, row, {record});
     j.commit();
     j.flush();
   }
@@ -138,8 +138,11 @@ TEST(SelectionJournal, AResumeContinuesTheFileInPlace) {
     EXPECT_EQ(j.read(at[10].record), std::get<2>(entries[10]));
     for (int i = 0; i < 3; ++i) {
       entries.emplace_back("/y/" + std::to_string(i), "row " + std::to_string(i), "record");
-      const auto e = j.append("/y/" + std::to_string(i), "row " + std::to_string(i), "record");
+      // The record in parts (one with its configuration replaced): one record when read back.
+      const auto e =
+          j.append("/y/" + std::to_string(i), "row " + std::to_string(i), {"rec", "", "ord"});
       EXPECT_EQ(j.read(e.row), "row " + std::to_string(i));
+      EXPECT_EQ(j.read(e.record), "record");
     }
     j.commit();  // already under its name: nothing to do
     j.flush();
@@ -161,14 +164,14 @@ TEST(SelectionJournal, NoFileOrAnotherFileOrAnUnnamedOne) {
   fs::remove(path);
   {
     SelectionJournal j(dir.file(""), false);
-    j.append("/x/0", "row", "record");
+    j.append("/x/0", "row", {"record"});
     j.commit();  // nothing to name
     j.flush();
     EXPECT_TRUE(fs::is_empty(dir.file("")));
   }
   {  // named, never committed (an error before the run began): nothing left
     SelectionJournal j(dir.file(""), true);
-    j.append("/x/0", "row", "record");
+    j.append("/x/0", "row", {"record"});
     EXPECT_FALSE(fs::is_empty(dir.file("")));
   }
   EXPECT_TRUE(fs::is_empty(dir.file("")));

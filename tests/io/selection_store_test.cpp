@@ -48,7 +48,7 @@ ResultFile winner(const std::string& set, std::size_t params, double scale) {
 template <class Make>
 void write_made(const std::string& path, std::size_t n, const Make& make) {
   std::map<std::string, std::size_t> widths;
-  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), widths);
+  for (std::size_t i = 0; i < n; ++i) widen_to_record(winner_record(make(i)), &widths);
   write_selection_store(
       path, n,
       [&](std::size_t i, std::string& scratch) -> std::string_view {
@@ -120,7 +120,7 @@ TEST(SelectionStore, ManyWinnersAskedForOneAtATimeAreWrittenInBlocks) {
     return winner_record(r);
   };
   std::map<std::string, std::size_t> widths;
-  for (std::size_t i = 0; i < n; ++i) widen_to_record(make(i), widths);
+  for (std::size_t i = 0; i < n; ++i) widen_to_record(make(i), &widths);
   EXPECT_EQ(widths.at("model_yaml"), 50u);
   std::atomic<std::size_t> asked = 0;  // from several threads at once
   write_selection_store(
@@ -211,22 +211,25 @@ TEST(SelectionStore, EveryWinnerStreamsBackInSetOrderPastOneReadBlock) {
   for_each_selection_winner(dir.file("none.h5"), [&](ResultFile&&) { ADD_FAILURE(); });
 }
 
+// Winner i of 9,000 (past one block: 8,192 rows, decoded on several threads): one
+// configuration but for the set, every 1,000th with another seed, and one set whose text the
+// configuration escapes.
+ResultFile configured(std::size_t i) {
+  std::string digits = std::to_string(i);
+  ResultFile r = winner("/s/r" + std::string(5 - digits.size(), '0') + digits, 1, 1.0);
+  if (i == 4321) r.set += "\"q";
+  std::string quoted = r.set;
+  if (i == 4321) quoted.insert(quoted.size() - 2, "\\");
+  r.config_yaml = "data: \"calls.h5\"\nset: \"" + quoted +
+                  "\"\nseed: " + (i % 1000 == 7 ? "2" : "1") + "\nout: \"sel/selection.h5\"\n";
+  return r;
+}
+
 TEST(SelectionStore, EachRunConfigurationIsKeptOnceAndReadBackWithItsSet) {
   testing_support::TempDir dir;
   const std::string path = dir.file("selection.h5");
-  // Past one block (8,192 rows, decoded on several threads): one configuration but for the
-  // set, every 1,000th with another seed, and one set whose text the configuration escapes.
   const std::size_t n = 9000;
-  const auto make = [](std::size_t i) {
-    std::string digits = std::to_string(i);
-    ResultFile r = winner("/s/r" + std::string(5 - digits.size(), '0') + digits, 1, 1.0);
-    if (i == 4321) r.set += "\"q";
-    std::string quoted = r.set;
-    if (i == 4321) quoted.insert(quoted.size() - 2, "\\");
-    r.config_yaml = "data: \"calls.h5\"\nset: \"" + quoted +
-                    "\"\nseed: " + (i % 1000 == 7 ? "2" : "1") + "\nout: \"sel/selection.h5\"\n";
-    return r;
-  };
+  const auto make = configured;
   write_made(path, n, make);
   const StoreReader rd(path);
   const data::MeasurementTable configs = rd.read_group("/configs");
@@ -244,6 +247,51 @@ TEST(SelectionStore, EachRunConfigurationIsKeptOnceAndReadBackWithItsSet) {
   });
   EXPECT_EQ(i, n);
   EXPECT_EQ(read_selection_result(path, make(4321).set).config_yaml, make(4321).config_yaml);
+}
+
+// A selection's journal carries each configuration once and the other records name it by its
+// number there (io/winner_record.hpp RecordConfig): the store is the one records carrying
+// every configuration write, though the journal numbered them in another order.
+TEST(SelectionStore, RecordsNamingTheirConfigurationWriteTheSameStore) {
+  testing_support::TempDir dir;
+  const std::size_t n = 9000;
+  write_made(dir.file("carried.h5"), n, configured);
+  WinnerConfigs journal;  // numbered from the last winner back: not the store's order
+  std::vector<std::string> records(n);
+  std::map<std::string, std::size_t> widths;
+  for (std::size_t i = n; i-- > 0;) {
+    const std::string r = winner_record(configured(i));
+    const RecordConfig c = widen_to_record(r, &widths);
+    ASSERT_TRUE(c.text.has_value());
+    records[i] =
+        r.substr(0, c.begin) + config_number(journal.add(*c.text, c.set)) + r.substr(c.end);
+  }
+  ASSERT_EQ(journal.entries().size(), 3u);
+  const auto write = [&](const std::string& path, const std::vector<WinnerConfigs::Entry>& named) {
+    write_selection_store(
+        path, n, [&](std::size_t i, std::string&) { return std::string_view(records[i]); }, {},
+        widths, &named);
+  };
+  write(dir.file("named.h5"), journal.entries());
+  const StoreReader a(dir.file("carried.h5")), b(dir.file("named.h5"));
+  EXPECT_EQ(a.read_group("/configs").column("config_yaml").str(),
+            b.read_group("/configs").column("config_yaml").str());
+  EXPECT_EQ(a.read_group("/configs").column("set_at").i64(),
+            b.read_group("/configs").column("set_at").i64());
+  EXPECT_EQ(a.read_group("/winners").column("config_index").i64(),
+            b.read_group("/winners").column("config_index").i64());
+  std::size_t i = 0;
+  for_each_selection_winner(dir.file("named.h5"), [&](ResultFile&& r) {
+    EXPECT_EQ(r.config_yaml, configured(i).config_yaml) << i;
+    ++i;
+  });
+  EXPECT_EQ(i, n);
+  // A number past what the journal carried: refused, no store.
+  const std::vector<WinnerConfigs::Entry> fewer(journal.entries().begin(),
+                                                journal.entries().begin() + 1);
+  EXPECT_THAT([&] { write(dir.file("short.h5"), fewer); },
+              testing::ThrowsMessage<DataError>(testing::HasSubstr("run configuration")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("short.h5")));
 }
 
 TEST(SelectionStore, AStoreWithAConfigurationPerWinnerIsStillRead) {
@@ -290,7 +338,7 @@ TEST(SelectionStore, RecordsThatAreNotWinnersAreRefused) {
   testing_support::TempDir dir;
   const std::string good = winner_record(winner("/s/a", 2, 1.0));
   std::map<std::string, std::size_t> widths;
-  widen_to_record(good, widths);
+  widen_to_record(good, &widths);
   const auto write = [&](std::vector<std::string> records) {
     write_selection_store(
         dir.file("bad.h5"), records.size(),

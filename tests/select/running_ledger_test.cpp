@@ -1,5 +1,6 @@
 #include "perfit/select/running_ledger.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,10 +21,18 @@ namespace perfit::select {
 
 namespace {
 
-// A chunk as select_chunk sends it: units [begin, end), each an ok row and its winner's record.
+// Set i's run configuration, with its set: one of two (every third set another seed).
+std::string config_of(std::size_t i) {
+  return "data: \"paths.h5\"\nset: \"/x/" + std::to_string(i) +
+         "\"\nseed: " + (i % 3 == 0 ? "7" : "8") + "\n";
+}
+
+// A chunk as select_chunk sends it: units [begin, end), each an ok row and its winner's record,
+// which carries its configuration when it is the chunk's first of it, else names it.
 std::string chunk(std::size_t begin, std::size_t end) {
   data::WireWriter out;
   out.count(end - begin);
+  io::WinnerConfigs carried;
   for (std::size_t i = begin; i < end; ++i) {
     const SelectionLedger::Row row = {{"set", "/x/" + std::to_string(i)},
                                       {"status", "ok"},
@@ -33,11 +42,23 @@ std::string chunk(std::size_t begin, std::size_t end) {
     r.model_name = "amdahl";
     r.set = "/x/" + std::to_string(i);
     r.params = {{"c0", static_cast<double>(i), 0, 1e9, false, false}};
+    r.config_yaml = config_of(i);
     out.count(i);
     out.text(render_row(row));
-    out.text(io::winner_record(r));
+    io::put_record(out, io::winner_record(r), carried);
   }
   return out.take();
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 std::size_t lines_of(const std::string& path) {
@@ -72,6 +93,11 @@ TEST(RunningLedger, RowsGoToTheJournalAsTheyComeAndToTheFilesAtTheEnd) {
       last = now;
       EXPECT_FALSE(std::filesystem::exists(dir.file("selection.csv")));
     }
+    // Each configuration carried once in the journal (each chunk's first winner of it carried
+    // it to rank 0), the other winners naming it.
+    const std::string bytes = bytes_of(journal);
+    EXPECT_EQ(count_of(bytes, "seed: 7"), 1u);
+    EXPECT_EQ(count_of(bytes, "seed: 8"), 1u);
     // A set selected again, now without a winner: the store no longer holds one for it.
     ledger.set(7, render_row({{"set", "/x/7"}, {"status", "error"}, {"message", "no fit"}}), "");
     running.finish();
@@ -94,6 +120,7 @@ TEST(RunningLedger, RowsGoToTheJournalAsTheyComeAndToTheFilesAtTheEnd) {
     ASSERT_LT(k, want.size());
     EXPECT_EQ(r.set, want[k]);
     EXPECT_EQ(r.params.at(0).value, std::stod(want[k].substr(3))) << r.set;
+    EXPECT_EQ(r.config_yaml, config_of(std::stoul(want[k].substr(3))));
     ++k;
   });
   EXPECT_EQ(k, want.size());
@@ -140,6 +167,59 @@ TEST(RunningLedger, AResumedRunTakesTheJournalOfOneThatDied) {
     EXPECT_EQ(ta, tb) << f;
   }
   EXPECT_FALSE(std::filesystem::exists(io::SelectionJournal::path_in(killed)));
+  // The winners too, each with its own configuration, though the resumed runs' journal named
+  // configurations the killed run's had carried.
+  std::vector<io::ResultFile> a, b;
+  io::for_each_selection_winner(in(whole, "selection.h5"),
+                                [&](io::ResultFile&& r) { a.push_back(std::move(r)); });
+  io::for_each_selection_winner(in(killed, "selection.h5"),
+                                [&](io::ResultFile&& r) { b.push_back(std::move(r)); });
+  ASSERT_EQ(a.size(), kSets);
+  ASSERT_EQ(b.size(), kSets);
+  for (std::size_t i = 0; i < kSets; ++i) {
+    EXPECT_EQ(b[i].set, a[i].set);
+    EXPECT_EQ(b[i].config_yaml, a[i].config_yaml);
+    EXPECT_EQ(b[i].config_yaml, config_of(std::stoul(a[i].set.substr(3))));
+    EXPECT_EQ(b[i].params.at(0).value, a[i].params.at(0).value);
+  }
+}
+
+// A record naming a configuration its chunk did not carry, or a journal naming one it did not
+// hold: refused with the set (and the journal), nothing taken from it.
+TEST(RunningLedger, ANumberNamingNoConfigurationCarriedIsRefused) {
+  testing_support::TempDir dir;
+  io::ResultFile r;
+  r.model_name = "amdahl";
+  r.set = "/x/1";
+  r.config_yaml = config_of(1);
+  const std::string record = io::winner_record(r);
+  const io::RecordConfig c = io::record_config(record);
+  ASSERT_TRUE(c.text.has_value());
+  EXPECT_EQ(*c.text, config_of(1));
+  EXPECT_EQ(c.set, "/x/1");
+  const std::string named = record.substr(0, c.begin) + io::config_number(0) + record.substr(c.end);
+  EXPECT_FALSE(io::record_config(named).text.has_value());
+  EXPECT_EQ(io::record_config(named).named, 0);
+  const std::string row = render_row({{"set", "/x/1"}, {"status", "ok"}, {"model", "amdahl"}});
+  {
+    SelectionLedger ledger({"/x/0", "/x/1"}, {{"data", "paths.h5"}}, dir.file(""), true);
+    ledger.commit_journal();
+    EXPECT_THAT([&] { ledger.set(1, row, named); },
+                testing::ThrowsMessage<DataError>(testing::HasSubstr("'/x/1'")));
+    EXPECT_EQ(ledger.count("ok"), 0u);
+    ledger.flush_journal();
+  }
+  {  // the journal of a run killed there: a record that names a configuration, none before it
+    io::SelectionJournal j(dir.file(""), true);
+    j.append("/x/1", row, {named});
+    j.commit();
+    j.flush();
+  }
+  SelectionLedger again({"/x/0", "/x/1"}, {{"data", "paths.h5"}}, dir.file(""), true);
+  EXPECT_THAT([&] { again.load(dir.file("")); },
+              testing::ThrowsMessage<DataError>(
+                  testing::AllOf(testing::HasSubstr(io::SelectionJournal::path_in(dir.file(""))),
+                                 testing::HasSubstr("'/x/1'"))));
 }
 
 TEST(RunningLedger, AChunkNamingNoSetOfTheRunIsRefused) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,8 @@ class WireWriter {
  public:
   void count(std::uint64_t n);
   void number(double v);
-  void text(const std::string& s);
+  void text(std::string_view s);
+  void text_parts(std::initializer_list<std::string_view> parts);  // one text, written in parts
   void numbers(const std::vector<double>& v);
   void value(const AttributeValue& v);
   void value(double v);
@@ -52,6 +54,7 @@ class WireReader {
   Attributes attributes();
   MeasurementTable table();
   bool done() const { return at_ == bytes_.size(); }
+  std::size_t position() const { return at_; }  // bytes read so far
   // For readers that copy values straight into their own storage (io::WinnerColumns): the next
   // n bytes in place, and a count that the bytes left can hold at least_bytes each.
   const char* take(std::size_t n);

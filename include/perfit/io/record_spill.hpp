@@ -29,6 +29,7 @@ class RecordSpill {
   static RecordSpill existing(const std::string& path, std::uint64_t keep);
   // Throws: IoError (disk full), here or at a later append or read.
   Where append(std::string_view bytes);
+  std::uint64_t end() const { return end_; }  // where the next record goes
   // Throws: IoError. Reads on several threads at once only after flush(), with no append
   // since.
   std::string read(Where w) const;

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,7 +37,9 @@ class SelectionJournal {
   // Throws: IoError naming the file or dir.
   SelectionJournal(const std::string& dir, bool named);
 
-  Entry append(std::string_view set, std::string_view row, std::string_view record);
+  // The record may come in parts (one with its configuration replaced: io/winner_record.hpp).
+  Entry append(std::string_view set, std::string_view row,
+               std::initializer_list<std::string_view> record);
   std::string read(Where w) const { return spill_.read(w); }
   // Every entry so far, read back by position (RecordSpill::reader): the end of a run reads
   // them all.

@@ -14,6 +14,7 @@
 
 #include "perfit/data/measurement_table.hpp"
 #include "perfit/io/result_file.hpp"
+#include "perfit/io/winner_configs.hpp"
 
 namespace perfit::io {
 
@@ -34,12 +35,14 @@ using WinnerRecords = std::function<std::string_view(std::size_t i, std::string&
 // The same with n winners given one at a time as their records, i = 0 .. n-1 in order of their
 // sets, so that they need not all be held as results (10^5 winners of a few KB each); record
 // is called from several threads at once, each with a scratch of its own. text_widths: the
-// longest text of each field over every winner (widen_to_record as they came). Throws: as
-// above, ConfigError for winners out of set order, DataError for a malformed record or a text
-// wider than text_widths says.
+// longest text of each field over every winner (widen_to_record as they came); named: the
+// configurations records name by number (io/winner_record.hpp RecordConfig). Throws: as above,
+// ConfigError for winners out of set order, DataError for a malformed record, a text wider
+// than text_widths says or a configuration number past `named`.
 void write_selection_store(const std::string& path, std::size_t n, const WinnerRecords& record,
                            const data::Attributes& about,
-                           const std::map<std::string, std::size_t>& text_widths);
+                           const std::map<std::string, std::size_t>& text_widths,
+                           const std::vector<WinnerConfigs::Entry>* named = nullptr);
 
 // The sets that have a winner, sorted. Throws: DataError if path is not a selection store.
 std::vector<std::string> selection_sets(const std::string& path);

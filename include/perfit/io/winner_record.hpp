@@ -3,12 +3,14 @@
 // as their bits, fields keep their types. Layout: a version, the result's fields
 // (result_attributes: their count, then each one's type and value, in the order of their
 // names, which this perfit knows and the record does not carry), params_table(r.params, true),
-// ranges_table(r.ranges), the history, the five metrics (mape, rmse, r2, gmae, max_rel_err).
+// ranges_table(r.ranges), the history, the five metrics (mape, rmse, r2, gmae, max_rel_err);
+// the run configuration's field may name one carried before it (RecordConfig).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,14 +29,36 @@ namespace perfit::io {
 
 std::string winner_record(const ResultFile& r);
 
+// A record's run configuration (~1 KB of its ~2.5): carried in full (text), or naming the n-th
+// distinct one (without its set: io/winner_configs.hpp) that records before it carried in full
+// in the same run of records: a chunk a rank sends, a selection's journal. A selection runs
+// every set of an entry with one configuration, so only each chunk's first winner carries it
+// (10^6 winners sent and journaled ~1 GB less).
+struct RecordConfig {
+  std::size_t begin = 0, end = 0;        // its bytes in the record (type and value)
+  std::optional<std::string_view> text;  // carried in full
+  std::int64_t named = -1;               // else the number it names
+  std::string_view set;                  // the record's set
+};
+// Throws: DataError for bytes winner_record did not write.
+RecordConfig record_config(std::string_view record);
+
+// A record's configuration field naming the n-th: what replaces bytes [begin, end) of one that
+// carries it in full.
+std::string config_number(std::size_t n);
+
+// Appends `record` (which carries its configuration) to `out` as one text: as it is when its
+// configuration is new to `carried` (which learns it), else naming it. Throws: as record_config.
+void put_record(data::WireWriter& out, std::string_view record, WinnerConfigs& carried);
+
 // The /winners columns of the metrics, in the record's order.
 inline constexpr const char* kWinnerMetrics[] = {"metric_mape", "metric_rmse", "metric_r2",
                                                  "metric_gmae", "metric_max_rel_err"};
 
 // widths[field] at least as wide as the record's text of that field (the store's text columns
 // are as wide as their longest value: kept as winners arrive, the store is written in one pass).
-// Throws: DataError for bytes winner_record did not write.
-void widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>& widths);
+// Returns the record's configuration, as record_config. Throws: as record_config.
+RecordConfig widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>* widths);
 
 // Winners' records decoded straight into the selection store's /winners columns, a block of
 // rows at a time and as the datasets hold them (numbers as their 8 bytes, text as wide as its
@@ -50,7 +74,9 @@ class WinnerColumns {
   // widths: each text field's longest value over every winner (widen_to_record); a field it
   // does not name is 0 wide. where: the store, as errors name it. winners: how many there are
   // in all (room is made for their /params, /ranges and /history rows after the first block).
-  WinnerColumns(std::map<std::string, std::size_t> widths, std::string where, std::size_t winners);
+  // named: the configurations records name by number (RecordConfig), in their order.
+  WinnerColumns(std::map<std::string, std::size_t> widths, std::string where, std::size_t winners,
+                const std::vector<WinnerConfigs::Entry>* named = nullptr);
   // Records [first, first + n) decoded as the block's rows, replacing the block before, on
   // `threads`: record is called from several threads at once, each with a scratch of its own.
   // Throws: DataError for bytes winner_record did not write or a text wider than its width;
@@ -79,7 +105,9 @@ class WinnerColumns {
     std::vector<Field> params, ranges;
     std::vector<double> history;
     WinnerConfigs configs;  // config_index of its rows: rows of these, until decode renumbers
+    std::vector<std::int64_t> row_of_named;  // configs' row of each named one, -1: not yet
   };
+  std::size_t part_row_of(std::int64_t named, Part& part) const;
   void learn(std::string_view record);  // the columns, from the first winner's record
   void decode_one(std::string_view record, std::size_t row, Part& part);
   char* at(std::size_t column, std::size_t row) {
@@ -95,7 +123,8 @@ class WinnerColumns {
   std::size_t winners_, rows_ = 0, fields_ = 0, set_field_ = 0, config_field_ = SIZE_MAX;
   std::vector<Field> params_, ranges_;  // every winner's so far
   std::vector<double> history_;
-  WinnerConfigs configs_;              // every winner's so far
+  WinnerConfigs configs_;  // every winner's so far
+  const std::vector<WinnerConfigs::Entry>* named_;
   std::int64_t first_[3] = {0, 0, 0};  // where the next winner's params, ranges, history start
 };
 

@@ -18,6 +18,7 @@
 #include "perfit/io/record_spill.hpp"
 #include "perfit/io/result_file.hpp"
 #include "perfit/io/selection_journal.hpp"
+#include "perfit/io/winner_configs.hpp"
 
 namespace perfit::select {
 
@@ -36,8 +37,16 @@ class SelectionLedger {
 
   // Row i, as render_row (select/row_text.hpp) made it from a set's {"set", "status", ...};
   // its winner's record (io/winner_record.hpp), if not empty, becomes the set's winner.
-  // Both go to the journal. Throws: DataError for bytes render_row did not write.
-  void set(std::size_t i, std::string_view row_text, std::string_view record);
+  // Both go to the journal. A record may name its run configuration by number
+  // (io/winner_record.hpp RecordConfig): `carried` holds the journal's number of each one the
+  // records before it in its chunk carried in full, and learns this one's. Throws: DataError
+  // for bytes render_row or winner_record did not write, or a number `carried` lacks.
+  using Carried = std::vector<std::size_t>;
+  void set(std::size_t i, std::string_view row_text, std::string_view record, Carried& carried);
+  void set(std::size_t i, std::string_view row_text, std::string_view record) {
+    Carried alone;
+    set(i, row_text, record, alone);
+  }
   bool ok(std::size_t i) const { return status_[i] == kOk; }
   std::size_t count(const std::string& status) const;
   std::size_t size() const { return rows_.size(); }
@@ -65,6 +74,9 @@ class SelectionLedger {
  private:
   // Row i's text is at `row` in the journal: its status and constants noted.
   void note(std::size_t i, const RowText& t, io::RecordSpill::Where row);
+  // A journaled record's configuration: learnt when carried in full, else checked against
+  // those before it. Throws: DataError naming the journal.
+  void learn_config(std::string_view record, const std::string& journal);
   std::string text_of(std::size_t i) const;  // row i's text (a pending row's made now)
   // selection.csv's constant columns: the union over the rows, in order of first appearance.
   std::vector<std::string> constants() const;
@@ -93,6 +105,9 @@ class SelectionLedger {
   // and a tenth of a second to free at the end.
   std::vector<io::RecordSpill::Where> winners_;
   std::map<std::string, std::size_t> widths_;  // each text field's longest value over the records
+  // The run configurations the journal's records carried in full, in its order: what the
+  // numbers of the others name. A record journaled carries its configuration only when new.
+  io::WinnerConfigs configs_;
   Row about_;
 };
 
