@@ -9,6 +9,7 @@
 #include "perfit/core/error.hpp"
 #include "perfit/core/worker_pool.hpp"
 #include "perfit/data/wire.hpp"
+#include "record_layout.hpp"
 
 namespace perfit::io {
 
@@ -17,25 +18,12 @@ namespace {
 using data::Column;
 using data::WireReader;
 using data::WireTag;
+using detail::kConfigKey;
+using detail::kRecordVersion;
+using detail::kWhat;
+using detail::open_record;
 
-// "perfit" + record layout 3: the result's fields without their names (result_fields_by_key's
-// order; layout 1 named each, ~1.2 KB of a winner's ~3.4 KB, sent, journaled and read back),
-// the run configuration as its text or as the number of one carried before it (RecordConfig).
-// Layout 2, the text always, is read too: a journal an earlier perfit left.
-constexpr std::uint64_t kRecordVersion = 0x7065726669740103ULL;
-constexpr std::uint64_t kRecordVersionTextConfig = 0x7065726669740102ULL;
-constexpr const char* kWhat = "a winner's record";
-constexpr std::string_view kConfigKey = "config_yaml";
 const char* const kParts[] = {"params", "ranges", "history"};
-
-// The record's fields, in order: the result's (their names and count are this perfit's).
-const std::vector<std::pair<std::string, const ResultField*>>& open_record(WireReader& in) {
-  if (const std::uint64_t v = in.count(); v != kRecordVersion && v != kRecordVersionTextConfig)
-    throw DataError("a winner's record is not one this perfit writes (layout version)");
-  const auto& keys = detail::result_fields_by_key();
-  if (in.count() != keys.size()) throw DataError("a winner's record is malformed (fields)");
-  return keys;
-}
 
 // Column::Storage's alternatives are in ColumnType's order; WireTag names them otherwise.
 Column::Storage storage_of(WireTag t) {
@@ -165,64 +153,6 @@ std::string winner_record(const ResultFile& r) {
   out.numbers(r.history);
   out.numbers(
       {r.metrics.mape, r.metrics.rmse, r.metrics.r2, r.metrics.gmae, r.metrics.max_rel_err});
-  return out.take();
-}
-
-RecordConfig widen_to_record(std::string_view bytes, std::map<std::string, std::size_t>* widths) {
-  WireReader in(bytes, kWhat);
-  RecordConfig c;
-  // The fields come in the map's order, by name: one walk along it, not a lookup per field
-  // (~30 of them per winner on rank 0's serving thread; their compares were 9% of its time).
-  auto at = widths != nullptr ? widths->begin() : std::map<std::string, std::size_t>::iterator{};
-  for (const auto& [key, field] : open_record(in)) {
-    const std::size_t begin = in.position();
-    const WireTag t = in.tag();
-    if (key == kConfigKey) {
-      c.begin = begin;
-      if (t == WireTag::text) {
-        c.text = in.text_view();
-      } else if (t == WireTag::integer) {
-        c.named = in.integer();
-        if (c.named < 0) throw DataError("a winner's record is malformed (configuration number)");
-      } else {
-        throw DataError("a winner's record is malformed (configuration)");
-      }
-      c.end = in.position();
-      continue;
-    }
-    if (t != WireTag::text) {
-      in.take(8);
-      continue;
-    }
-    const std::string_view text = in.text_view();
-    if (key == "set") c.set = text;
-    if (widths == nullptr) continue;
-    while (at != widths->end() && at->first < key) ++at;
-    if (at == widths->end() || at->first != key) at = widths->emplace_hint(at, key, 0);
-    at->second = std::max(at->second, text.size());
-    ++at;
-  }
-  if (c.end == 0) throw DataError("a winner's record is malformed (no configuration)");
-  return c;
-}
-
-RecordConfig record_config(std::string_view record) { return widen_to_record(record, nullptr); }
-
-void put_record(data::WireWriter& out, std::string_view record, WinnerConfigs& carried) {
-  const RecordConfig c = record_config(record);
-  const std::size_t before = carried.entries().size();
-  if (!c.text) throw DataError("a winner's record to send names a configuration: not a new one");
-  const std::size_t n = carried.add(*c.text, c.set);
-  if (carried.entries().size() > before) {  // its first: carried in full
-    out.text(record);
-    return;
-  }
-  out.text_parts({record.substr(0, c.begin), config_number(n), record.substr(c.end)});
-}
-
-std::string config_number(std::size_t n) {
-  data::WireWriter out;
-  out.value(static_cast<std::int64_t>(n));
   return out.take();
 }
 

@@ -163,11 +163,7 @@ std::string select_chunk(const SelectManyRun& run, WorkerPool& threads,
     if (!done[k].started) continue;
     out.count(chunk[k]);
     out.text(done[k].row);
-    if (done[k].record.empty()) {
-      out.text(done[k].record);
-    } else {
-      io::put_record(out, done[k].record, carried);
-    }
+    io::put_record(out, done[k].record, carried);
   }
   return out.take();
 }

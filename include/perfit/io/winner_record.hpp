@@ -47,8 +47,9 @@ RecordConfig record_config(std::string_view record);
 // carries it in full.
 std::string config_number(std::size_t n);
 
-// Appends `record` (which carries its configuration) to `out` as one text: as it is when its
-// configuration is new to `carried` (which learns it), else naming it. Throws: as record_config.
+// Appends `record` (which carries its configuration, or is empty: no winner) to `out` as one
+// text: as it is when its configuration is new to `carried` (which learns it), else naming it.
+// Throws: as record_config.
 void put_record(data::WireWriter& out, std::string_view record, WinnerConfigs& carried);
 
 // The /winners columns of the metrics, in the record's order.
