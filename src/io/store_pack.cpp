@@ -275,21 +275,30 @@ std::optional<AttributeValue> Pack::attribute(std::size_t i, const std::string& 
 
 std::vector<std::string> Pack::attribute_texts(const std::string& name) const {
   const std::size_t n = index_->names.size();
-  std::vector<std::string> out;
   for (std::size_t k = 0; k < index_->varying.size(); ++k) {
-    if (index_->varying[k].name != name) continue;
+    const ColumnInfo& ci = index_->varying[k];
+    if (ci.name != name) continue;
+    // Not through the block cache: block by block, 10^6 sets' checksums were copied into it,
+    // out of it and twice more, ~0.4 s of a 10^6-set batch's start (most of it the kernel
+    // zeroing fresh pages for the copies).
+    Column c = [&] {
+      PackIndex::Blocks& cache = *index_->blocks;
+      const std::lock_guard<std::mutex> lock(cache.m);  // the opened datasets are shared too
+      const hid_t d = dataset(varying_sets_, k, kPackAttributes, ci.name);
+      const std::string w = where_ + " attribute '" + ci.name + "'";
+      check_fits_in_memory(row_bytes(d, ci, w) * static_cast<double>(n), n, 1, w);
+      const bool checked = cache.checked.count({index_.get(), true, k}) > 0;
+      Column read = read_column(d, ci, 0, n, w, checked);
+      cache.checked.insert({index_.get(), true, k});
+      return read;
+    }();
+    if (c.type() == ColumnType::string) return std::move(c.str());
+    std::vector<std::string> out;
     out.reserve(n);
-    for (std::size_t first = 0; first < n; first += kPackChunkRows) {
-      const Column c = slice(true, k, first, std::min(kPackChunkRows, n - first));
-      for (std::size_t i = 0; i < c.size(); ++i) {
-        if (c.type() == ColumnType::string) {
-          out.push_back(c.str()[i]);
-        } else {
-          out.push_back(data::attribute_text(c.type() == ColumnType::float64
-                                                 ? data::AttributeValue(c.f64()[i])
-                                                 : data::AttributeValue(c.i64()[i])));
-        }
-      }
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      out.push_back(data::attribute_text(c.type() == ColumnType::float64
+                                             ? data::AttributeValue(c.f64()[i])
+                                             : data::AttributeValue(c.i64()[i])));
     }
     return out;
   }
@@ -340,7 +349,7 @@ PackedSets::PackedSets(hid_t file, const std::string& file_name) {
 
 std::optional<PackedSets::Hit> PackedSets::find(const std::string& set) const {
   if (packs_.size() == 1) {
-    if (const auto i = packs_.front().find(set)) return Hit{&packs_.front(), *i};
+    if (const auto i = packs_.front().find(set)) return Hit{&packs_.front(), *i, *i};
     return std::nullopt;
   }
   if (!directory_) return std::nullopt;
@@ -349,7 +358,21 @@ std::optional<PackedSets::Hit> PackedSets::find(const std::string& set) const {
                                    [&](const std::pair<std::uint32_t, std::uint32_t>& e,
                                        const std::string& s) { return d.name(e) < s; });
   if (it == d.sorted.end() || d.name(*it) != set) return std::nullopt;
-  return Hit{&packs_[it->first], it->second};
+  return Hit{&packs_[it->first], it->second, static_cast<std::size_t>(it - d.sorted.begin())};
+}
+
+std::optional<PackedSets::Hit> PackedSets::find_after(const Hit& last,
+                                                      const std::string& set) const {
+  const std::size_t next = last.order + 1;
+  if (packs_.size() == 1) {
+    if (next < packs_.front().sets().size() && packs_.front().sets()[next] == set)
+      return Hit{&packs_.front(), next, next};
+  } else if (directory_ && next < directory_->sorted.size() &&
+             directory_->name(directory_->sorted[next]) == set) {
+    const auto& e = directory_->sorted[next];
+    return Hit{&packs_[e.first], e.second, next};
+  }
+  return find(set);
 }
 
 std::vector<std::string> PackedSets::names() const {

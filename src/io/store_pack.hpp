@@ -62,8 +62,8 @@ class Pack {
   std::size_t rows(std::size_t i) const { return static_cast<std::size_t>(index_->rows[i]); }
   SetInfo info(std::size_t i) const;
   std::optional<data::AttributeValue> attribute(std::size_t i, const std::string& name) const;
-  // Attribute `name` of every set, as text in sets() order ("" where absent): read a block at a
-  // time, not a column slice per set.
+  // Attribute `name` of every set, as text in sets() order ("" where absent): the whole column
+  // in one read, not a column slice per set.
   std::vector<std::string> attribute_texts(const std::string& name) const;
   // Rows [begin, end) of set i's `wanted` columns (no attributes: info has them).
   data::MeasurementTable read(std::size_t i, const std::vector<ColumnInfo>& wanted,
@@ -92,8 +92,11 @@ class PackedSets {
   struct Hit {
     const Pack* pack;
     std::size_t index;
+    std::size_t order;  // its place in names()
   };
   std::optional<Hit> find(const std::string& set) const;
+  // The same, for sets asked for in names() order: the one after `last` is tried first.
+  std::optional<Hit> find_after(const Hit& last, const std::string& set) const;
   // Every packed set's name, sorted.
   std::vector<std::string> names() const;
 

@@ -243,6 +243,15 @@ TEST(StorePack, AnImportInBlocksWritesSeveralPacksThatReadAsOne) {
     EXPECT_EQ(blocks.set_attribute(set, "extrap_region"), one.set_attribute(set, "extrap_region"));
   }
   EXPECT_EQ(blocks.set_attributes(sets, "checksum"), one.set_attributes(sets, "checksum"));
+  // Across packs in the store's order (the set after the last tried first), backwards, and a
+  // set asked again after its text went to the first ask: each its own.
+  std::vector<std::string> asked = sets;
+  asked.insert(asked.end(), sets.rbegin(), sets.rend());
+  asked.push_back(sets[1]);
+  const auto regions = blocks.set_attributes(asked, "extrap_region");
+  ASSERT_EQ(regions.size(), asked.size());
+  for (std::size_t k = 0; k < asked.size(); ++k)
+    EXPECT_EQ(regions[k], one.set_attribute(asked[k], "extrap_region")) << asked[k];
   EXPECT_FALSE(blocks.has_set("/x/r300/time"));
   EXPECT_FALSE(blocks.has_set("/x/r1"));
   EXPECT_THAT([&] { blocks.info("/x/nope"); },
