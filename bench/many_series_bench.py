@@ -19,6 +19,7 @@ Last line: sigterm_stop_s= import_s= store_vs_raw= inspect_s= open_one_s= select
 """
 import csv
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -81,8 +82,10 @@ def perfit_pids(root):
     return found
 
 
-def timed(cmd, cwd, env=None, poll_memory=False):
-    """Wall seconds, stdout, and each perfit process's peak memory (MB) when asked."""
+def run_timed(cmd, cwd, env=None, poll_memory=False):
+    """cmd run to its end: (wall seconds, stdout, stderr, each perfit process's peak memory (MB)
+    when asked, the epoch time it was launched at)."""
+    launched = time.time()
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peaks = {}
@@ -95,29 +98,57 @@ def timed(cmd, cwd, env=None, poll_memory=False):
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{err[-2000:]}")
-    return wall, out, sorted(peaks.values(), reverse=True)
+    return wall, out, err, sorted(peaks.values(), reverse=True), launched
+
+
+def timed(cmd, cwd, env=None, poll_memory=False):
+    """Wall seconds, stdout, and each perfit process's peak memory (MB) when asked."""
+    wall, out, _, peaks, _ = run_timed(cmd, cwd, env, poll_memory)
+    return wall, out, peaks
+
+
+# Rank 0's log lines (src/core/logging.cpp: "%H:%M:%S.%e [%n] %l %v"), local time of day.
+LOG_LINE = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) \[r0\] \w+ (batch|select): ", re.M)
+
+
+def phases(err, launched, wall):
+    """A `perfit batch` selection's wall by its parts, from rank 0's log: (start, selecting, end)
+    seconds: launch to the `batch:` line (MPI, the store opened, the plan), to the last
+    `select:` progress line (the sets selected), to the exit (the outputs written). The start and
+    end are what the ranks cannot share; None when the lines are not there."""
+    day = time.localtime(launched)
+    base = day.tm_hour * 3600 + day.tm_min * 60 + day.tm_sec + launched % 1
+    at = {}
+    for m in LOG_LINE.finditer(err):
+        h, mi, s, ms, what = m.groups()
+        at.setdefault(what, []).append((int(h) * 3600 + int(mi) * 60 + int(s) + int(ms) / 1000 - base) % 86400)
+    if "batch" not in at or "select" not in at:
+        return None
+    start, selected = at["batch"][0], at["select"][-1]
+    return start, selected - start, wall - selected
 
 
 def select(perfit, work, ranks, threads=1, poll_memory=True):
     """`perfit batch` of the selection on `ranks` ranks of `threads` threads each (1: how the rank
     counts compare; 0: perfit's default, one per CPU the rank may use). poll_memory: each perfit
     process's peak read from /proc every 50 ms (a walk of /proc that takes CPU time from the
-    ranks: off where only the wall time counts)."""
+    ranks: off where only the wall time counts). Returns (wall, peaks, chosen hypotheses, the wall
+    by its parts: phases())."""
     out = os.path.join(work, f"sel{ranks}")
     shutil.rmtree(out, ignore_errors=True)
     with open(os.path.join(work, "select.yaml"), "w") as f:
         f.write("data: paths.h5\nfits:\n  - sets: ['/x/*/*']\n    select: {models: [pmnf-search]}\n")
     env, launch = harness.ENV, harness.launch(ranks)
-    wall, _, peaks = timed([*launch, perfit, "batch", "--manifest", "select.yaml", "--out", out, "--threads",
-                            str(threads)], work, env, poll_memory)
+    wall, _, err, peaks, launched = run_timed([*launch, perfit, "batch", "--manifest", "select.yaml", "--out", out,
+                                               "--threads", str(threads)], work, env, poll_memory)
     with open(os.path.join(out, "selection.csv")) as f:
         chosen = {r["set"]: r["hypothesis"] for r in csv.DictReader(f) if r["status"] == "ok"}
-    return wall, peaks, chosen
+    return wall, peaks, chosen, phases(err, launched, wall)
 
 
 def in_turn(perfit, work, repeat, one_rank, poll_memory=True):
     """The selection on 2 ranks and on 1 taken in turn `repeat` times: (runs on 2, runs on 1),
-    each select()'s (wall, peaks, chosen). This machine's two cores are shared with other
+    each select()'s (wall, peaks, chosen, phases). This machine's two cores are shared with other
     guests, whose load comes and goes within minutes (one selection of 10^6 sets on 2 ranks took
     48.5 s and 64.0 s within ten minutes): a single pair's ratio measures the host as much as
     perfit, so the best of each is compared and the median of the pairs printed beside it."""
@@ -183,9 +214,9 @@ def main():
     ins, summary, _ = timed([perfit, "inspect", "paths.h5"], work)
     one, _, _ = timed([perfit, "inspect", "paths.h5", "--set", f"/x/r{args.paths // 2}/time"], work)
     runs2, runs1 = in_turn(perfit, work, args.repeat, not args.no_1rank)
-    s2, peaks2, chosen2 = min(runs2, key=lambda r: r[0])
+    s2, peaks2, chosen2, _ = min(runs2, key=lambda r: r[0])
     peaks2 = [max(r[1][i] for r in runs2 if len(r[1]) > i) for i in range(max(len(r[1]) for r in runs2))]
-    s1, peaks1, chosen1 = min(runs1, key=lambda r: r[0]) if runs1 else (None, [], None)
+    s1, peaks1, chosen1, _ = min(runs1, key=lambda r: r[0]) if runs1 else (None, [], None, None)
     if runs1:
         peaks1 = [max(r[1][0] for r in runs1 if r[1])] if any(r[1] for r in runs1) else []
     if len(runs2) > 1:

@@ -12,11 +12,14 @@
     `batch` (`select: {models: [pmnf-search]}`) on 2 ranks and on 1 (--no-1rank: skip it), one
     thread per rank (--threads 1, so that ranks_2_vs_1 compares ranks; 1 rank of 2 threads:
     docs/selection.md "Threads"), the two taken in turn --repeat times (3), the best of each
-    compared (each run is printed, and the median of the pairs' ratios).
-    series_1e6_2ranks_s is import + the best 2-rank selection (its selection.csv is the summary).
-    With the 1-rank run, pair_slowdown: about a fifth of the series (the sets under /x/r1*,
-    222,222 of 10^6) selected on 1 rank alone and twice side by side; over 2 it is the floor
-    under ranks_2_vs_1 on this machine.
+    compared (each run is printed by its parts from rank 0's log: start, selecting, end, and the
+    median of the pairs' ratios). selecting_2_vs_1 is the best runs' selecting alone, start and
+    end left out. series_1e6_2ranks_s is import + the best 2-rank selection (its selection.csv
+    is the summary). With the 1-rank run, pair_slowdown: about a fifth of the series (the sets
+    under /x/r1*, 222,222 of 10^6) selected on 1 rank alone and twice side by side, their
+    selecting compared; over 2 it is the floor under selecting_2_vs_1 on this machine.
+  - host_ref_s: CPU seconds of a fixed Python loop (the best of three, before and after): how
+    fast this host was during the run, whatever perfit is, so that runs of two days compare.
   - csv: a per-step log of --csv-rows rows (10^7 by default, ~300 MB: framework text, gpus,
     batch, step, time) imported with `perfit import` (read in chunks from 64 MiB: docs/stores.md
     "Larger than memory"): wall seconds and peak resident memory.
@@ -26,7 +29,7 @@ usage: scale_bench.py --perfit PATH [--rows 1e9] [--check-rows 2e7] [--paths 500
                       [--work DIR [--reuse-store]]
 Last line: rows_1e9_s= rows_1e9_peak_mb= series_1e6_2ranks_s= ranks_2_vs_1= open_1e6_s= read_s=
            fit_vs_read= same_constants= synth_s= import_s= select_2ranks_s= select_1rank_s=
-           csv_import_s= csv_import_peak_mb= pair_slowdown=
+           csv_import_s= csv_import_peak_mb= pair_slowdown= selecting_2_vs_1= host_ref_s=
 """
 import os
 import shutil
@@ -150,19 +153,32 @@ def series_part(perfit, work, paths, one_rank, repeat):
     # No memory polling: a walk of /proc every 50 ms takes CPU time that only the 2-rank run,
     # which uses both cores, pays for.
     runs2, runs1 = series.in_turn(perfit, work, repeat, one_rank, poll_memory=False)
-    s2, _, chosen2 = min(runs2, key=lambda r: r[0])
-    s1, chosen1 = (None, None)
-    if runs1:
-        s1, _, chosen1 = min(runs1, key=lambda r: r[0])
-        if any(r[2] != chosen2 for r in runs1 + runs2):
-            sys.exit("1 rank and 2 ranks (or two runs) chose other hypotheses")
+    best2 = min(runs2, key=lambda r: r[0])
+    s2, chosen2 = best2[0], best2[2]
+    best1 = min(runs1, key=lambda r: r[0]) if runs1 else None
+    s1 = best1[0] if best1 else None
+    if any(r[2] != chosen2 for r in runs1 + runs2):
+        sys.exit("1 rank and 2 ranks (or two runs) chose other hypotheses")
     print(f"selections on 2 ranks {' '.join(f'{r[0]:.1f}' for r in runs2)} s"
           + ("" if not runs1 else f"; on 1 rank {' '.join(f'{r[0]:.1f}' for r in runs1)} s"))
+    for ranks, runs in ((2, runs2), (1, runs1)):
+        for r in runs:
+            if r[3] is not None:
+                print(f"  {ranks} rank(s) {r[0]:.1f} s: start {r[3][0]:.1f} s, selecting {r[3][1]:.1f} s, "
+                      f"end {r[3][2]:.1f} s")
     print(f"{2 * paths} series: import {imp:.1f} s, inspect {ins:.2f} s, selection on 2 ranks {s2:.1f} s"
           + ("" if s1 is None else f", on 1 rank {s1:.1f} s (2 vs 1: {s2 / s1:.2f}; "
                                    f"median pairs {series.median_ratio(runs2, runs1):.2f})"))
+    # The best runs' selecting alone: what 2 ranks make of the work they share, the start and end
+    # (which both pay in full) left out.
+    selecting = None
+    if best1 and best1[3] and best2[3]:
+        selecting = best2[3][1] / best1[3][1]
+        print(f"selecting alone (the best runs' middles): 2 ranks {best2[3][1]:.1f} s, 1 rank {best1[3][1]:.1f} s "
+              f"({selecting:.3f}); start + end {best2[3][0] + best2[3][2]:.1f} s and "
+              f"{best1[3][0] + best1[3][2]:.1f} s")
     return {"series_1e6_2ranks_s": imp + s2, "ranks_2_vs_1": None if s1 is None else s2 / s1, "open_1e6_s": ins,
-            "import_s": imp, "select_2ranks_s": s2, "select_1rank_s": s1}
+            "import_s": imp, "select_2ranks_s": s2, "select_1rank_s": s1, "selecting_2_vs_1": selecting}
 
 
 PAIR_SETS = "/x/r1*/*"  # 2 x 111,111 call paths: ~1/4.5 of the 10^6 series
@@ -171,31 +187,52 @@ PAIR_SETS = "/x/r1*/*"  # 2 x 111,111 call paths: ~1/4.5 of the 10^6 series
 def pair_part(perfit, work):
     """What two ranks on this machine can reach at best: the 1-rank selection of PAIR_SETS alone,
     then two of it side by side (two processes, no MPI, nothing shared but the machine).
-    pair_slowdown is their mean wall over the one alone: with no serial part (rank 0's end,
-    the plan) 2 ranks take pair_slowdown / 2 of 1 rank's time, the floor under ranks_2_vs_1."""
+    pair_slowdown is their selecting's mean (each run's middle: series.phases()) over the one
+    alone's: the floor under selecting_2_vs_1 is pair_slowdown / 2. Their walls are printed too
+    (each run's start and end contend with the other's there, as no rank's of one run do)."""
     with open(os.path.join(work, "pair.yaml"), "w") as f:
         f.write(f"data: paths.h5\nfits:\n  - sets: ['{PAIR_SETS}']\n    select: {{models: [pmnf-search]}}\n")
 
     def start(out):
         shutil.rmtree(os.path.join(work, out), ignore_errors=True)
-        return subprocess.Popen([perfit, "batch", "--manifest", "pair.yaml", "--out", out, "--threads", "1"],
-                                cwd=work, env=harness.ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p = subprocess.Popen([perfit, "batch", "--manifest", "pair.yaml", "--out", out, "--threads", "1"],
+                             cwd=work, env=harness.ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        return p, time.time(), time.perf_counter()
 
-    def wait(p, t0):
+    def wait(run):
+        p, launched, t0 = run
         _, err = p.communicate()
         if p.returncode != 0:
-            sys.exit(f"pair selection failed ({p.returncode}):\n{err.decode()[-2000:]}")
-        return time.perf_counter() - t0
+            sys.exit(f"pair selection failed ({p.returncode}):\n{err[-2000:]}")
+        wall = time.perf_counter() - t0
+        parts = series.phases(err, launched, wall)
+        if parts is None:
+            sys.exit(f"pair selection: no `batch:` and `select:` lines in its log:\n{err[-2000:]}")
+        return wall, parts[1]
 
-    t0 = time.perf_counter()
-    alone = wait(start("pair0"), t0)
-    t0 = time.perf_counter()
+    alone = wait(start("pair0"))
     both = [start("pair1"), start("pair2")]
-    side = [wait(p, t0) for p in both]
-    slowdown = sum(side) / len(side) / alone
-    print(f"{PAIR_SETS} on 1 rank: alone {alone:.1f} s, two side by side {side[0]:.1f} and {side[1]:.1f} s "
-          f"(pair slowdown {slowdown:.3f}: ranks_2_vs_1 >= {slowdown / 2:.3f} with no serial part)")
+    side = [wait(r) for r in both]
+    slowdown = sum(s[1] for s in side) / len(side) / alone[1]
+    walls = sum(s[0] for s in side) / len(side) / alone[0]
+    print(f"{PAIR_SETS} on 1 rank: alone {alone[0]:.1f} s (selecting {alone[1]:.1f} s), two side by side "
+          f"{side[0][0]:.1f} and {side[1][0]:.1f} s (selecting {side[0][1]:.1f} and {side[1][1]:.1f} s): "
+          f"pair slowdown {slowdown:.3f} (walls {walls:.3f}): selecting_2_vs_1 >= {slowdown / 2:.3f}")
     return {"pair_slowdown": slowdown}
+
+
+def host_reference():
+    """CPU seconds of a fixed pure-Python loop, the best of three: the same work whatever perfit
+    is, so that two sessions' readings compare. This VM's host ran the same selection's work in
+    15.0 CPU-s in one session and 42.5 in the next: its wall targets move with it, and the ratios
+    too (the start and end, much of them the kernel's and the disk's, do not slow as the fits)."""
+    best = float("inf")
+    for _ in range(3):
+        t0, total = time.process_time(), 0
+        for i in range(10_000_000):
+            total += i & 7
+        best = min(best, time.process_time() - t0)
+    return best
 
 
 def main():
@@ -217,6 +254,7 @@ def main():
     perfit = os.path.abspath(args.perfit)
     work = args.work or tempfile.mkdtemp(prefix="scale_")
     os.makedirs(work, exist_ok=True)
+    before = host_reference()
     got = {}
     if not args.no_rows:
         got.update(rows_part(perfit, work, args.rows, args.check_rows, args.reuse_store))
@@ -226,9 +264,12 @@ def main():
             got.update(pair_part(perfit, work))
     if not args.no_csv:
         got.update(csv_part(perfit, work, args.csv_rows))
+    after = host_reference()
+    print(f"host reference (a fixed Python loop, CPU seconds): {before:.3f} before, {after:.3f} after")
+    got["host_ref_s"] = min(before, after)
     keys = ["rows_1e9_s", "rows_1e9_peak_mb", "series_1e6_2ranks_s", "ranks_2_vs_1", "open_1e6_s", "read_s",
             "fit_vs_read", "same_constants", "synth_s", "import_s", "select_2ranks_s", "select_1rank_s",
-            "csv_import_s", "csv_import_peak_mb", "pair_slowdown"]
+            "csv_import_s", "csv_import_peak_mb", "pair_slowdown", "selecting_2_vs_1", "host_ref_s"]
     claims.last_line({k: "-" if got.get(k) is None else got[k] for k in keys}, args.expect)
 
 
